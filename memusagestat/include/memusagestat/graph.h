@@ -1,0 +1,22 @@
+// The drawing library that memusagestat and `memusage -p` share.
+#pragma once
+
+#include <string>
+
+namespace memusagestat {
+
+struct GraphOptions {
+    std::string title;          // drawn centred on top; empty draws no title
+    bool time_based = false;    // -t: x axis linear in time instead of in calls
+    bool total = false;         // -T: also draw heap + stack, heap and stack on one scale
+    unsigned width = 800;       // -x, at least 100
+    unsigned height = 600;      // -y, at least 80
+};
+
+// Draws the data file at data_path into out_path; the format follows out_path's
+// extension (.svg, .pdf, anything else PNG). Returns an empty string on success,
+// else a message for the user (without the program name or a trailing newline).
+std::string draw_graph(const std::string& data_path, const std::string& out_path,
+                       const GraphOptions& options);
+
+}  // namespace memusagestat
