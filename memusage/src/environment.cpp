@@ -1,0 +1,86 @@
+#include "environment.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace memusage {
+namespace {
+
+std::string_view color_word(ColorWhen when) {
+    switch (when) {
+        case ColorWhen::always:
+            return "always";
+        case ColorWhen::never:
+            return "never";
+        case ColorWhen::automatic:
+            break;
+    }
+    return "auto";
+}
+
+class EnvironmentBuilder {
+  public:
+    explicit EnvironmentBuilder(std::vector<std::string> entries) : entries_(std::move(entries)) {}
+
+    // Value of name, or nullptr.
+    const std::string* find(std::string_view name) {
+        auto it = position(name);
+        return it == entries_.end() ? nullptr : &*it;
+    }
+
+    void set(std::string_view name, std::string_view value) {
+        std::string entry = std::string(name) + "=" + std::string(value);
+        auto it = position(name);
+        if (it == entries_.end()) {
+            entries_.push_back(std::move(entry));
+        } else {
+            *it = std::move(entry);
+        }
+    }
+
+    std::vector<std::string> take() { return std::move(entries_); }
+
+  private:
+    std::vector<std::string>::iterator position(std::string_view name) {
+        return std::find_if(entries_.begin(), entries_.end(), [&](const std::string& entry) {
+            return entry.size() > name.size() && entry.starts_with(name) &&
+                   entry[name.size()] == '=';
+        });
+    }
+
+    std::vector<std::string> entries_;
+};
+
+}  // namespace
+
+bool can_preload(const std::string& library_path) {
+    return !library_path.empty() && library_path.find_first_of(" :") == std::string::npos;
+}
+
+std::vector<std::string> child_environment(const std::vector<std::string>& inherited,
+                                           const DriverOptions& options,
+                                           const std::string& collector_path,
+                                           const std::string& data_path) {
+    EnvironmentBuilder environment(inherited);
+
+    std::string preload = collector_path;
+    if (const std::string* existing = environment.find("LD_PRELOAD")) {
+        std::string_view theirs = std::string_view(*existing).substr(sizeof("LD_PRELOAD"));
+        if (theirs.find_first_not_of(" :") != std::string_view::npos) {
+            preload += ":" + std::string(theirs);
+        }
+    }
+    environment.set("LD_PRELOAD", preload);
+
+    if (!data_path.empty()) environment.set("MEMUSAGE_OUTPUT", data_path);
+    if (!options.progname.empty()) environment.set("MEMUSAGE_PROG_NAME", options.progname);
+    if (!options.buffer_size.empty()) {
+        environment.set("MEMUSAGE_BUFFER_SIZE", options.buffer_size);
+    }
+    if (options.no_timer) environment.set("MEMUSAGE_NO_TIMER", "yes");
+    if (options.trace_mmap) environment.set("MEMUSAGE_TRACE_MMAP", "yes");
+    if (options.color) environment.set("MEMUSAGE_COLOR", color_word(*options.color));
+    return environment.take();
+}
+
+}  // namespace memusage

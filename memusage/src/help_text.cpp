@@ -1,0 +1,58 @@
+#include "help_text.h"
+
+#ifndef MEMUSAGE_VERSION
+#define MEMUSAGE_VERSION "unknown"
+#endif
+
+namespace memusage {
+
+std::string_view help_text() {
+    return "Usage: memusage [OPTION]... PROGRAM [PROGRAMOPTION]...\n"
+           "Run PROGRAM and report how it used memory.\n"
+           "\n"
+           "   -n,--progname=NAME     Profile only the process whose program name is NAME\n"
+           "   -p,--png=FILE          Draw a PNG graph of the run into FILE\n"
+           "   -d,--data=FILE         Keep the binary profile data in FILE\n"
+           "   -u,--unbuffered        Write every record at once\n"
+           "   -b,--buffer=SIZE       Write records out SIZE at a time\n"
+           "      --no-timer          Do not sample the stack with a timer\n"
+           "   -m,--mmap              Also trace mmap, mremap and munmap\n"
+           "      --color=WHEN        Colour the summary: auto, always or never\n"
+           "\n"
+           "   -?,--help              Print this help and exit\n"
+           "      --usage             Print a short usage message and exit\n"
+           "   -V,--version           Print the version and exit\n"
+           "\n"
+           " These options only matter together with --png:\n"
+           "   -t,--time-based        Make the graph linear in time\n"
+           "   -T,--total             Also draw the total of heap and stack\n"
+           "      --title=STRING      Put STRING on top of the graph\n"
+           "   -x,--x-size=SIZE       Make the graph SIZE pixels wide\n"
+           "   -y,--y-size=SIZE       Make the graph SIZE pixels high\n"
+           "\n"
+           "Arguments required by long options are required by the short forms too.\n"
+           "Options end at PROGRAM or at '--'; everything after belongs to PROGRAM.\n"
+           "\n"
+           "Exit status: PROGRAM's; 128+N when it died of signal N; 127 when it could\n"
+           "not be run; 1 for a bad command line.\n";
+}
+
+std::string_view usage_text() {
+    return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
+           "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--time-based]\n"
+           "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
+           "\t    PROGRAM [PROGRAMOPTION]...\n";
+}
+
+std::string_view version_text() {
+    return "memusage (memusage) " MEMUSAGE_VERSION
+           "\n"
+           "A reimplementation of the GNU C Library's memusage, under the MIT licence.\n"
+           "There is NO warranty, to the extent permitted by law.\n";
+}
+
+std::string_view try_help_text() {
+    return "Try 'memusage --help' or 'memusage --usage' for more information.\n";
+}
+
+}  // namespace memusage

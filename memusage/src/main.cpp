@@ -1,0 +1,144 @@
+// memusage: runs a program with the collector preloaded, then optionally draws its profile.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "child_process.h"
+#include "collector_location.h"
+#include "environment.h"
+#include "graph_request.h"
+#include "help_text.h"
+#include "options.h"
+#include "preload_reach.h"
+#include "program_lookup.h"
+#include "temporary_file.h"
+
+extern char** environ;
+
+namespace memusage {
+namespace {
+
+constexpr int kUsageError = 1;
+constexpr int kSetupError = 1;
+
+void print(std::FILE* stream, std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stream);
+}
+
+void complain(const std::string& message) {
+    std::fprintf(stderr, "memusage: %s\n", message.c_str());
+}
+
+std::vector<std::string> inherited_environment() {
+    std::vector<std::string> entries;
+    for (char** entry = environ; entry && *entry; ++entry) entries.emplace_back(*entry);
+    return entries;
+}
+
+// The collector opens the data file from inside the program, which may change directory
+// first; an absolute name means the same file for it and for drawing afterwards.
+std::string absolute_path(const std::string& path) {
+    std::error_code ignored;
+    std::filesystem::path absolute = std::filesystem::absolute(path, ignored);
+    return absolute.empty() ? path : absolute.string();
+}
+
+int run(const DriverOptions& options) {
+    CollectorLocation collector = locate_collector();
+    if (!collector.error.empty()) {
+        complain(collector.error);
+        return kSetupError;
+    }
+    if (!can_preload(collector.path)) {
+        complain("cannot preload " + collector.path +
+                 ": LD_PRELOAD cannot hold a path with spaces or colons; set " +
+                 kCollectorOverrideVariable + " to a path without them");
+        return kSetupError;
+    }
+
+    const std::string& program = options.command.front();
+    ProgramLookup lookup = find_program(program, std::getenv("PATH"));
+    if (lookup.path.empty()) {
+        ProgramOutcome never_ran{ProgramOutcome::Kind::not_run, lookup.error, false};
+        print(stderr, describe_outcome(program, never_ran) + "\n");
+        return driver_exit_status(never_ran);
+    }
+
+    PreloadObstacle obstacle = preload_obstacle(lookup.path);
+    if (obstacle != PreloadObstacle::none) {
+        complain("'" + program + "' " + describe(obstacle) +
+                 ", so LD_PRELOAD cannot load the collector into it: it runs, but no memory "
+                 "profile will come");
+    }
+
+    TemporaryFile private_data;
+    std::string data_path;
+    if (!options.data_path.empty()) {
+        data_path = absolute_path(options.data_path);
+    } else if (!options.png_path.empty()) {
+        if (std::string error = private_data.create(); !error.empty()) {
+            complain(error);
+            return kSetupError;
+        }
+        data_path = private_data.path();
+    }
+
+    std::vector<std::string> environment =
+        child_environment(inherited_environment(), options, collector.path, data_path);
+    ProgramOutcome outcome = run_child(lookup.path, options.command, environment);
+    // Messages after the run must not kill the driver before it cleans up, should the
+    // reader of standard error be gone.
+    ::signal(SIGPIPE, SIG_IGN);
+    if (std::string message = describe_outcome(program, outcome); !message.empty()) {
+        print(stderr, message + "\n");
+    }
+
+    bool may_have_profile =
+        obstacle == PreloadObstacle::none && outcome.kind != ProgramOutcome::Kind::not_run;
+    if (!options.png_path.empty() && may_have_profile) {
+        if (std::string error = draw_requested_graph(options, data_path); !error.empty()) {
+            complain(error);
+        }
+    }
+    return driver_exit_status(outcome);
+}
+
+}  // namespace
+}  // namespace memusage
+
+int main(int argc, char** argv) {
+    using namespace memusage;
+    std::vector<std::string> arguments(argv + 1, argv + argc);
+    ParsedCommandLine command_line = parse_command_line(arguments);
+    switch (command_line.action) {
+        case DriverAction::help:
+            print(stdout, help_text());
+            return 0;
+        case DriverAction::usage:
+            print(stdout, usage_text());
+            return 0;
+        case DriverAction::version:
+            print(stdout, version_text());
+            return 0;
+        case DriverAction::fail:
+            print(stderr, command_line.error + "\n");
+            print(stderr, try_help_text());
+            return kUsageError;
+        case DriverAction::run:
+            break;
+    }
+    try {
+        return run(command_line.options);
+    } catch (const std::exception& error) {
+        // run() has unwound by now, so its temporary file is gone too.
+        complain(error.what());
+        return kSetupError;
+    }
+}

@@ -1,0 +1,187 @@
+#include "options.h"
+
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <climits>
+
+namespace po = boost::program_options;
+
+namespace memusage {
+namespace {
+
+po::options_description driver_option_table() {
+    po::options_description table;
+    // Only the arity matters here; values are checked below, in command-line order.
+    table.add_options()                           //
+        ("progname,n", po::value<std::string>())  //
+        ("png,p", po::value<std::string>())       //
+        ("data,d", po::value<std::string>())      //
+        ("unbuffered,u", po::bool_switch())       //
+        ("buffer,b", po::value<std::string>())    //
+        ("no-timer", po::bool_switch())           //
+        ("mmap,m", po::bool_switch())             //
+        ("color", po::value<std::string>())       //
+        ("time-based,t", po::bool_switch())       //
+        ("total,T", po::bool_switch())            //
+        ("title", po::value<std::string>())       //
+        ("x-size,x", po::value<std::string>())    //
+        ("y-size,y", po::value<std::string>())    //
+        ("help,?", po::bool_switch())             //
+        ("usage", po::bool_switch())              //
+        ("version,V", po::bool_switch());
+    return table;
+}
+
+// Options end at the first word that is not an option: everything from there on is the
+// program and its arguments, even words that look like our options. Boost would otherwise
+// keep parsing options after positional words. The words come back without a name (Boost's
+// positional form), so no "--command" option exists for prefixes to collide with.
+std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& arguments) {
+    std::vector<po::option> rest;
+    // Boost also calls this on the single word after an option that takes a value, to see
+    // whether that word is an option; claiming it would make "-p x" fail (x guesses
+    // --x-size). A lone final word is positional anyway, so leave one-word calls alone.
+    if (arguments.size() == 1) return rest;
+    const std::string& first = arguments.front();
+    bool looks_like_option = first.size() > 1 && first[0] == '-';
+    if (looks_like_option) return rest;
+    for (const std::string& word : arguments) {
+        po::option positional;
+        positional.value.push_back(word);
+        positional.original_tokens.push_back(word);
+        positional.position_key = INT_MAX;  // what Boost gives positional words
+        rest.push_back(std::move(positional));
+    }
+    arguments.clear();
+    return rest;
+}
+
+std::optional<unsigned> parse_unsigned(const std::string& text) {
+    unsigned value = 0;
+    const char* end = text.data() + text.size();
+    auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+    return value;
+}
+
+std::optional<ColorWhen> parse_color(const std::string& text) {
+    if (text == "auto") return ColorWhen::automatic;
+    if (text == "always") return ColorWhen::always;
+    if (text == "never") return ColorWhen::never;
+    return std::nullopt;
+}
+
+std::string with_png_extension(const std::string& path) {
+    if (path.empty() || path.ends_with(".png")) return path;
+    return path + ".png";
+}
+
+// Applies one option in command-line order, so a later option wins as it does in glibc's
+// script (-u then -b 100 gives 100). Returns an error line, or empty.
+std::string apply_option(const po::option& option, DriverOptions& out, DriverAction& action) {
+    const std::string& key = option.string_key;
+    const std::string value = option.value.empty() ? std::string() : option.value.front();
+    auto invalid = [&](const std::string& what) {
+        return "memusage: invalid " + what + " '" + value + "' for '--" + key + "'";
+    };
+    if (key.empty()) {
+        out.command.push_back(value);
+    } else if (key == "progname") {
+        out.progname = value;
+    } else if (key == "png") {
+        out.png_path = with_png_extension(value);
+    } else if (key == "data") {
+        out.data_path = value;
+    } else if (key == "unbuffered") {
+        out.buffer_size = "1";
+    } else if (key == "buffer") {
+        if (!parse_unsigned(value)) return invalid("buffer size");
+        out.buffer_size = value;
+    } else if (key == "no-timer") {
+        out.no_timer = true;
+    } else if (key == "mmap") {
+        out.trace_mmap = true;
+    } else if (key == "color") {
+        out.color = parse_color(value);
+        if (!out.color) return invalid("argument") + "; use 'auto', 'always' or 'never'";
+    } else if (key == "time-based") {
+        out.time_based = true;
+    } else if (key == "total") {
+        out.total = true;
+    } else if (key == "title") {
+        out.title = value;
+    } else if (key == "x-size") {
+        out.width = parse_unsigned(value);
+        if (!out.width) return invalid("width");
+    } else if (key == "y-size") {
+        out.height = parse_unsigned(value);
+        if (!out.height) return invalid("height");
+    } else if (action == DriverAction::run) {
+        // The first of --help, --usage, --version wins, as in the script.
+        if (key == "help") action = DriverAction::help;
+        if (key == "usage") action = DriverAction::usage;
+        if (key == "version") action = DriverAction::version;
+    }
+    return {};
+}
+
+std::string quoted_alternatives(const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += " '--" + name + "'";
+    return text;
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
+    ParsedCommandLine result;
+    const po::options_description table = driver_option_table();
+    namespace style = po::command_line_style;
+    const int parse_style =
+        style::allow_short | style::short_allow_adjacent | style::short_allow_next |
+        style::allow_long | style::long_allow_adjacent | style::long_allow_next |
+        style::allow_sticky | style::allow_guessing | style::allow_dash_for_short;
+    po::parsed_options parsed(&table);
+    try {
+        parsed = po::command_line_parser(arguments)
+                     .options(table)
+                     .style(parse_style)
+                     .extra_style_parser(take_rest_at_first_word)
+                     .run();
+    } catch (const po::ambiguous_option& error) {
+        result.error = "memusage: option '" + error.get_option_name() +
+                       "' is ambiguous; possibilities:" + quoted_alternatives(error.alternatives());
+        return result;
+    } catch (const po::unknown_option& error) {
+        result.error = "memusage: unrecognized option '" + error.get_option_name() + "'";
+        return result;
+    } catch (const po::invalid_command_line_syntax& error) {
+        if (error.kind() == po::invalid_command_line_syntax::missing_parameter) {
+            result.error =
+                "memusage: option '" + error.get_option_name() + "' requires an argument";
+        } else {
+            result.error = std::string("memusage: ") + error.what();
+        }
+        return result;
+    } catch (const po::error& error) {
+        result.error = std::string("memusage: ") + error.what();
+        return result;
+    }
+
+    result.action = DriverAction::run;
+    for (const po::option& option : parsed.options) {
+        std::string error = apply_option(option, result.options, result.action);
+        if (!error.empty()) {
+            result.action = DriverAction::fail;
+            result.error = std::move(error);
+            return result;
+        }
+    }
+    if (result.action == DriverAction::run && result.options.command.empty()) {
+        result.action = DriverAction::fail;
+        result.error = "No program name given";  // glibc's words; scripts may match them
+    }
+    return result;
+}
+
+}  // namespace memusage

@@ -1,0 +1,41 @@
+// The driver's command line, parsed into plain data and nothing else: no environment, no I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memusage {
+
+enum class ColorWhen { automatic, always, never };
+
+struct DriverOptions {
+    std::string progname;            // -n: profile only the process with this short name
+    std::string png_path;            // -p: already ends in ".png"; empty draws nothing
+    std::string data_path;           // -d: keep the data file here; empty means none
+    std::string buffer_size;         // -b / -u: records per write, as given (validated digits)
+    bool no_timer = false;           // --no-timer
+    bool trace_mmap = false;         // -m
+    std::optional<ColorWhen> color;  // --color; unset leaves the collector's own choice
+    // Passed to the graph.
+    bool time_based = false;         // -t
+    bool total = false;              // -T
+    std::string title;               // --title, one argument whatever it contains
+    std::optional<unsigned> width;   // -x
+    std::optional<unsigned> height;  // -y
+    // The program and its arguments, untouched.
+    std::vector<std::string> command;
+};
+
+enum class DriverAction { run, help, usage, version, fail };
+
+struct ParsedCommandLine {
+    DriverAction action = DriverAction::fail;
+    DriverOptions options;
+    std::string error;  // set when action is fail: the whole line to print, no newline
+};
+
+// Never throws: bad input comes back as DriverAction::fail with a message.
+ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments);
+
+}  // namespace memusage

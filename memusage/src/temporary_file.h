@@ -1,0 +1,24 @@
+// A private data file for `-p` without `-d`: made by mkstemp in $TMPDIR, removed when this
+// object goes, on every way out of the driver that runs destructors.
+#pragma once
+
+#include <string>
+
+namespace memusage {
+
+class TemporaryFile {
+  public:
+    TemporaryFile() = default;
+    ~TemporaryFile();
+    TemporaryFile(const TemporaryFile&) = delete;
+    TemporaryFile& operator=(const TemporaryFile&) = delete;
+
+    // Returns an error message, or empty on success.
+    std::string create();
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+}  // namespace memusage
