@@ -1,0 +1,121 @@
+// memusagestat [OPTION]... DATAFILE [OUTFILE]: options in, one picture out.
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "memusagestat/graph.h"
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kHelp =
+    "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
+    "Generate graphic from memory profiling data\n"
+    "\n"
+    "  -o, --output=FILE          Name output file (.png, .svg or .pdf; default\n"
+    "                             DATAFILE.png)\n"
+    "  -s, --string=STRING        Title string used in output graphic\n"
+    "  -t, --time                 Generate output linear to time (default is linear\n"
+    "                             to number of function calls)\n"
+    "  -T, --total                Also draw graph for total memory consumption\n"
+    "  -x, --x-size=VALUE         Make output graphic VALUE pixels wide\n"
+    "  -y, --y-size=VALUE         Make output graphic VALUE pixels high\n"
+    "  -?, --help                 Give this help list\n"
+    "      --usage                Give a short usage message\n"
+    "  -V, --version              Print program version\n"
+    "\n"
+    "Mandatory or optional arguments to long options are also mandatory or optional\n"
+    "for any corresponding short options.\n";
+
+constexpr const char* kUsage =
+    "Usage: memusagestat [-tT?V] [-o FILE] [-s STRING] [-x VALUE] [-y VALUE]\n"
+    "            [--output=FILE] [--string=STRING] [--time] [--total]\n"
+    "            [--x-size=VALUE] [--y-size=VALUE] [--help] [--usage] [--version]\n"
+    "            DATAFILE [OUTFILE]\n";
+
+constexpr const char* kVersion =
+    "memusagestat (memusage) " MEMUSAGE_VERSION
+    "\n"
+    "This is free software under the MIT license; there is NO warranty.\n";
+
+int fail(const std::string& message) {
+    std::fprintf(stderr,
+                 "memusagestat: %s\n"
+                 "Try `memusagestat --help' or `memusagestat --usage' for more information.\n",
+                 message.c_str());
+    return 1;
+}
+
+// A size is a plain decimal number; glibc's atoi would quietly read "abc" as 0.
+bool parse_size(const std::string& text, unsigned& out) {
+    const char* end = text.data() + text.size();
+    auto [stop, error] = std::from_chars(text.data(), end, out);
+    return error == std::errc{} && stop == end && !text.empty();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string output, title, x_size, y_size;
+    std::vector<std::string> files;
+    bool time_based = false, total = false;
+
+    po::options_description options;
+    options.add_options()                         //
+        ("output,o", po::value(&output))          //
+        ("string,s", po::value(&title))           //
+        ("time,t", po::bool_switch(&time_based))  //
+        ("total,T", po::bool_switch(&total))      //
+        ("x-size,x", po::value(&x_size))          //
+        ("y-size,y", po::value(&y_size))          //
+        ("help,?", "")                            //
+        ("usage", "")                             //
+        ("version,V", "")                         //
+        ("files", po::value(&files));
+    po::positional_options_description positional;
+    positional.add("files", -1);
+
+    po::variables_map given;
+    try {
+        po::store(po::command_line_parser(argc, argv)
+                      .options(options)
+                      .positional(positional)
+                      .style(po::command_line_style::default_style)
+                      .run(),
+                  given);
+        po::notify(given);
+    } catch (const po::error& e) {
+        return fail(e.what());
+    }
+
+    if (given.count("help")) return std::fputs(kHelp, stdout) < 0;
+    if (given.count("usage")) return std::fputs(kUsage, stdout) < 0;
+    if (given.count("version")) return std::fputs(kVersion, stdout) < 0;
+
+    if (files.empty()) return fail("missing DATAFILE");
+    if (files.size() > 2) return fail("too many arguments: '" + files[2] + "'");
+
+    memusagestat::GraphOptions graph;
+    graph.title = title;
+    graph.time_based = time_based;
+    graph.total = total;
+    if (given.count("x-size") && !parse_size(x_size, graph.width))
+        return fail("invalid width '" + x_size + "' (want a number of pixels)");
+    if (given.count("y-size") && !parse_size(y_size, graph.height))
+        return fail("invalid height '" + y_size + "' (want a number of pixels)");
+
+    const std::string& data_path = files[0];
+    // Like glibc, an OUTFILE argument wins over -o.
+    const std::string out_path = files.size() == 2 ? files[1]
+                                 : !output.empty() ? output
+                                                   : data_path + ".png";
+    const std::string error = memusagestat::draw_graph(data_path, out_path, graph);
+    if (!error.empty()) {
+        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+        return 1;
+    }
+    return 0;
+}

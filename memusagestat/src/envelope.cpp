@@ -1,0 +1,104 @@
+#include "envelope.h"
+
+#include <algorithm>
+
+#include "profile.h"
+
+namespace memusagestat {
+
+using memusage::Record;
+
+EnvelopeSeries::EnvelopeSeries(unsigned columns, bool time_based)
+    : columns_(std::max(columns, 1u)), time_based_(time_based) {}
+
+EnvelopeSeries EnvelopeSeries::by_call(unsigned columns, uint64_t event_count) {
+    EnvelopeSeries series(columns, false);
+    series.event_count_ = event_count;
+    series.column_end_ = series.first_event_of(1);
+    return series;
+}
+
+EnvelopeSeries EnvelopeSeries::by_time(unsigned columns, uint64_t start_time, uint64_t end_time) {
+    EnvelopeSeries series(columns, true);
+    series.start_time_ = start_time;
+    series.end_time_ = std::max(end_time, start_time + 1);
+    series.columns_per_tick_ = static_cast<double>(series.columns_.size() - 1) /
+                               static_cast<double>(series.end_time_ - start_time);
+    return series;
+}
+
+uint64_t EnvelopeSeries::first_event_of(uint64_t column) const {
+    if (column >= columns_.size()) return UINT64_MAX;
+    // ceil(column * n / columns) without overflow for any n.
+    const unsigned __int128 scaled = static_cast<unsigned __int128>(column) * event_count_;
+    return static_cast<uint64_t>((scaled + columns_.size() - 1) / columns_.size());
+}
+
+void EnvelopeSeries::add(std::span<const Record> events) {
+    if (time_based_)
+        add_by_time(events);
+    else
+        add_by_call(events);
+}
+
+namespace {
+
+// One run of events that share a column; kept in locals so the loop stays in registers.
+void accumulate(Column& column, std::span<const Record> run) {
+    ValueRange heap = column.heap, stack = column.stack, total = column.total;
+    for (const Record& r : run) {
+        heap.add(r.heap);
+        stack.add(r.stack);
+        total.add(saturating_add(r.heap, r.stack));
+    }
+    column.heap = heap;
+    column.stack = stack;
+    column.total = total;
+    column.last_time = run.back().time();
+    column.records += run.size();
+}
+
+}  // namespace
+
+void EnvelopeSeries::add_by_call(std::span<const Record> events) {
+    while (!events.empty()) {
+        while (next_event_ >= column_end_ && column_ + 1 < columns_.size()) {
+            ++column_;
+            column_end_ = first_event_of(column_ + 1);
+        }
+        // Events beyond the announced count (a caller's mistake) pile into the last column.
+        const uint64_t room = column_end_ > next_event_ ? column_end_ - next_event_ : UINT64_MAX;
+        const auto run = static_cast<std::size_t>(std::min<uint64_t>(room, events.size()));
+        accumulate(columns_[column_], events.first(run));
+        next_event_ += run;
+        events = events.subspan(run);
+    }
+}
+
+void EnvelopeSeries::add_by_time(std::span<const Record> events) {
+    const double last_column = static_cast<double>(columns_.size() - 1);
+    for (const Record& r : events) {
+        const uint64_t t = std::clamp(r.time(), start_time_, end_time_);
+        const double x = static_cast<double>(t - start_time_) * columns_per_tick_;
+        const auto column = static_cast<std::size_t>(std::min(x, last_column));
+        accumulate(columns_[column], {&r, 1});
+    }
+}
+
+namespace {
+
+template <typename Field>
+uint64_t largest(std::span<const Column> columns, Field field) {
+    uint64_t result = 0;
+    for (const Column& c : columns)
+        if (!c.empty()) result = std::max(result, (c.*field).max);
+    return result;
+}
+
+}  // namespace
+
+uint64_t EnvelopeSeries::max_heap() const { return largest(columns(), &Column::heap); }
+uint64_t EnvelopeSeries::max_stack() const { return largest(columns(), &Column::stack); }
+uint64_t EnvelopeSeries::max_total() const { return largest(columns(), &Column::total); }
+
+}  // namespace memusagestat

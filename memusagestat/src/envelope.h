@@ -1,0 +1,70 @@
+// The per-pixel-column envelope: every record lands in one column, which keeps the
+// minimum, maximum and last value of each curve. However many records share a column,
+// nothing is lost (spikes survive as the column's extent) and memory is fixed by the width.
+#pragma once
+
+#include <memusage/record.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace memusagestat {
+
+struct ValueRange {
+    uint64_t min = UINT64_MAX;
+    uint64_t max = 0;
+    uint64_t last = 0;
+
+    void add(uint64_t value) {
+        if (value < min) min = value;
+        if (value > max) max = value;
+        last = value;
+    }
+};
+
+struct Column {
+    ValueRange heap, stack, total;  // total = heap + stack, saturating
+    uint64_t last_time = 0;         // of the last record placed here
+    uint64_t records = 0;           // 0: no record fell into this column
+
+    bool empty() const { return records == 0; }
+};
+
+class EnvelopeSeries {
+  public:
+    // x linear in the number of calls: event i of `event_count` goes to column
+    // i * columns / event_count.
+    static EnvelopeSeries by_call(unsigned columns, uint64_t event_count);
+    // x linear in time from start_time to end_time (end_time > start_time); a record
+    // outside that span (time running backwards after a fork, say) goes to the nearest edge.
+    static EnvelopeSeries by_time(unsigned columns, uint64_t start_time, uint64_t end_time);
+
+    // Feed the events in file order, in as many pieces as convenient.
+    void add(std::span<const memusage::Record> events);
+
+    std::span<const Column> columns() const { return columns_; }
+    uint64_t max_heap() const;
+    uint64_t max_stack() const;
+    uint64_t max_total() const;
+
+  private:
+    EnvelopeSeries(unsigned columns, bool time_based);
+    void add_by_call(std::span<const memusage::Record> events);
+    void add_by_time(std::span<const memusage::Record> events);
+    uint64_t first_event_of(uint64_t column) const;
+
+    std::vector<Column> columns_;
+    bool time_based_;
+    // call placement
+    uint64_t event_count_ = 0;
+    uint64_t next_event_ = 0;
+    uint64_t column_ = 0;
+    uint64_t column_end_ = 0;  // first event of the column after column_
+    // time placement
+    uint64_t start_time_ = 0;
+    uint64_t end_time_ = 0;
+    double columns_per_tick_ = 0;
+};
+
+}  // namespace memusagestat

@@ -1,0 +1,137 @@
+// draw_graph: data file -> envelope -> picture in the format the output name asks for.
+#include "memusagestat/graph.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "envelope.h"
+#include "mapped_data_file.h"
+#include "plot.h"
+#include "png_writer.h"
+
+namespace memusagestat {
+
+namespace {
+
+enum class PictureFormat { png, svg, pdf };
+
+PictureFormat format_of(const std::string& path) {
+    auto ends_with = [&](const char* suffix) {
+        const std::string s(suffix);
+        if (path.size() < s.size()) return false;
+        return std::equal(s.begin(), s.end(), path.end() - static_cast<long>(s.size()),
+                          [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+    };
+    if (ends_with(".svg")) return PictureFormat::svg;
+    if (ends_with(".pdf")) return PictureFormat::pdf;
+    return PictureFormat::png;
+}
+
+using SurfacePtr = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
+using ContextPtr = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
+
+std::string cairo_failure(cairo_status_t status, const std::string& path) {
+    return "cannot draw " + path + ": " + cairo_status_to_string(status);
+}
+
+std::string render(const std::string& out_path, const PlotSpec& spec, const EnvelopeSeries& series,
+                   const std::string& data_path) {
+    const PictureFormat format = format_of(out_path);
+    SurfacePtr surface(nullptr, cairo_surface_destroy);
+    if (format == PictureFormat::svg)
+        surface.reset(cairo_svg_surface_create(out_path.c_str(), spec.width, spec.height));
+    else if (format == PictureFormat::pdf)
+        surface.reset(cairo_pdf_surface_create(out_path.c_str(), spec.width, spec.height));
+    else
+        surface.reset(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(spec.width),
+                                                 static_cast<int>(spec.height)));
+    if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
+        return cairo_failure(cairo_surface_status(surface.get()), out_path);
+
+    if (format == PictureFormat::pdf) {
+        cairo_pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_TITLE, spec.title.c_str());
+        cairo_pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_CREATOR, "memusagestat");
+    }
+    {
+        ContextPtr cr(cairo_create(surface.get()), cairo_destroy);
+        plot_graph(cr.get(), spec, series);
+        if (cairo_status(cr.get()) != CAIRO_STATUS_SUCCESS)
+            return cairo_failure(cairo_status(cr.get()), out_path);
+    }
+    if (format != PictureFormat::png) {
+        cairo_surface_finish(surface.get());
+        if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
+            return cairo_failure(cairo_surface_status(surface.get()), out_path);
+        return {};
+    }
+    return write_png(out_path, surface.get(),
+                     {{"Title", spec.title},
+                      {"Source", data_path},
+                      {"Software", "memusagestat (memusage " MEMUSAGE_VERSION ")"}});
+}
+
+void warn(const GraphOptions& options, const std::string& message) {
+    if (options.on_warning)
+        options.on_warning(message);
+    else
+        std::fprintf(stderr, "memusagestat: warning: %s\n", message.c_str());
+}
+
+}  // namespace
+
+std::string draw_graph(const std::string& data_path, const std::string& out_path,
+                       const GraphOptions& options) {
+    if (options.width > kMaxPictureSide || options.height > kMaxPictureSide)
+        return "picture size " + std::to_string(options.width) + "x" +
+               std::to_string(options.height) + " too large (at most " +
+               std::to_string(kMaxPictureSide) + " pixels a side)";
+    PlotSpec spec;
+    spec.width = std::max(options.width, kMinPictureWidth);
+    spec.height = std::max(options.height, kMinPictureHeight);
+    spec.title = options.title;
+    spec.total = options.total;
+
+    MappedDataFile file;
+    if (std::string error = file.open(data_path); !error.empty()) return error;
+    const Profile& profile = file.profile();
+    if (profile.ignored_tail_bytes != 0)
+        warn(options, data_path + ": ignoring the last " +
+                          std::to_string(profile.ignored_tail_bytes) +
+                          " bytes, a partial record (the run was killed while writing)");
+
+    const ProfileHeader& header = profile.header;
+    spec.event_count = profile.events.size();
+    spec.start_time = header.start_time;
+    spec.end_time = header.end_time;
+    // A run whose clock did not advance has no time axis to draw: fall back to calls.
+    spec.time_based = options.time_based && header.end_time > header.start_time;
+    if (options.time_based && !spec.time_based)
+        warn(options, data_path + ": the run spans no time; drawing by calls instead");
+
+    const unsigned columns = plot_columns(spec.width);
+    EnvelopeSeries series =
+        spec.time_based ? EnvelopeSeries::by_time(columns, header.start_time, header.end_time)
+                        : EnvelopeSeries::by_call(columns, profile.events.size());
+    file.for_each_chunk([&](std::span<const memusage::Record> events) { series.add(events); });
+
+    // The data can exceed a header written by a different run or a damaged file; the
+    // scale then grows so that no curve leaves the frame.
+    const uint64_t heap_top = std::max(header.heap_peak, series.max_heap());
+    const uint64_t stack_top = std::max(header.stack_peak, series.max_stack());
+    if (spec.total) {
+        const uint64_t shared =
+            std::max({header.total_peak, series.max_total(), heap_top, stack_top});
+        spec.heap_top = spec.stack_top = shared;
+    } else {
+        spec.heap_top = heap_top;
+        spec.stack_top = stack_top;
+    }
+    return render(out_path, spec, series, data_path);
+}
+
+}  // namespace memusagestat

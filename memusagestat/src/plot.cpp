@@ -1,0 +1,299 @@
+#include "plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "scale_labels.h"
+
+namespace memusagestat {
+
+namespace {
+
+struct Colour {
+    double r, g, b;
+};
+constexpr Colour kBackground{1, 1, 1};
+constexpr Colour kFrame{0.1, 0.1, 0.55};
+constexpr Colour kHeap{0.85, 0.05, 0.05};
+constexpr Colour kStack{0.0, 0.5, 0.0};
+constexpr Colour kTotal{0, 0, 0};
+constexpr Colour kTimeStrip{1.0, 0.8, 0.0};
+constexpr Colour kAxisText{0.1, 0.1, 0.55};
+constexpr Colour kQuarterLine{0.55, 0.55, 0.55};
+
+void set_colour(cairo_t* cr, Colour c, double alpha = 1) {
+    cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
+}
+
+// Frame geometry in device units; a column c covers x in [left + c, left + c + 1).
+struct Frame {
+    double left, right, top, bottom;
+    double height() const { return bottom - top; }
+    double width() const { return right - left; }
+};
+
+enum class Align { left, centre, right };
+
+// Text drawing that shrinks a string to fit the room it has, since the insets are fixed
+// and the picture can be as small as 100x80. Returns false when even the smallest
+// legible size does not fit, so callers can try a shorter text.
+class TextPainter {
+  public:
+    TextPainter(cairo_t* cr, double base_size) : cr_(cr), base_size_(base_size) {}
+
+    bool fits(const std::string& text, double room, double size) const {
+        return size_for(text, room, size) > 0;
+    }
+
+    // Draws `text` with its baseline at y, horizontally placed at x per `align`,
+    // at `size` or smaller to fit `room` pixels. Returns false if nothing was drawn.
+    bool draw(const std::string& text, double x, double y, Align align, double room,
+              double size = 0) const {
+        const double fitted = size_for(text, room, size > 0 ? size : base_size_);
+        if (fitted <= 0) return false;
+        cairo_set_font_size(cr_, fitted);
+        cairo_text_extents_t ext;
+        cairo_text_extents(cr_, text.c_str(), &ext);
+        double start = x - ext.x_bearing;
+        if (align == Align::centre) start = x - ext.x_advance / 2;
+        if (align == Align::right) start = x - ext.x_advance;
+        cairo_move_to(cr_, start, y);
+        cairo_show_text(cr_, text.c_str());
+        return true;
+    }
+
+    // Baseline offset that centres digits of the current base size on a line.
+    double centring_offset(double size = 0) const { return 0.36 * (size > 0 ? size : base_size_); }
+    double base_size() const { return base_size_; }
+
+  private:
+    double size_for(const std::string& text, double room, double size) const {
+        cairo_set_font_size(cr_, size);
+        cairo_text_extents_t ext;
+        cairo_text_extents(cr_, text.c_str(), &ext);
+        if (ext.x_advance <= room) return size;
+        const double shrunk = size * room / ext.x_advance;
+        return shrunk >= kSmallestLegible ? shrunk : 0;
+    }
+
+    static constexpr double kSmallestLegible = 5.5;
+    cairo_t* cr_;
+    double base_size_;
+};
+
+double value_y(const Frame& frame, uint64_t value, uint64_t top) {
+    const double fraction = static_cast<double>(std::min(value, top)) / static_cast<double>(top);
+    return frame.bottom - fraction * frame.height();
+}
+
+// One curve from the envelope: each column's full extent as a vertical stroke, joined to
+// the previous column's last value, so spikes and fast oscillations stay visible.
+void draw_curve(cairo_t* cr, const Frame& frame, const EnvelopeSeries& series,
+                ValueRange Column::*curve, uint64_t top, Colour colour, double line_width) {
+    const auto columns = series.columns();
+    bool started = false;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        if (columns[c].empty()) continue;
+        const ValueRange& range = columns[c].*curve;
+        const double x = frame.left + static_cast<double>(c) + 0.5;
+        const double low = value_y(frame, range.min, top);
+        const double high = value_y(frame, range.max, top);
+        if (started) {
+            double cx, cy;
+            cairo_get_current_point(cr, &cx, &cy);
+            cairo_line_to(cr, x, std::clamp(cy, high, low));
+        } else {
+            cairo_move_to(cr, x, low);
+            started = true;
+        }
+        cairo_line_to(cr, x, low);
+        cairo_line_to(cr, x, high);
+        cairo_move_to(cr, x, value_y(frame, range.last, top));
+    }
+    if (!started) return;
+    cairo_set_line_width(cr, line_width);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    set_colour(cr, colour);
+    cairo_stroke(cr);
+}
+
+// Which quarters of the scales get a label: all five when there is room, else the
+// bottom and the top only (a 80-pixel-high picture has 40 pixels of plot).
+bool room_for_quarters(const Frame& frame, double font_size) {
+    return frame.height() / 4 >= font_size * 1.3;
+}
+
+void draw_quarter_lines(cairo_t* cr, const Frame& frame) {
+    // Neutral grey: each line belongs to both scales, and must not pass for a curve.
+    const double dash[] = {4, 4};
+    cairo_set_line_width(cr, 1);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+    cairo_set_dash(cr, dash, 2, 0);
+    set_colour(cr, kQuarterLine);
+    for (unsigned q = 1; q < 4; ++q) {
+        const double y = std::round(frame.bottom - frame.height() * q / 4) - 0.5;
+        cairo_move_to(cr, frame.left, y);
+        cairo_line_to(cr, frame.right, y);
+    }
+    cairo_stroke(cr);
+    cairo_set_dash(cr, nullptr, 0, 0);
+}
+
+void draw_scale_labels(cairo_t* cr, const TextPainter& text, const Frame& frame, uint64_t top,
+                       Colour colour, bool left) {
+    set_colour(cr, colour);
+    const bool quarters = room_for_quarters(frame, text.base_size());
+    const double room = kInsetX - 4;
+    for (unsigned q = 0; q <= 4; ++q) {
+        if (!quarters && q != 0 && q != 4) continue;
+        const double y = frame.bottom - frame.height() * q / 4 + text.centring_offset();
+        const std::string label = scale_label(quarter_value(top, q), top);
+        if (left)
+            text.draw(label, frame.left - 3, y, Align::right, room);
+        else
+            text.draw(label, frame.right + 3, y, Align::left, room);
+    }
+}
+
+// "allocated memory" / "used stack" along the outer edge, in the gap between the labels
+// of the half and three-quarter lines (or between bottom and top on tiny pictures).
+void draw_scale_title(cairo_t* cr, const TextPainter& text, const Frame& frame, bool left,
+                      const std::string& long_text, const std::string& short_text, Colour colour) {
+    const bool quarters = room_for_quarters(frame, text.base_size());
+    const double gap_centre =
+        quarters ? frame.bottom - frame.height() * 5 / 8 : frame.bottom - frame.height() / 2;
+    const double room = (quarters ? frame.height() / 4 : frame.height()) - 1.6 * text.base_size();
+    const double size = text.base_size();
+    const std::string& chosen = text.fits(long_text, room, size) ? long_text : short_text;
+    const double x = left ? 2 + size * 0.8 : frame.right + kInsetX - 2 - size * 0.2;
+    cairo_save(cr);
+    cairo_translate(cr, x, gap_centre);
+    cairo_rotate(cr, -M_PI / 2);
+    set_colour(cr, colour);
+    text.draw(chosen, 0, 0, Align::centre, room);
+    cairo_restore(cr);
+}
+
+// The tenth of the run's time each column falls in: in time mode the column's own
+// position, in call mode the time of its last record (an empty column continues its
+// neighbour), so a call-based graph still shows where the time went.
+std::vector<unsigned> time_tenths(const PlotSpec& spec, const EnvelopeSeries& series) {
+    const auto columns = series.columns();
+    std::vector<unsigned> tenths(columns.size(), 0);
+    const double span = static_cast<double>(spec.end_time - spec.start_time);
+    unsigned current = 0;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        if (spec.time_based) {
+            current = static_cast<unsigned>(c * 10 / columns.size());
+        } else if (!columns[c].empty() && spec.end_time > spec.start_time) {
+            const uint64_t t = std::clamp(columns[c].last_time, spec.start_time, spec.end_time);
+            current = std::min(
+                9u, static_cast<unsigned>(static_cast<double>(t - spec.start_time) * 10 / span));
+        }
+        tenths[c] = current;
+    }
+    return tenths;
+}
+
+void draw_time_strip(cairo_t* cr, const PlotSpec& spec, const Frame& frame,
+                     const EnvelopeSeries& series) {
+    const std::vector<unsigned> tenths = time_tenths(spec, series);
+    set_colour(cr, kTimeStrip);
+    std::size_t c = 0;
+    while (c < tenths.size()) {
+        std::size_t end = c;
+        while (end < tenths.size() && tenths[end] == tenths[c]) ++end;
+        if (tenths[c] % 2 == 0) cairo_rectangle(cr, frame.left + c, frame.bottom + 1, end - c, 4);
+        c = end;
+    }
+    cairo_fill(cr);
+}
+
+void draw_x_axis(cairo_t* cr, const TextPainter& text, const PlotSpec& spec, const Frame& frame) {
+    set_colour(cr, kFrame);
+    cairo_set_line_width(cr, 1);
+    for (unsigned i = 0; i <= 20; ++i) {
+        const double x = std::round(frame.left + frame.width() * i / 20) - 0.5;
+        cairo_move_to(cr, x, frame.bottom);
+        cairo_line_to(cr, x, frame.bottom + 5);
+    }
+    cairo_stroke(cr);
+
+    set_colour(cr, kAxisText);
+    const double baseline = spec.height - 3;
+    text.draw("0", frame.left, baseline, Align::centre, kInsetX);
+    const std::string count = std::to_string(spec.event_count);
+    text.draw(count, frame.right, baseline, Align::centre, 2 * kInsetX - 4);
+
+    // Between the two end labels, whatever the width.
+    const double room = frame.width() - 2 * text.base_size() * 0.6 * (count.size() / 2.0 + 1);
+    const std::string full = spec.time_based ? "# memory handling function calls / time"
+                                             : "# memory handling function calls";
+    const std::string brief = spec.time_based ? "calls / time" : "# calls";
+    const double centre = (frame.left + frame.right) / 2;
+    if (!text.draw(full, centre, baseline, Align::centre, room))
+        text.draw(brief, centre, baseline, Align::centre, room);
+}
+
+double font_size_for(const PlotSpec& spec) {
+    if (spec.height >= 1000 && spec.width >= 1000) return 12;
+    if (spec.height >= 300 && spec.width >= 300) return 10.5;
+    return 8;
+}
+
+}  // namespace
+
+void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series) {
+    const Frame frame{static_cast<double>(kInsetX), static_cast<double>(spec.width - kInsetX),
+                      static_cast<double>(kInsetY), static_cast<double>(spec.height - kInsetY)};
+    const uint64_t heap_top = std::max<uint64_t>(spec.heap_top, 1);
+    const uint64_t stack_top = std::max<uint64_t>(spec.stack_top, 1);
+
+    set_colour(cr, kBackground);
+    cairo_paint(cr);
+
+    cairo_font_options_t* font_options = cairo_font_options_create();
+    cairo_font_options_set_antialias(font_options, CAIRO_ANTIALIAS_GRAY);
+    cairo_font_options_set_hint_style(font_options, CAIRO_HINT_STYLE_SLIGHT);
+    cairo_set_font_options(cr, font_options);
+    cairo_font_options_destroy(font_options);
+    cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    const TextPainter text(cr, font_size_for(spec));
+
+    draw_time_strip(cr, spec, frame, series);
+    draw_quarter_lines(cr, frame);
+
+    const double line_width = std::clamp(std::min(spec.width, spec.height) / 1000.0, 1.0, 2.5);
+    cairo_save(cr);
+    cairo_rectangle(cr, frame.left - 1, frame.top - 1, frame.width() + 2, frame.height() + 2);
+    cairo_clip(cr);
+    // The total is drawn first and wider: where the stack is negligible it coincides with
+    // the heap, and the heap then shows as a red line with a black rim instead of vanishing.
+    if (spec.total)
+        draw_curve(cr, frame, series, &Column::total, heap_top, kTotal, line_width * 2);
+    draw_curve(cr, frame, series, &Column::stack, stack_top, kStack, line_width);
+    draw_curve(cr, frame, series, &Column::heap, heap_top, kHeap, line_width);
+    cairo_restore(cr);
+
+    set_colour(cr, kFrame);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, frame.left - 0.5, frame.top - 0.5, frame.width() + 1, frame.height() + 1);
+    cairo_stroke(cr);
+
+    draw_scale_labels(cr, text, frame, heap_top, kHeap, true);
+    draw_scale_labels(cr, text, frame, stack_top, kStack, false);
+    draw_scale_title(cr, text, frame, true, "allocated memory", "heap", kHeap);
+    draw_scale_title(cr, text, frame, false, "used stack", "stack", kStack);
+    draw_x_axis(cr, text, spec, frame);
+
+    if (!spec.title.empty()) {
+        cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+        set_colour(cr, kAxisText);
+        text.draw(spec.title, spec.width / 2.0, kInsetY - 5, Align::centre, spec.width - 8,
+                  text.base_size() + 1);
+    }
+}
+
+}  // namespace memusagestat

@@ -1,0 +1,59 @@
+// The data file interpreted: header values (repaired when the run died) and the events.
+#pragma once
+
+#include <memusage/record.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace memusagestat {
+
+// What the two header records hold once a reader can trust them.
+struct ProfileHeader {
+    uint64_t heap_peak = 0;
+    uint64_t stack_peak = 0;
+    uint64_t total_peak = 0;
+    uint64_t start_time = 0;
+    uint64_t end_time = 0;
+    bool repaired = false;  // the file's header had zero peaks; these came from a scan
+};
+
+struct Profile {
+    ProfileHeader header;
+    std::span<const memusage::Record> events;  // every record after the two header records
+    uint64_t ignored_tail_bytes = 0;           // a partial last record, left by a killed run
+};
+
+enum class HeaderRepair {
+    scan_now,  // a zero-peak header is rebuilt from the events before returning
+    leave,     // the caller scans (in chunks, to bound memory); header.repaired tells it to
+};
+
+// Interprets a whole data file held in memory. `bytes` must be aligned for Record
+// (mmap'd memory is). Returns an empty string on success, else a message for the user.
+std::string parse_profile(std::span<const std::byte> bytes, Profile& profile,
+                          HeaderRepair repair = HeaderRepair::scan_now);
+
+// Rebuilds the header a run that died never wrote: peaks from the events, the end time
+// of the last event. Fed in chunks so that a huge file need not be resident at once.
+class HeaderScan {
+  public:
+    explicit HeaderScan(const memusage::Record& first);
+    void add(std::span<const memusage::Record> events);
+    const ProfileHeader& header() const { return header_; }
+
+  private:
+    ProfileHeader header_;
+};
+
+// The two header records that encode `header`, as the collector writes them.
+void encode_header(const ProfileHeader& header, memusage::Record out[2]);
+
+inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+    uint64_t sum;
+    return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+}  // namespace memusagestat
