@@ -1,0 +1,86 @@
+#include "environment.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace memusage {
+namespace {
+
+using Entries = std::vector<std::string>;
+
+const std::string kCollector = "/opt/mu/lib/libmemusage.so";
+
+// The value of name in entries, or "<unset>"; fails if name appears twice.
+std::string value_of(const Entries& entries, const std::string& name) {
+    std::string found = "<unset>";
+    int count = 0;
+    for (const std::string& entry : entries) {
+        if (entry.starts_with(name + "=")) {
+            found = entry.substr(name.size() + 1);
+            ++count;
+        }
+    }
+    EXPECT_LE(count, 1) << name;
+    return found;
+}
+
+TEST(ChildEnvironment, PreloadsTheCollectorAndKeepsTheRest) {
+    Entries result = child_environment({"HOME=/h", "PATH=/bin"}, {}, kCollector, "");
+    EXPECT_EQ(value_of(result, "LD_PRELOAD"), kCollector);
+    EXPECT_EQ(value_of(result, "HOME"), "/h");
+    EXPECT_EQ(value_of(result, "PATH"), "/bin");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_OUTPUT"), "<unset>");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_PROG_NAME"), "<unset>");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_BUFFER_SIZE"), "<unset>");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_NO_TIMER"), "<unset>");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_TRACE_MMAP"), "<unset>");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_COLOR"), "<unset>");
+}
+
+TEST(ChildEnvironment, KeepsTheUsersPreloadAfterTheCollector) {
+    Entries result = child_environment({"LD_PRELOAD=/a.so /b.so"}, {}, kCollector, "");
+    EXPECT_EQ(value_of(result, "LD_PRELOAD"), kCollector + ":/a.so /b.so");
+    result = child_environment({"LD_PRELOAD="}, {}, kCollector, "");
+    EXPECT_EQ(value_of(result, "LD_PRELOAD"), kCollector);
+}
+
+TEST(ChildEnvironment, DoesNotConfuseSimilarNames) {
+    Entries result = child_environment({"LD_PRELOAD_X=1"}, {}, kCollector, "");
+    EXPECT_EQ(value_of(result, "LD_PRELOAD_X"), "1");
+    EXPECT_EQ(value_of(result, "LD_PRELOAD"), kCollector);
+}
+
+TEST(ChildEnvironment, EveryOptionBecomesItsVariable) {
+    DriverOptions options;
+    options.progname = "t1";
+    options.buffer_size = "100";
+    options.no_timer = true;
+    options.trace_mmap = true;
+    options.color = ColorWhen::never;
+    Entries result = child_environment({"MEMUSAGE_OUTPUT=/old"}, options, kCollector, "/d.dat");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_OUTPUT"), "/d.dat");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_PROG_NAME"), "t1");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_BUFFER_SIZE"), "100");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_NO_TIMER"), "yes");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_TRACE_MMAP"), "yes");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_COLOR"), "never");
+}
+
+TEST(ChildEnvironment, ColourWords) {
+    DriverOptions options;
+    options.color = ColorWhen::always;
+    EXPECT_EQ(value_of(child_environment({}, options, kCollector, ""), "MEMUSAGE_COLOR"), "always");
+    options.color = ColorWhen::automatic;
+    EXPECT_EQ(value_of(child_environment({}, options, kCollector, ""), "MEMUSAGE_COLOR"), "auto");
+}
+
+TEST(ChildEnvironment, PreloadablePaths) {
+    EXPECT_TRUE(can_preload("/usr/lib/libmemusage.so"));
+    EXPECT_FALSE(can_preload("/my dir/libmemusage.so"));
+    EXPECT_FALSE(can_preload("/a:b/libmemusage.so"));
+    EXPECT_FALSE(can_preload(""));
+}
+
+}  // namespace
+}  // namespace memusage

@@ -1,0 +1,258 @@
+#include "options.h"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+
+namespace memusage {
+namespace {
+
+using Words = std::vector<std::string>;
+
+ParsedCommandLine parse(Words words) { return parse_command_line(words); }
+
+// A readable, stable test name from the words a case passes: "--pr=t1" -> "__pr_t1_3".
+template <typename Case>
+std::string name_from_words(const ::testing::TestParamInfo<Case>& info) {
+    std::string name;
+    for (const std::string& word : info.param.words) {
+        for (char c : word) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+        name += '_';
+    }
+    return name + std::to_string(info.index);
+}
+
+DriverOptions parse_ok(Words words) {
+    ParsedCommandLine result = parse(std::move(words));
+    EXPECT_EQ(result.action, DriverAction::run) << result.error;
+    return result.options;
+}
+
+std::string parse_error(Words words) {
+    ParsedCommandLine result = parse(std::move(words));
+    EXPECT_EQ(result.action, DriverAction::fail);
+    return result.error;
+}
+
+TEST(DriverOptions, ProgramAloneGetsDefaults) {
+    DriverOptions options = parse_ok({"prog"});
+    EXPECT_EQ(options.command, Words{"prog"});
+    EXPECT_TRUE(options.progname.empty());
+    EXPECT_TRUE(options.png_path.empty());
+    EXPECT_TRUE(options.data_path.empty());
+    EXPECT_TRUE(options.buffer_size.empty());
+    EXPECT_FALSE(options.no_timer);
+    EXPECT_FALSE(options.trace_mmap);
+    EXPECT_FALSE(options.color.has_value());
+    EXPECT_FALSE(options.time_based);
+    EXPECT_FALSE(options.total);
+    EXPECT_TRUE(options.title.empty());
+    EXPECT_FALSE(options.width.has_value());
+    EXPECT_FALSE(options.height.has_value());
+}
+
+// Every option that takes a value, in each of its spellings.
+struct ValueForm {
+    Words words;
+    std::string DriverOptions::*field;
+    std::string expected;
+};
+
+class ValueOptionForms : public ::testing::TestWithParam<ValueForm> {};
+
+TEST_P(ValueOptionForms, SetsTheField) {
+    Words words = GetParam().words;
+    words.push_back("prog");
+    DriverOptions options = parse_ok(words);
+    EXPECT_EQ(options.*GetParam().field, GetParam().expected);
+    EXPECT_EQ(options.command, Words{"prog"});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllSpellings, ValueOptionForms,
+    ::testing::Values(ValueForm{{"-n", "t1"}, &DriverOptions::progname, "t1"},
+                      ValueForm{{"-nt1"}, &DriverOptions::progname, "t1"},
+                      ValueForm{{"--progname=t1"}, &DriverOptions::progname, "t1"},
+                      ValueForm{{"--progname", "t1"}, &DriverOptions::progname, "t1"},
+                      ValueForm{{"--prog", "t1"}, &DriverOptions::progname, "t1"},
+                      ValueForm{{"--pr=t1"}, &DriverOptions::progname, "t1"},
+                      ValueForm{{"-p", "out.png"}, &DriverOptions::png_path, "out.png"},
+                      ValueForm{{"-p", "out"}, &DriverOptions::png_path, "out.png"},
+                      ValueForm{{"--png=out"}, &DriverOptions::png_path, "out.png"},
+                      ValueForm{{"--png", "a.b"}, &DriverOptions::png_path, "a.b.png"},
+                      ValueForm{{"--pn=x"}, &DriverOptions::png_path, "x.png"},
+                      ValueForm{{"-d", "run.dat"}, &DriverOptions::data_path, "run.dat"},
+                      ValueForm{{"--data=run.dat"}, &DriverOptions::data_path, "run.dat"},
+                      ValueForm{{"--data", "run.dat"}, &DriverOptions::data_path, "run.dat"},
+                      ValueForm{{"--da=run.dat"}, &DriverOptions::data_path, "run.dat"},
+                      ValueForm{{"--d", "run.dat"}, &DriverOptions::data_path, "run.dat"},
+                      ValueForm{{"-b", "100"}, &DriverOptions::buffer_size, "100"},
+                      ValueForm{{"-b100"}, &DriverOptions::buffer_size, "100"},
+                      ValueForm{{"--buffer=100"}, &DriverOptions::buffer_size, "100"},
+                      ValueForm{{"--buf", "100"}, &DriverOptions::buffer_size, "100"},
+                      ValueForm{{"-u"}, &DriverOptions::buffer_size, "1"},
+                      ValueForm{{"--unbuffered"}, &DriverOptions::buffer_size, "1"},
+                      ValueForm{{"--un"}, &DriverOptions::buffer_size, "1"},
+                      ValueForm{{"--title=My Graph"}, &DriverOptions::title, "My Graph"},
+                      ValueForm{{"--title", "two  spaces"}, &DriverOptions::title, "two  spaces"},
+                      ValueForm{{"--tit=x y"}, &DriverOptions::title, "x y"}),
+    name_from_words<ValueForm>);
+
+// Every switch, short and long and abbreviated.
+struct SwitchForm {
+    Words words;
+    bool DriverOptions::*field;
+};
+
+class SwitchOptionForms : public ::testing::TestWithParam<SwitchForm> {};
+
+TEST_P(SwitchOptionForms, SetsTheFlag) {
+    Words words = GetParam().words;
+    words.push_back("prog");
+    EXPECT_TRUE(parse_ok(words).*GetParam().field);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSpellings, SwitchOptionForms,
+                         ::testing::Values(SwitchForm{{"--no-timer"}, &DriverOptions::no_timer},
+                                           SwitchForm{{"--no"}, &DriverOptions::no_timer},
+                                           SwitchForm{{"--n"}, &DriverOptions::no_timer},
+                                           SwitchForm{{"-m"}, &DriverOptions::trace_mmap},
+                                           SwitchForm{{"--mmap"}, &DriverOptions::trace_mmap},
+                                           SwitchForm{{"--mm"}, &DriverOptions::trace_mmap},
+                                           SwitchForm{{"-t"}, &DriverOptions::time_based},
+                                           SwitchForm{{"--time-based"}, &DriverOptions::time_based},
+                                           SwitchForm{{"--tim"}, &DriverOptions::time_based},
+                                           SwitchForm{{"-T"}, &DriverOptions::total},
+                                           SwitchForm{{"--total"}, &DriverOptions::total},
+                                           SwitchForm{{"--to"}, &DriverOptions::total}),
+                         name_from_words<SwitchForm>);
+
+TEST(DriverOptions, SizesInEveryForm) {
+    for (const Words& words :
+         {Words{"-x", "400", "-y", "300", "p"}, Words{"-x400", "-y300", "p"},
+          Words{"--x-size=400", "--y-size=300", "p"},
+          Words{"--x-size", "400", "--y-size", "300", "p"}, Words{"--x-s=400", "--y-s", "300", "p"},
+          Words{"--x", "400", "--y=300", "p"}}) {
+        DriverOptions options = parse_ok(words);
+        EXPECT_EQ(options.width, 400u);
+        EXPECT_EQ(options.height, 300u);
+    }
+}
+
+TEST(DriverOptions, Colour) {
+    EXPECT_EQ(parse_ok({"--color=always", "p"}).color, ColorWhen::always);
+    EXPECT_EQ(parse_ok({"--color", "never", "p"}).color, ColorWhen::never);
+    EXPECT_EQ(parse_ok({"--col=auto", "p"}).color, ColorWhen::automatic);
+    EXPECT_NE(parse_error({"--color=sometimes", "p"}).find("'sometimes'"), std::string::npos);
+}
+
+TEST(DriverOptions, ShortSwitchesBundle) {
+    DriverOptions options = parse_ok({"-umtT", "p"});
+    EXPECT_EQ(options.buffer_size, "1");
+    EXPECT_TRUE(options.trace_mmap);
+    EXPECT_TRUE(options.time_based);
+    EXPECT_TRUE(options.total);
+}
+
+TEST(DriverOptions, LaterOptionWinsLikeTheScript) {
+    EXPECT_EQ(parse_ok({"-u", "-b", "50", "p"}).buffer_size, "50");
+    EXPECT_EQ(parse_ok({"-b", "50", "-u", "p"}).buffer_size, "1");
+    EXPECT_EQ(parse_ok({"-n", "a", "--progname=b", "p"}).progname, "b");
+}
+
+TEST(DriverOptions, EmptyValuesMeanNotGivenLikeTheScript) {
+    DriverOptions options = parse_ok({"-p", "", "-d", "", "-n", "", "p"});
+    EXPECT_TRUE(options.png_path.empty());
+    EXPECT_TRUE(options.data_path.empty());
+    EXPECT_TRUE(options.progname.empty());
+}
+
+TEST(DriverOptions, ValueMayLookLikeAnOptionName) {
+    // "x" guesses --x-size and "t" is ambiguous as an option, but here they are values.
+    EXPECT_EQ(parse_ok({"-p", "x", "prog"}).png_path, "x.png");
+    EXPECT_EQ(parse_ok({"-n", "t", "prog"}).progname, "t");
+    EXPECT_EQ(parse_ok({"--title", "total", "prog"}).title, "total");
+}
+
+TEST(DriverOptions, HelpUsageVersion) {
+    EXPECT_EQ(parse({"--help"}).action, DriverAction::help);
+    EXPECT_EQ(parse({"-?"}).action, DriverAction::help);
+    EXPECT_EQ(parse({"--h"}).action, DriverAction::help);
+    EXPECT_EQ(parse({"--usage"}).action, DriverAction::usage);
+    EXPECT_EQ(parse({"--us"}).action, DriverAction::usage);
+    EXPECT_EQ(parse({"--version"}).action, DriverAction::version);
+    EXPECT_EQ(parse({"-V"}).action, DriverAction::version);
+    EXPECT_EQ(parse({"--v"}).action, DriverAction::version);
+    // They need no program, and the first one wins.
+    EXPECT_EQ(parse({"--version", "--help"}).action, DriverAction::version);
+    // After the program they are the program's.
+    EXPECT_EQ(parse({"prog", "--help"}).action, DriverAction::run);
+}
+
+TEST(DriverOptions, AmbiguousPrefixesAreErrors) {
+    EXPECT_EQ(parse_error({"--p", "x", "prog"}),
+              "memusage: option '--p' is ambiguous; possibilities: '--progname' '--png'");
+    EXPECT_EQ(parse_error({"--t", "prog"}),
+              "memusage: option '--t' is ambiguous; possibilities: '--time-based' '--total' "
+              "'--title'");
+    EXPECT_EQ(parse_error({"--ti", "prog"}),
+              "memusage: option '--ti' is ambiguous; possibilities: '--time-based' '--title'");
+    EXPECT_EQ(parse_error({"--u", "prog"}),
+              "memusage: option '--u' is ambiguous; possibilities: '--unbuffered' '--usage'");
+    EXPECT_NE(parse_error({"--ti=x", "prog"}).find("is ambiguous"), std::string::npos);
+}
+
+TEST(DriverOptions, UnknownOptionsAreErrors) {
+    EXPECT_EQ(parse_error({"--frobnicate", "prog"}),
+              "memusage: unrecognized option '--frobnicate'");
+    EXPECT_EQ(parse_error({"-z", "prog"}), "memusage: unrecognized option '-z'");
+    // No hidden name for the program's words.
+    EXPECT_EQ(parse_error({"--command", "prog"}), "memusage: unrecognized option '--command'");
+}
+
+TEST(DriverOptions, MissingValuesAreErrors) {
+    EXPECT_EQ(parse_error({"-n"}), "memusage: option '--progname' requires an argument");
+    EXPECT_EQ(parse_error({"--png"}), "memusage: option '--png' requires an argument");
+    EXPECT_EQ(parse_error({"-x"}), "memusage: option '--x-size' requires an argument");
+    EXPECT_EQ(parse_error({"--title"}), "memusage: option '--title' requires an argument");
+}
+
+TEST(DriverOptions, BadNumbersAreErrors) {
+    EXPECT_EQ(parse_error({"-x", "wide", "p"}), "memusage: invalid width 'wide' for '--x-size'");
+    EXPECT_EQ(parse_error({"-y", "-3", "p"}), "memusage: invalid height '-3' for '--y-size'");
+    EXPECT_EQ(parse_error({"-b", "10k", "p"}),
+              "memusage: invalid buffer size '10k' for '--buffer'");
+    EXPECT_EQ(parse_error({"-x", "99999999999", "p"}),
+              "memusage: invalid width '99999999999' for '--x-size'");
+}
+
+TEST(DriverOptions, NoProgramIsAnError) {
+    EXPECT_EQ(parse_error({}), "No program name given");
+    EXPECT_EQ(parse_error({"-m", "-u"}), "No program name given");
+    EXPECT_EQ(parse_error({"--"}), "No program name given");
+}
+
+TEST(DriverOptions, OptionsStopAtTheProgram) {
+    DriverOptions options = parse_ok({"-m", "prog", "-p", "x", "--data", "--help", "-n"});
+    EXPECT_EQ(options.command, (Words{"prog", "-p", "x", "--data", "--help", "-n"}));
+    EXPECT_TRUE(options.png_path.empty());
+    EXPECT_TRUE(options.trace_mmap);
+}
+
+TEST(DriverOptions, DoubleDashEndsOptions) {
+    EXPECT_EQ(parse_ok({"--", "-n", "x"}).command, (Words{"-n", "x"}));
+    EXPECT_EQ(parse_ok({"-u", "--", "prog", "--"}).command, (Words{"prog", "--"}));
+    // A -- after the program is the program's.
+    EXPECT_EQ(parse_ok({"prog", "--", "-m"}).command, (Words{"prog", "--", "-m"}));
+}
+
+TEST(DriverOptions, LoneDashIsAProgramWord) {
+    EXPECT_EQ(parse_ok({"-", "a"}).command, (Words{"-", "a"}));
+}
+
+TEST(DriverOptions, ProgramArgumentsKeepSpaces) {
+    EXPECT_EQ(parse_ok({"prog", "a b", ""}).command, (Words{"prog", "a b", ""}));
+}
+
+}  // namespace
+}  // namespace memusage

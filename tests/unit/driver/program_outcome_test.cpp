@@ -1,0 +1,43 @@
+#include "program_outcome.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cerrno>
+
+namespace memusage {
+namespace {
+
+TEST(ProgramOutcome, ExitStatusIsTheProgramsOwn) {
+    ProgramOutcome outcome = outcome_from_wait_status(42 << 8);
+    EXPECT_EQ(outcome.kind, ProgramOutcome::Kind::exited);
+    EXPECT_EQ(driver_exit_status(outcome), 42);
+    EXPECT_EQ(describe_outcome("prog", outcome), "");
+}
+
+TEST(ProgramOutcome, SignalGives128PlusN) {
+    ProgramOutcome outcome = outcome_from_wait_status(SIGSEGV);
+    EXPECT_EQ(outcome.kind, ProgramOutcome::Kind::killed);
+    EXPECT_EQ(driver_exit_status(outcome), 128 + SIGSEGV);
+    std::string message = describe_outcome("prog", outcome);
+    EXPECT_NE(message.find("signal 11"), std::string::npos) << message;
+    EXPECT_NE(message.find("SIGSEGV"), std::string::npos) << message;
+}
+
+TEST(ProgramOutcome, CoreDumpIsMentioned) {
+    ProgramOutcome outcome = outcome_from_wait_status(SIGABRT | 0x80);
+    EXPECT_TRUE(outcome.core_dumped);
+    EXPECT_NE(describe_outcome("prog", outcome).find("core dumped"), std::string::npos);
+}
+
+TEST(ProgramOutcome, NotRunGives127AndSaysWhy) {
+    ProgramOutcome searched{ProgramOutcome::Kind::not_run, ENOENT, false};
+    EXPECT_EQ(driver_exit_status(searched), 127);
+    EXPECT_EQ(describe_outcome("prog", searched), "memusage: cannot run 'prog': command not found");
+    ProgramOutcome denied{ProgramOutcome::Kind::not_run, EACCES, false};
+    EXPECT_EQ(describe_outcome("./prog", denied),
+              "memusage: cannot run './prog': Permission denied");
+}
+
+}  // namespace
+}  // namespace memusage
