@@ -1,0 +1,28 @@
+// The MEMUSAGE_* environment, read once when the collector starts.
+#pragma once
+
+#include <cstdint>
+
+namespace memusage {
+
+enum class ColorMode { automatic, always, never };
+
+struct Config {
+    static constexpr uint32_t kDefaultBufferRecords = 32768;
+
+    bool profiled = true;          // MEMUSAGE_PROG_NAME unset or naming this program
+    const char* output = nullptr;  // MEMUSAGE_OUTPUT, null when unset or empty
+    uint32_t buffer_records = kDefaultBufferRecords;
+    bool timer = true;        // no MEMUSAGE_NO_TIMER
+    bool trace_mmap = false;  // MEMUSAGE_TRACE_MMAP
+    ColorMode color = ColorMode::automatic;
+
+    // `getenv` is the lookup to use (tests pass their own); `program_name` is the
+    // short name of the running program.
+    static Config read(const char* (*getenv)(const char*), const char* program_name);
+};
+
+// glibc's rule: leading digits; 0, garbage and anything above the default give the default.
+uint32_t parse_buffer_records(const char* text);
+
+}  // namespace memusage

@@ -1,0 +1,44 @@
+// The data file as the profiled process owns it: opened once, written at tracked
+// offsets, its header rewritten at the end. Everything here is async-signal-safe so
+// that a fatal signal can still complete the file.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "memusage/record.h"
+
+namespace memusage {
+
+class DataFile {
+  public:
+    enum class OpenResult { opened, busy, failed };
+
+    // Creates or truncates `path` (mode 0666 less umask) and writes the provisional
+    // header (zero peaks, `start_time`). `busy`: another process of the run holds it.
+    OpenResult open(const char* path, uint64_t start_time);
+    bool is_open() const { return fd_ >= 0; }
+
+    void append(const Record* records, size_t count);
+    void write_header(uint64_t total_peak, uint64_t heap_peak, uint64_t stack_peak,
+                      uint64_t end_time);
+
+    // Also how a forked child lets go of its parent's file: the lock stays with the
+    // parent's descriptor, and nothing is written.
+    void close();
+
+  private:
+    bool still_ours();
+    bool write_at(const void* data, size_t bytes, off_t offset);
+
+    int fd_ = -1;
+    off_t end_ = 0;
+    uint64_t start_time_ = 0;
+    dev_t device_ = 0;
+    ino_t inode_ = 0;
+    char path_[4096] = {};
+};
+
+}  // namespace memusage

@@ -1,0 +1,50 @@
+// The functions we stand in for, as the next library in line (libc) provides them.
+// One list drives every declaration and every lookup, so intercepting another
+// function is a one-line change here plus its hook.
+#pragma once
+
+#include <malloc.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include <cstddef>
+
+#define MEMUSAGE_HOOKED_FUNCTIONS(X) \
+    X(malloc)                        \
+    X(calloc)                        \
+    X(realloc)                       \
+    X(free)                          \
+    X(memalign)                      \
+    X(aligned_alloc)                 \
+    X(posix_memalign)                \
+    X(valloc)                        \
+    X(pvalloc)                       \
+    X(reallocarray)                  \
+    X(malloc_usable_size)            \
+    X(mmap)                          \
+    X(mremap)                        \
+    X(munmap)                        \
+    X(sigaction)                     \
+    X(signal)
+
+namespace memusage::original {
+
+#define MEMUSAGE_DECLARE_ORIGINAL(name) inline decltype(&::name) name = nullptr;
+MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_DECLARE_ORIGINAL)
+#undef MEMUSAGE_DECLARE_ORIGINAL
+
+// Looks every function up with dlsym(RTLD_NEXT). dlsym may allocate: those requests
+// are served by the bootstrap arena below. False if any is missing.
+bool resolve();
+
+}  // namespace memusage::original
+
+namespace memusage::bootstrap {
+
+// A small static arena for the allocations made before the real allocator is known.
+void* allocate(size_t size, size_t alignment = 16);
+bool owns(const void* p);
+size_t size_of(const void* p);
+
+}  // namespace memusage::bootstrap

@@ -1,0 +1,22 @@
+// Memory for the collector's own tables, straight from the kernel: never through the
+// profiled program's allocator (which is us) nor through the exported mmap (also us).
+#pragma once
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstddef>
+
+namespace memusage {
+
+inline void* allocate_pages(size_t bytes) {
+    long result = syscall(SYS_mmap, nullptr, bytes, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (result == -1) return nullptr;
+    return reinterpret_cast<void*>(result);
+}
+
+inline void free_pages(void* pages, size_t bytes) { syscall(SYS_munmap, pages, bytes); }
+
+}  // namespace memusage

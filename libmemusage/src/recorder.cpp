@@ -1,0 +1,212 @@
+#include "recorder.h"
+
+#include <sched.h>
+
+#include <cstring>
+
+#include "clock.h"
+#include "pages.h"
+
+namespace memusage {
+
+bool Recorder::init(DataFile* file, uint32_t buffer_records) {
+    if (buffer_records == 0) buffer_records = 1;
+    log_capacity_ = buffer_records < kMaxLogCapacity ? buffer_records : kMaxLogCapacity;
+    if (file != nullptr && file->is_open()) {
+        output_ = static_cast<Record*>(allocate_pages(size_t{buffer_records} * sizeof(Record)));
+        if (output_ == nullptr) return false;
+        output_capacity_ = buffer_records;
+        file_ = file;
+    }
+    return true;
+}
+
+ThreadLog* Recorder::attach_thread() {
+    pthread_mutex_lock(&mutex_);
+    ThreadLog* log = logs_;
+    while (log != nullptr && log->in_use) log = log->next;
+    if (log == nullptr && ensure_cursor_room(log_count_ + 1)) {
+        log = static_cast<ThreadLog*>(allocate_pages(ThreadLog::bytes_for(log_capacity_)));
+        if (log != nullptr) {
+            log->next = logs_;
+            logs_ = log;
+            ++log_count_;
+        }
+    }
+    if (log != nullptr) {
+        memset(&log->stats, 0, sizeof(log->stats));
+        log->stack_start = 0;
+        log->published.store(0, std::memory_order_relaxed);
+        log->consumed = 0;
+        log->capacity = log_capacity_;
+        log->in_use = true;
+    }
+    pthread_mutex_unlock(&mutex_);
+    return log;
+}
+
+void Recorder::detach_thread(ThreadLog* log) {
+    pthread_mutex_lock(&mutex_);
+    merge_locked(log, cycle_counter_fenced());
+    retired_.add_counts(log->stats);
+    log->in_use = false;
+    pthread_mutex_unlock(&mutex_);
+}
+
+void Recorder::merge_full_log(ThreadLog& log) {
+    pthread_mutex_lock(&mutex_);
+    merge_locked(&log, cycle_counter_fenced());
+    log.consumed = 0;
+    log.published.store(0, std::memory_order_relaxed);
+    pthread_mutex_unlock(&mutex_);
+}
+
+void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack) {
+    uint32_t n = log.published.load(std::memory_order_relaxed);
+    if (n + 1 < log.capacity) {
+        log.events[n] = Event{time, 0, stack};
+        log.published.store(n + 1, std::memory_order_release);
+        return;
+    }
+    if (pthread_mutex_trylock(&mutex_) != 0) return;
+    log.events[n] = Event{time, 0, stack};
+    log.published.store(n + 1, std::memory_order_release);
+    merge_locked(&log, cycle_counter_fenced());
+    log.consumed = 0;
+    log.published.store(0, std::memory_order_relaxed);
+    pthread_mutex_unlock(&mutex_);
+}
+
+bool Recorder::ensure_cursor_room(uint32_t count) {
+    if (count <= cursor_capacity_) return true;
+    uint32_t capacity = cursor_capacity_ == 0 ? 64 : cursor_capacity_ * 2;
+    while (capacity < count) capacity *= 2;
+    auto* cursors = static_cast<Cursor*>(allocate_pages(capacity * sizeof(Cursor)));
+    if (cursors == nullptr) return false;
+    if (cursors_ != nullptr) free_pages(cursors_, cursor_capacity_ * sizeof(Cursor));
+    cursors_ = cursors;
+    cursor_capacity_ = capacity;
+    return true;
+}
+
+// A k-way merge over the threads' unmerged events, smallest stamp first. Events of
+// other threads stamped at or after `cutoff` stay for a later merge: a thread may
+// still be publishing an earlier one. Anything that happened before an event we take
+// (a malloc whose block another thread frees) was published before that event was
+// stamped, so a free is never merged ahead of its allocation.
+void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
+    uint32_t count = 0;
+    for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
+        if (!log->in_use) continue;
+        uint32_t end = log->published.load(std::memory_order_acquire);
+        if (log->consumed >= end) continue;
+        cursors_[count++] = Cursor{log->events + log->consumed, log->events + end, log, log == own};
+    }
+    auto earlier = [](const Cursor& a, const Cursor& b) { return a.next->time < b.next->time; };
+    auto sift_down = [&](uint32_t i) {
+        for (;;) {
+            uint32_t smallest = i, left = 2 * i + 1, right = left + 1;
+            if (left < count && earlier(cursors_[left], cursors_[smallest])) smallest = left;
+            if (right < count && earlier(cursors_[right], cursors_[smallest])) smallest = right;
+            if (smallest == i) return;
+            Cursor swapped = cursors_[i];
+            cursors_[i] = cursors_[smallest];
+            cursors_[smallest] = swapped;
+            i = smallest;
+        }
+    };
+    for (uint32_t i = count / 2; i-- > 0;) sift_down(i);
+    while (count > 0) {
+        Cursor& top = cursors_[0];
+        bool exhausted = top.next == top.end;
+        if (!exhausted && (top.take_all || top.next->time < cutoff)) {
+            emit(*top.next++);
+            exhausted = top.next == top.end;
+            if (!exhausted) {
+                sift_down(0);
+                continue;
+            }
+        }
+        top.log->consumed = static_cast<uint32_t>(top.next - top.log->events);
+        cursors_[0] = cursors_[--count];
+        sift_down(0);
+    }
+}
+
+void Recorder::emit(const Event& event) {
+    heap_ += event.heap_change;
+    // Stamps of different cores can disagree by a few cycles; the file stays in order.
+    uint64_t time = event.time > last_time_ ? event.time : last_time_;
+    last_time_ = time;
+    uint64_t heap = heap_ > 0 ? static_cast<uint64_t>(heap_) : 0;
+    if (heap > heap_peak_) heap_peak_ = heap;
+    if (event.stack > stack_peak_) stack_peak_ = event.stack;
+    if (heap + event.stack > total_peak_) total_peak_ = heap + event.stack;
+    if (output_ == nullptr) return;
+    Record& record = output_[output_used_++];
+    record.heap = heap;
+    record.stack = event.stack;
+    record.set_time(time);
+    if (output_used_ == output_capacity_) write_output();
+}
+
+void Recorder::write_output() {
+    if (file_ != nullptr) file_->append(output_, output_used_);
+    output_used_ = 0;
+}
+
+void Recorder::fold_counters_locked(Stats& totals) {
+    totals.add_counts(retired_);
+    for (ThreadLog* log = logs_; log != nullptr; log = log->next)
+        if (log->in_use) totals.add_counts(log->stats);
+    totals.heap_peak = heap_peak_;
+    totals.stack_peak = stack_peak_;
+    totals.total_peak = total_peak_;
+}
+
+void Recorder::complete_file_locked(uint64_t end_time) {
+    merge_locked(nullptr, UINT64_MAX);
+    if (file_ == nullptr) return;
+    write_output();
+    file_->write_header(total_peak_, heap_peak_, stack_peak_, end_time);
+    file_->close();
+    file_ = nullptr;
+}
+
+void Recorder::finish(Stats& totals, uint64_t end_time) {
+    pthread_mutex_lock(&mutex_);
+    complete_file_locked(end_time);
+    fold_counters_locked(totals);
+    pthread_mutex_unlock(&mutex_);
+}
+
+void Recorder::finish_file_after_crash(uint64_t end_time) {
+    // The lock may belong to a thread that is writing right now (wait for it a little)
+    // or to the crashing thread itself (give up: readers repair a zero header).
+    for (int attempt = 0; pthread_mutex_trylock(&mutex_) != 0; ++attempt) {
+        if (attempt == 2000) return;
+        sched_yield();
+    }
+    complete_file_locked(end_time);
+    pthread_mutex_unlock(&mutex_);
+}
+
+void Recorder::after_fork_in_child(ThreadLog* own) {
+    // The parent writes its pending events to its file; the child only needs them for
+    // its own heap and peaks.
+    if (file_ != nullptr) file_->close();
+    file_ = nullptr;
+    merge_locked(nullptr, UINT64_MAX);
+    output_used_ = 0;
+    for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
+        log->consumed = 0;
+        log->published.store(0, std::memory_order_relaxed);
+        if (log->in_use && log != own) {  // threads that do not exist in the child
+            retired_.add_counts(log->stats);
+            log->in_use = false;
+        }
+    }
+    pthread_mutex_init(&mutex_, nullptr);
+}
+
+}  // namespace memusage

@@ -1,0 +1,18 @@
+// mmap, mremap and munmap as MEMUSAGE_TRACE_MMAP counts them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+
+#include "counting.h"
+
+namespace memusage::traced {
+
+void* map(Counting& counting, void* address, size_t length, int protection, int flags, int fd,
+          off_t offset);
+void* remap(Counting& counting, void* old_address, size_t old_length, size_t new_length, int flags,
+            void* new_address);
+int unmap(Counting& counting, void* address, size_t length);
+
+}  // namespace memusage::traced
