@@ -1,0 +1,149 @@
+// What the run produces: the summary, the data file, the graph, and nothing left behind.
+#include <signal.h>
+
+#include <cstdint>
+#include <filesystem>
+
+#include "driver_run.h"
+#include "scratch_directory.h"
+
+namespace driver_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kSummaryTitle = "Memory usage summary:";
+
+size_t count_of(const std::string& text, const std::string& what) {
+    size_t count = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+        ++count;
+    }
+    return count;
+}
+
+uint32_t big_endian_32(const std::string& bytes, size_t at) {
+    uint32_t value = 0;
+    for (size_t i = 0; i < 4; ++i) value = value << 8 | static_cast<unsigned char>(bytes[at + i]);
+    return value;
+}
+
+class ProfileTest : public ScratchDirectoryTest {
+  protected:
+    void SetUp() override {
+        ScratchDirectoryTest::SetUp();
+        temporary_directory_ = in_scratch("tmp");
+        fs::create_directory(temporary_directory_);
+    }
+    // Runs with TMPDIR pointing at a directory of our own, to see what is left in it.
+    DriverRun run(const std::vector<std::string>& arguments) {
+        return run_driver(arguments, scratch(), {"TMPDIR=" + temporary_directory_});
+    }
+    bool temporary_directory_is_empty() const { return fs::is_empty(temporary_directory_); }
+
+    std::string temporary_directory_;
+};
+
+TEST_F(ProfileTest, SummaryArrivesInTheRequestedColour) {
+    DriverRun plain = run({"--color=never", FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(count_of(plain.err, kSummaryTitle), 1u) << plain.err;
+    EXPECT_EQ(plain.err.find('\x1b'), std::string::npos) << plain.err;
+    DriverRun coloured = run({"--color=always", FIXTURE_PATH, "exit", "0"});
+    EXPECT_NE(coloured.err.find("\x1b[01;32mMemory usage summary:\x1b[0;0m"), std::string::npos)
+        << coloured.err;
+}
+
+TEST_F(ProfileTest, DataFileIsKeptWhereAsked) {
+    std::string data = in_scratch("run.dat");
+    DriverRun result = run({"-d", data, "--no-timer", FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    ASSERT_TRUE(fs::exists(data));
+    uintmax_t size = fs::file_size(data);
+    EXPECT_EQ(size % 24, 0u);
+    EXPECT_GE(size, 2u * 24) << "the header records at least";
+    EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+TEST_F(ProfileTest, ProgNameProfilesOnlyThatProcess) {
+    std::vector<std::string> parent_runs_child = {FIXTURE_PATH, "run", CHILD_FIXTURE_PATH, "exit",
+                                                  "0"};
+    auto with_options = [&](std::vector<std::string> options) {
+        options.insert(options.end(), parent_runs_child.begin(), parent_runs_child.end());
+        return options;
+    };
+    DriverRun everyone = run(with_options({"--color=never"}));
+    EXPECT_EQ(count_of(everyone.err, kSummaryTitle), 2u) << everyone.err;
+    DriverRun child_only = run(with_options({"--color=never", "-n", "driver_fixture_child"}));
+    EXPECT_EQ(count_of(child_only.err, kSummaryTitle), 1u) << child_only.err;
+    DriverRun nobody = run(with_options({"--color=never", "--progname=nobody-by-that-name"}));
+    EXPECT_EQ(count_of(nobody.err, kSummaryTitle), 0u) << nobody.err;
+    EXPECT_EQ(nobody.exit_code, 0);
+}
+
+TEST_F(ProfileTest, PngHasTheRequestedSize) {
+    std::string png = in_scratch("graph");  // .png gets appended
+    DriverRun result = run({"-p", png, "-x", "420", "--y-size=310", FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    std::string bytes = read_file(png + ".png");
+    ASSERT_GE(bytes.size(), 24u) << result.err;
+    EXPECT_EQ(bytes.substr(1, 3), "PNG");
+    EXPECT_EQ(bytes.substr(12, 4), "IHDR");
+    EXPECT_EQ(big_endian_32(bytes, 16), 420u);
+    EXPECT_EQ(big_endian_32(bytes, 20), 310u);
+    EXPECT_TRUE(temporary_directory_is_empty()) << "the private data file must go";
+}
+
+TEST_F(ProfileTest, TitleWithSpacesStaysOneArgument) {
+    std::string png = in_scratch("titled.png");
+    DriverRun result =
+        run({"--title", "Two words  and more", "-t", "-T", "-p", png, FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    std::string bytes = read_file(png);
+    ASSERT_FALSE(bytes.empty()) << result.err;
+    // The title travels in the PNG's text chunks (SPEC section 9).
+    EXPECT_NE(bytes.find("Two words  and more"), std::string::npos);
+}
+
+TEST_F(ProfileTest, PngAndDataTogetherKeepTheData) {
+    std::string png = in_scratch("both.png");
+    std::string data = in_scratch("both.dat");
+    DriverRun result = run({"-p", png, "-d", data, FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_TRUE(fs::exists(png));
+    EXPECT_TRUE(fs::exists(data));
+    EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+TEST_F(ProfileTest, TemporaryFileGoesWhenTheProgramCrashes) {
+    DriverRun result =
+        run({"-p", in_scratch("crash.png"), FIXTURE_PATH, "signal", std::to_string(SIGSEGV)});
+    EXPECT_EQ(result.exit_code, 128 + SIGSEGV);
+    EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+TEST_F(ProfileTest, TemporaryFileGoesWhenTheProgramCannotRun) {
+    DriverRun result = run({"-p", in_scratch("none.png"), "memusage-no-such-program"});
+    EXPECT_EQ(result.exit_code, 127);
+    EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+TEST_F(ProfileTest, NoGraphWhenNoProcessWasProfiled) {
+    std::string png = in_scratch("nobody.png");
+    DriverRun result = run({"-p", png, "-n", "nobody-by-that-name", FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_FALSE(fs::exists(png));
+    EXPECT_NE(result.err.find("no profile data"), std::string::npos) << result.err;
+    EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+TEST_F(ProfileTest, StaticProgramRunsWithAMessage) {
+    DriverRun result = run({"-p", in_scratch("static.png"), STATIC_FIXTURE_PATH, "exit", "6"});
+    EXPECT_EQ(result.exit_code, 6) << "the program still runs";
+    EXPECT_NE(result.err.find("statically linked"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("no memory profile"), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find(kSummaryTitle), std::string::npos) << result.err;
+    EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+}  // namespace
+}  // namespace driver_test

@@ -1,0 +1,142 @@
+// The driver runs the program: arguments, exit statuses, signals, PATH, failures to start.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "driver_run.h"
+#include "scratch_directory.h"
+
+namespace driver_test {
+namespace {
+
+using RunningTest = ScratchDirectoryTest;
+
+TEST_F(RunningTest, ExitStatusIsTheProgramsOwn) {
+    for (int status : {0, 3, 255}) {
+        DriverRun run = run_driver({FIXTURE_PATH, "exit", std::to_string(status)}, scratch());
+        EXPECT_EQ(run.exit_code, status) << run.err;
+    }
+}
+
+TEST_F(RunningTest, SignalDeathGives128PlusNAndSaysWhich) {
+    for (int signal_number : {SIGSEGV, SIGABRT, SIGKILL, SIGUSR1}) {
+        DriverRun run =
+            run_driver({FIXTURE_PATH, "signal", std::to_string(signal_number)}, scratch());
+        EXPECT_EQ(run.exit_code, 128 + signal_number) << run.err;
+        EXPECT_NE(run.err.find("signal " + std::to_string(signal_number)), std::string::npos)
+            << run.err;
+    }
+}
+
+TEST_F(RunningTest, ProgramArgumentsArriveUntouched) {
+    DriverRun run = run_driver(
+        {"-m", FIXTURE_PATH, "args", "-p", "x", "--help", "--", "two words", "", "-n"}, scratch());
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out, "[-p]\n[x]\n[--help]\n[--]\n[two words]\n[]\n[-n]\n");
+}
+
+TEST_F(RunningTest, DoubleDashLetsTheProgramStartWithADash) {
+    std::string dash_name = in_scratch("-fixture");
+    std::filesystem::copy_file(FIXTURE_PATH, dash_name);
+    ::chmod(dash_name.c_str(), 0755);
+    DriverRun run =
+        run_driver({"--", "-fixture", "exit", "4"}, scratch(), {"PATH=" + scratch() + ":/bin"});
+    EXPECT_EQ(run.exit_code, 4) << run.err;
+}
+
+TEST_F(RunningTest, FindsTheProgramThroughPath) {
+    std::string directory = std::filesystem::path(FIXTURE_PATH).parent_path().string();
+    DriverRun run = run_driver({"driver_fixture", "exit", "7"}, scratch(),
+                               {"PATH=/nonexistent:" + directory + ":/usr/bin:/bin"});
+    EXPECT_EQ(run.exit_code, 7) << run.err;
+}
+
+TEST_F(RunningTest, ProgramNotFoundGives127) {
+    DriverRun run = run_driver({"memusage-no-such-program", "a"}, scratch());
+    EXPECT_EQ(run.exit_code, 127);
+    EXPECT_NE(run.err.find("memusage-no-such-program"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("not found"), std::string::npos) << run.err;
+}
+
+TEST_F(RunningTest, ProgramNotExecutableGives127) {
+    std::string plain = in_scratch("plain-file");
+    std::ofstream(plain) << "not a program\n";
+    DriverRun run = run_driver({plain}, scratch());
+    EXPECT_EQ(run.exit_code, 127);
+    EXPECT_NE(run.err.find("Permission denied"), std::string::npos) << run.err;
+}
+
+TEST_F(RunningTest, ScriptWithoutInterpreterLineRunsThroughTheShell) {
+    std::string script = in_scratch("script");
+    std::ofstream(script) << "exit 5\n";
+    ::chmod(script.c_str(), 0755);
+    DriverRun run = run_driver({script}, scratch());
+    EXPECT_EQ(run.exit_code, 5) << run.err;
+}
+
+TEST_F(RunningTest, CommandLineErrorsGiveOneAndAPointerToHelp) {
+    for (const auto& arguments : std::vector<std::vector<std::string>>{
+             {}, {"--frobnicate", FIXTURE_PATH}, {"--p", "x", FIXTURE_PATH}, {"-x"}}) {
+        DriverRun run = run_driver(arguments, scratch());
+        EXPECT_EQ(run.exit_code, 1);
+        EXPECT_NE(run.err.find("Try 'memusage --help' or 'memusage --usage' for more information."),
+                  std::string::npos)
+            << run.err;
+    }
+    EXPECT_NE(run_driver({}, scratch()).err.find("No program name given"), std::string::npos);
+}
+
+TEST_F(RunningTest, HelpUsageVersionPrintAndSucceed) {
+    DriverRun help = run_driver({"--help"}, scratch());
+    EXPECT_EQ(help.exit_code, 0);
+    EXPECT_TRUE(help.out.starts_with("Usage: memusage [OPTION]... PROGRAM [PROGRAMOPTION]..."));
+    for (const char* option : {"--progname", "--png", "--data", "--unbuffered", "--buffer",
+                               "--no-timer", "--mmap", "--color", "--time-based", "--total",
+                               "--title", "--x-size", "--y-size", "--usage", "--version"}) {
+        EXPECT_NE(help.out.find(option), std::string::npos) << option;
+    }
+    DriverRun usage = run_driver({"--usage"}, scratch());
+    EXPECT_EQ(usage.exit_code, 0);
+    EXPECT_NE(usage.out.find("PROGRAM [PROGRAMOPTION]..."), std::string::npos);
+    DriverRun version = run_driver({"-V"}, scratch());
+    EXPECT_EQ(version.exit_code, 0);
+    EXPECT_TRUE(version.out.starts_with("memusage "));
+}
+
+TEST_F(RunningTest, KeepsTheUsersPreloadAndSetsTheVariables) {
+    DriverRun run = run_driver(
+        {"-n", "someone", "--color=never", "-b", "64", FIXTURE_PATH, "env", "LD_PRELOAD"},
+        scratch(), {"LD_PRELOAD=libm.so.6"});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_TRUE(run.out.find("libmemusage.so:libm.so.6") != std::string::npos) << run.out;
+    run = run_driver({"--color=never", FIXTURE_PATH, "env", "MEMUSAGE_COLOR"}, scratch());
+    EXPECT_EQ(run.out, "never\n");
+}
+
+// Starts the driver on a fixture that waits, sends the driver signal_number, and checks the
+// program got it: the driver reports 128+N once the program died of it.
+void expect_signal_reaches_program(const std::string& scratch, int signal_number,
+                                   const std::vector<std::string>& options) {
+    std::string started = scratch + "/started";
+    std::vector<std::string> arguments = options;
+    arguments.insert(arguments.end(), {FIXTURE_PATH, "wait", started});
+    pid_t driver = start(MEMUSAGE_DRIVER_PATH, arguments, clean_environment({}), scratch + "/out",
+                         scratch + "/err");
+    ASSERT_TRUE(wait_until_exists(started)) << read_file(scratch + "/err");
+    ::kill(driver, signal_number);
+    EXPECT_EQ(wait_exit_code(driver), 128 + signal_number) << read_file(scratch + "/err");
+}
+
+TEST_F(RunningTest, TerminationSignalsReachTheProgram) {
+    for (int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+        SCOPED_TRACE(signal_number);
+        std::filesystem::remove(in_scratch("started"));
+        expect_signal_reaches_program(scratch(), signal_number, {});
+    }
+}
+
+}  // namespace
+}  // namespace driver_test
