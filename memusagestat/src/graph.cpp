@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "build_envelope.h"
 #include "envelope.h"
 #include "mapped_data_file.h"
 #include "plot.h"
@@ -113,11 +114,9 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
     if (options.time_based && !spec.time_based)
         warn(options, data_path + ": the run spans no time; drawing by calls instead");
 
-    const unsigned columns = plot_columns(spec.width);
-    EnvelopeSeries series =
-        spec.time_based ? EnvelopeSeries::by_time(columns, header.start_time, header.end_time)
-                        : EnvelopeSeries::by_call(columns, profile.events.size());
-    file.for_each_chunk([&](std::span<const memusage::Record> events) { series.add(events); });
+    const Placement placement{spec.time_based, plot_columns(spec.width), header.start_time,
+                              header.end_time};
+    const EnvelopeSeries series = build_envelope(profile, placement);
 
     // The data can exceed a header written by a different run or a damaged file; the
     // scale then grows so that no curve leaves the frame.

@@ -62,48 +62,36 @@ std::string MappedDataFile::open(const std::string& path) {
     if (map == MAP_FAILED) return system_error("cannot map input file");
     map_ = static_cast<std::byte*>(map);
     map_size_ = size;
-    released_up_to_ = map_;
     ::madvise(map_, map_size_, MADV_SEQUENTIAL);
 
     std::string error = parse_profile({map_, map_size_}, profile_, HeaderRepair::leave);
     if (!error.empty()) return error;
     if (profile_.header.repaired) {
         HeaderScan scan(*reinterpret_cast<const Record*>(map_));
-        for_each_chunk([&](std::span<const Record> events) { scan.add(events); });
+        for_each_chunk(profile_.events, [&](std::span<const Record> events) { scan.add(events); });
         profile_.header = scan.header();
         write_back_header(path, profile_.header);
-        released_up_to_ = map_;
     }
     return {};
 }
 
-void MappedDataFile::for_each_chunk(const std::function<void(std::span<const Record>)>& visit) {
-    std::span<const Record> rest = profile_.events;
-    while (!rest.empty()) {
-        const std::size_t count = std::min(rest.size(), kChunkRecords);
-        const auto* begin = reinterpret_cast<const std::byte*>(rest.data());
-        const std::size_t bytes = count * sizeof(Record);
-        // Fault the chunk in with one call instead of one fault per few pages.
-        const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-        const auto first_page = reinterpret_cast<uintptr_t>(begin) & ~(page - 1);
-        ::madvise(reinterpret_cast<void*>(first_page),
-                  reinterpret_cast<uintptr_t>(begin) + bytes - first_page, MADV_POPULATE_READ);
-        visit(rest.first(count));
-        rest = rest.subspan(count);
-        release_pages_before(begin + bytes);
-    }
-}
-
-void MappedDataFile::release_pages_before(const std::byte* end) {
+void MappedDataFile::for_each_chunk(std::span<const Record> events, const ChunkVisitor& visit) {
     const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-    auto* aligned_end =
-        reinterpret_cast<std::byte*>(reinterpret_cast<uintptr_t>(end) & ~(page - 1));
-    if (aligned_end <= released_up_to_) return;
-    // The mapping is private and never written, so dropping its pages loses nothing:
-    // they stay in the page cache, only this process stops counting them.
-    ::madvise(released_up_to_, static_cast<std::size_t>(aligned_end - released_up_to_),
-              MADV_DONTNEED);
-    released_up_to_ = aligned_end;
+    // Only pages wholly inside `events` are released: a page shared with a neighbouring
+    // part may still be in use by another thread.
+    auto released = (reinterpret_cast<uintptr_t>(events.data()) + page - 1) & ~(page - 1);
+    while (!events.empty()) {
+        const std::size_t count = std::min(events.size(), kChunkRecords);
+        visit(events.first(count));
+        events = events.subspan(count);
+        const auto done = reinterpret_cast<uintptr_t>(events.data()) & ~(page - 1);
+        if (done > released) {
+            // The mapping is private and never written, so dropping its pages loses
+            // nothing: they stay in the page cache, only this process stops counting them.
+            ::madvise(reinterpret_cast<void*>(released), done - released, MADV_DONTNEED);
+            released = done;
+        }
+    }
 }
 
 }  // namespace memusagestat

@@ -25,16 +25,16 @@ class MappedDataFile {
 
     const Profile& profile() const { return profile_; }
 
-    // Calls `visit` on consecutive runs of events, front to back, releasing each run's
-    // pages once visited.
-    void for_each_chunk(const std::function<void(std::span<const memusage::Record>)>& visit);
+    using ChunkVisitor = std::function<void(std::span<const memusage::Record>)>;
+
+    // Calls `visit` on consecutive runs of `events` (a part of profile().events), front
+    // to back, releasing the pages of each run once visited. Distinct parts may be
+    // visited from distinct threads at once.
+    static void for_each_chunk(std::span<const memusage::Record> events, const ChunkVisitor& visit);
 
   private:
-    void release_pages_before(const std::byte* end);
-
     std::byte* map_ = nullptr;
     std::size_t map_size_ = 0;
-    std::byte* released_up_to_ = nullptr;
     Profile profile_;
 };
 

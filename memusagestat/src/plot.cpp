@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "graph_fonts.h"
 #include "scale_labels.h"
 
 namespace memusagestat {
@@ -87,35 +88,47 @@ double value_y(const Frame& frame, uint64_t value, uint64_t top) {
     return frame.bottom - fraction * frame.height();
 }
 
-// One curve from the envelope: each column's full extent as a vertical stroke, joined to
-// the previous column's last value, so spikes and fast oscillations stay visible.
+// One curve from the envelope. Each column's full extent (min to max) is a filled bar,
+// so spikes and fast oscillations between two pixels stay visible; a polyline joins each
+// column to the previous column's last value. Bars are filled rectangles rather than
+// stroked segments because Cairo fills boxes far faster than it strokes overlapping paths,
+// which matters when every column of a huge run spans most of the height.
 void draw_curve(cairo_t* cr, const Frame& frame, const EnvelopeSeries& series,
                 ValueRange Column::*curve, uint64_t top, Colour colour, double line_width) {
     const auto columns = series.columns();
+    set_colour(cr, colour);
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        if (columns[c].empty()) continue;
+        const ValueRange& range = columns[c].*curve;
+        const double low = value_y(frame, range.min, top);
+        const double high = value_y(frame, range.max, top);
+        if (low - high < 1) continue;  // the polyline covers it
+        const double x = frame.left + static_cast<double>(c) + 0.5;
+        cairo_rectangle(cr, x - line_width / 2, high, line_width, low - high);
+    }
+    cairo_fill(cr);
+
     bool started = false;
+    double previous_last = 0;
     for (std::size_t c = 0; c < columns.size(); ++c) {
         if (columns[c].empty()) continue;
         const ValueRange& range = columns[c].*curve;
         const double x = frame.left + static_cast<double>(c) + 0.5;
         const double low = value_y(frame, range.min, top);
         const double high = value_y(frame, range.max, top);
-        if (started) {
-            double cx, cy;
-            cairo_get_current_point(cr, &cx, &cy);
-            cairo_line_to(cr, x, std::clamp(cy, high, low));
-        } else {
-            cairo_move_to(cr, x, low);
-            started = true;
-        }
-        cairo_line_to(cr, x, low);
-        cairo_line_to(cr, x, high);
-        cairo_move_to(cr, x, value_y(frame, range.last, top));
+        const double last = value_y(frame, range.last, top);
+        // Only the joining segment is stroked; the move within the column is the bar's.
+        // Separate segments keep the stroker from building one huge self-overlapping
+        // polygon out of a curve that swings across the whole height in every column.
+        if (started) cairo_line_to(cr, x, std::clamp(previous_last, high, low));
+        cairo_move_to(cr, x, last);
+        cairo_line_to(cr, x, last);  // a dot, in case this column is the only one
+        started = true;
+        previous_last = last;
     }
     if (!started) return;
     cairo_set_line_width(cr, line_width);
     cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-    set_colour(cr, colour);
     cairo_stroke(cr);
 }
 
@@ -259,7 +272,9 @@ void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series)
     cairo_font_options_set_hint_style(font_options, CAIRO_HINT_STYLE_SLIGHT);
     cairo_set_font_options(cr, font_options);
     cairo_font_options_destroy(font_options);
-    cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_font_face_t* regular = graph_font(FontWeight::regular);
+    cairo_set_font_face(cr, regular);
+    cairo_font_face_destroy(regular);
     const TextPainter text(cr, font_size_for(spec));
 
     draw_time_strip(cr, spec, frame, series);
@@ -271,8 +286,7 @@ void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series)
     cairo_clip(cr);
     // The total is drawn first and wider: where the stack is negligible it coincides with
     // the heap, and the heap then shows as a red line with a black rim instead of vanishing.
-    if (spec.total)
-        draw_curve(cr, frame, series, &Column::total, heap_top, kTotal, line_width * 2);
+    if (spec.total) draw_curve(cr, frame, series, &Column::total, heap_top, kTotal, line_width * 2);
     draw_curve(cr, frame, series, &Column::stack, stack_top, kStack, line_width);
     draw_curve(cr, frame, series, &Column::heap, heap_top, kHeap, line_width);
     cairo_restore(cr);
@@ -289,7 +303,9 @@ void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series)
     draw_x_axis(cr, text, spec, frame);
 
     if (!spec.title.empty()) {
-        cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+        cairo_font_face_t* bold = graph_font(FontWeight::bold);
+        cairo_set_font_face(cr, bold);
+        cairo_font_face_destroy(bold);
         set_colour(cr, kAxisText);
         text.draw(spec.title, spec.width / 2.0, kInsetY - 5, Align::centre, spec.width - 8,
                   text.base_size() + 1);
