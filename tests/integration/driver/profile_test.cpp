@@ -1,5 +1,8 @@
 // What the run produces: the summary, the data file, the graph, and nothing left behind.
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -143,6 +146,24 @@ TEST_F(ProfileTest, StaticProgramRunsWithAMessage) {
     EXPECT_NE(result.err.find("no memory profile"), std::string::npos) << result.err;
     EXPECT_EQ(result.err.find(kSummaryTitle), std::string::npos) << result.err;
     EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+TEST_F(ProfileTest, SetUserIdProgramRunsWithAMessage) {
+    std::string program = in_scratch("setuid_fixture");
+    fs::copy_file(FIXTURE_PATH, program);
+    // Only a change of user at exec makes it a secure exec: give the file to someone else.
+    if (::chown(program.c_str(), 65534, 65534) != 0) {
+        GTEST_SKIP() << "making a file set-user-ID for another user needs root";
+    }
+    ::chmod(program.c_str(), 04755);
+    struct statvfs volume {};
+    if (::statvfs(program.c_str(), &volume) == 0 && (volume.f_flag & ST_NOSUID)) {
+        GTEST_SKIP() << "the scratch directory is on a nosuid mount";
+    }
+    DriverRun result = run({program, "exit", "9"});
+    EXPECT_EQ(result.exit_code, 9) << "the program still runs";
+    EXPECT_NE(result.err.find("set-user-ID"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("no memory profile"), std::string::npos) << result.err;
 }
 
 }  // namespace
