@@ -278,7 +278,6 @@ void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series)
     const TextPainter text(cr, font_size_for(spec));
 
     draw_time_strip(cr, spec, frame, series);
-    draw_quarter_lines(cr, frame);
 
     const double line_width = std::clamp(std::min(spec.width, spec.height) / 1000.0, 1.0, 2.5);
     cairo_save(cr);
@@ -290,6 +289,8 @@ void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series)
     draw_curve(cr, frame, series, &Column::stack, stack_top, kStack, line_width);
     draw_curve(cr, frame, series, &Column::heap, heap_top, kHeap, line_width);
     cairo_restore(cr);
+    // Over the curves, like glibc's: a filled-looking curve must not hide the scale.
+    draw_quarter_lines(cr, frame);
 
     set_colour(cr, kFrame);
     cairo_set_line_width(cr, 1);

@@ -1,0 +1,118 @@
+#include "mapped_data_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "records.h"
+
+using memusagestat::MappedDataFile;
+using stat_test::header;
+using stat_test::record;
+
+namespace {
+
+class TempFile {
+  public:
+    TempFile() {
+        char name[] = "/tmp/memusagestat-unit-XXXXXX";
+        const int fd = mkstemp(name);
+        if (fd >= 0) ::close(fd);
+        path_ = name;
+    }
+    ~TempFile() { std::filesystem::remove(path_); }
+    const std::string& path() const { return path_; }
+
+    void write(const std::vector<memusage::Record>& records, std::size_t drop_bytes = 0) const {
+        std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+        out.write(
+            reinterpret_cast<const char*>(records.data()),
+            static_cast<std::streamsize>(records.size() * sizeof(memusage::Record) - drop_bytes));
+    }
+    std::vector<memusage::Record> read() const {
+        std::ifstream in(path_, std::ios::binary);
+        std::vector<memusage::Record> records(std::filesystem::file_size(path_) /
+                                              sizeof(memusage::Record));
+        in.read(reinterpret_cast<char*>(records.data()),
+                static_cast<std::streamsize>(records.size() * sizeof(memusage::Record)));
+        return records;
+    }
+
+  private:
+    std::string path_;
+};
+
+}  // namespace
+
+TEST(MappedDataFile, MissingFileGivesTheSystemReason) {
+    MappedDataFile file;
+    const std::string error = file.open("/nonexistent/memusagestat/data");
+    EXPECT_NE(error.find("cannot open input file"), std::string::npos);
+    EXPECT_NE(error.find("No such file"), std::string::npos);
+}
+
+TEST(MappedDataFile, DirectoryIsRefused) {
+    MappedDataFile file;
+    EXPECT_NE(file.open("/tmp").find("not a regular file"), std::string::npos);
+}
+
+TEST(MappedDataFile, EmptyFileIsRefused) {
+    TempFile temp;
+    MappedDataFile file;
+    EXPECT_NE(file.open(temp.path()).find("incorrect size"), std::string::npos);
+}
+
+TEST(MappedDataFile, ReadsEventsInChunksInOrder) {
+    auto records = header(0, 0, 0, 0, 0);
+    const std::size_t count = 300000;  // spans several chunks
+    for (std::size_t i = 0; i < count; ++i) records.push_back(record(i, 1, i));
+    TempFile temp;
+    temp.write(records);
+    MappedDataFile file;
+    ASSERT_EQ(file.open(temp.path()), "");
+    uint64_t expected = 0;
+    bool in_order = true;
+    MappedDataFile::for_each_chunk(file.profile().events,
+                                   [&](std::span<const memusage::Record> chunk) {
+                                       for (const auto& r : chunk) in_order &= r.heap == expected++;
+                                   });
+    EXPECT_TRUE(in_order);
+    EXPECT_EQ(expected, count);
+}
+
+TEST(MappedDataFile, RepairedHeaderIsWrittenBack) {
+    auto records = header(0, 0, 0, 100, 100);
+    records.push_back(record(40, 8, 110));
+    records.push_back(record(90, 4, 120));
+    TempFile temp;
+    temp.write(records);
+    {
+        MappedDataFile file;
+        ASSERT_EQ(file.open(temp.path()), "");
+        EXPECT_TRUE(file.profile().header.repaired);
+        EXPECT_EQ(file.profile().header.heap_peak, 90u);
+    }
+    const auto after = temp.read();
+    ASSERT_EQ(after.size(), 4u);
+    EXPECT_EQ(after[0].stack, 94u);  // total peak
+    EXPECT_EQ(after[0].time(), 100u);
+    EXPECT_EQ(after[1].heap, 90u);
+    EXPECT_EQ(after[1].stack, 8u);
+    EXPECT_EQ(after[1].time(), 120u);
+    EXPECT_EQ(after[3].heap, 90u);  // events untouched
+}
+
+TEST(MappedDataFile, PartialRecordIsReportedNotFatal) {
+    auto records = header(9, 9, 18, 0, 1);
+    records.push_back(record(9, 9, 1));
+    records.push_back(record(9, 9, 1));
+    TempFile temp;
+    temp.write(records, 5);
+    MappedDataFile file;
+    ASSERT_EQ(file.open(temp.path()), "");
+    EXPECT_EQ(file.profile().events.size(), 1u);
+    EXPECT_EQ(file.profile().ignored_tail_bytes, 19u);
+}

@@ -1,0 +1,133 @@
+#include "profile.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "records.h"
+
+using memusagestat::HeaderRepair;
+using memusagestat::parse_profile;
+using memusagestat::Profile;
+using stat_test::bytes_of;
+using stat_test::header;
+using stat_test::record;
+
+TEST(Profile, CompleteHeaderIsTakenAsWritten) {
+    auto file = header(5000, 300, 5100, 10, 90);
+    file.push_back(record(100, 20, 20));
+    file.push_back(record(5000, 100, 50));
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    EXPECT_FALSE(profile.header.repaired);
+    EXPECT_EQ(profile.header.heap_peak, 5000u);
+    EXPECT_EQ(profile.header.stack_peak, 300u);
+    EXPECT_EQ(profile.header.total_peak, 5100u);
+    EXPECT_EQ(profile.header.start_time, 10u);
+    EXPECT_EQ(profile.header.end_time, 90u);
+    ASSERT_EQ(profile.events.size(), 2u);
+    EXPECT_EQ(profile.events[1].heap, 5000u);
+    EXPECT_EQ(profile.ignored_tail_bytes, 0u);
+}
+
+TEST(Profile, ZeroPeakHeaderIsRepairedFromTheEvents) {
+    auto file = header(0, 0, 0, 1000, 1000);  // a run that died before its exit handler
+    file.push_back(record(100, 50, 1010));
+    file.push_back(record(700, 10, 1020));
+    file.push_back(record(300, 600, 1030));
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    EXPECT_TRUE(profile.header.repaired);
+    EXPECT_EQ(profile.header.heap_peak, 700u);
+    EXPECT_EQ(profile.header.stack_peak, 600u);
+    EXPECT_EQ(profile.header.total_peak, 900u);  // 300 + 600, not 700 + 600
+    EXPECT_EQ(profile.header.start_time, 1000u);
+    EXPECT_EQ(profile.header.end_time, 1030u);
+}
+
+TEST(Profile, RepairCanBeLeftToTheCaller) {
+    auto file = header(0, 0, 0, 0, 0);
+    file.push_back(record(100, 50, 1));
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes_of(file), profile, HeaderRepair::leave), "");
+    EXPECT_TRUE(profile.header.repaired);
+    EXPECT_EQ(profile.header.heap_peak, 0u);
+}
+
+TEST(Profile, HeaderOnlyFileHasNoEvents) {
+    auto file = header(0, 0, 0, 5, 5);
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    EXPECT_TRUE(profile.events.empty());
+    EXPECT_EQ(profile.header.end_time, 5u);
+}
+
+TEST(Profile, PartialTrailingRecordIsIgnoredAndCounted) {
+    auto file = header(10, 10, 20, 0, 9);
+    file.push_back(record(10, 10, 5));
+    file.push_back(record(99, 99, 99));
+    auto bytes = bytes_of(file);
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes.first(bytes.size() - 7), profile), "");
+    EXPECT_EQ(profile.events.size(), 1u);
+    EXPECT_EQ(profile.ignored_tail_bytes, 17u);
+}
+
+TEST(Profile, TooShortOrEmptyIsRefused) {
+    auto file = header(10, 10, 20, 0, 9);
+    auto bytes = bytes_of(file);
+    Profile profile;
+    EXPECT_NE(parse_profile(bytes.first(0), profile).find("incorrect size"), std::string::npos);
+    EXPECT_NE(parse_profile(bytes.first(24), profile).find("incorrect size"), std::string::npos);
+    EXPECT_NE(parse_profile(bytes.first(47), profile).find("incorrect size"), std::string::npos);
+    EXPECT_EQ(parse_profile(bytes.first(48), profile), "");
+}
+
+TEST(Profile, MisalignedBytesAreRefusedNotRead) {
+    std::vector<memusage::Record> file(4);
+    auto bytes = bytes_of(file);
+    Profile profile;
+    EXPECT_NE(parse_profile(bytes.subspan(1, 72), profile), "");
+}
+
+TEST(Profile, AbsurdValuesSaturateInsteadOfWrapping) {
+    auto file = header(0, 0, 0, UINT64_MAX, 0);
+    file.push_back(record(UINT64_MAX, UINT64_MAX, 0));
+    file.push_back(record(1, 1, UINT64_MAX));
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    EXPECT_EQ(profile.header.heap_peak, UINT64_MAX);
+    EXPECT_EQ(profile.header.total_peak, UINT64_MAX);
+}
+
+TEST(Profile, RandomBytesNeverCrash) {
+    std::mt19937_64 random(42);
+    for (int round = 0; round < 200; ++round) {
+        std::vector<memusage::Record> file(1 + random() % 64);
+        for (auto& r : file) r = record(random(), random(), random());
+        auto bytes = bytes_of(file);
+        Profile profile;
+        const std::string error =
+            parse_profile(bytes.first(random() % (bytes.size() + 1)), profile);
+        if (error.empty()) {
+            EXPECT_GE(profile.header.total_peak, 0u);
+            EXPECT_LE(profile.events.size(), file.size());
+        } else {
+            EXPECT_NE(error.find("incorrect size"), std::string::npos);
+        }
+    }
+}
+
+TEST(Profile, EncodedHeaderRoundTrips) {
+    memusagestat::ProfileHeader written{700, 600, 900, 1000, 1030, true};
+    std::vector<memusage::Record> file(2);
+    memusagestat::encode_header(written, file.data());
+    EXPECT_TRUE(memusage::header_is_complete(file[0], file[1]));
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    EXPECT_EQ(profile.header.heap_peak, 700u);
+    EXPECT_EQ(profile.header.stack_peak, 600u);
+    EXPECT_EQ(profile.header.total_peak, 900u);
+    EXPECT_EQ(profile.header.start_time, 1000u);
+    EXPECT_EQ(profile.header.end_time, 1030u);
+}
