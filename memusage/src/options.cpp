@@ -38,12 +38,14 @@ po::options_description driver_option_table() {
 // positional form), so no "--command" option exists for prefixes to collide with.
 std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& arguments) {
     std::vector<po::option> rest;
+    // Boost would read "---x" as --x and "--=x" as the word x; both are typing mistakes.
+    const std::string& token = arguments.front();
+    if (token.starts_with("---") || token.starts_with("--=")) throw po::unknown_option(token);
     // Boost also calls this on the single word after an option that takes a value, to see
     // whether that word is an option; claiming it would make "-p x" fail (x guesses
     // --x-size). A lone final word is positional anyway, so leave one-word calls alone.
     if (arguments.size() == 1) return rest;
-    const std::string& first = arguments.front();
-    bool looks_like_option = first.size() > 1 && first[0] == '-';
+    bool looks_like_option = token.size() > 1 && token[0] == '-';
     if (looks_like_option) return rest;
     for (const std::string& word : arguments) {
         po::option positional;

@@ -206,6 +206,10 @@ TEST(DriverOptions, UnknownOptionsAreErrors) {
     EXPECT_EQ(parse_error({"--frobnicate", "prog"}),
               "memusage: unrecognized option '--frobnicate'");
     EXPECT_EQ(parse_error({"-z", "prog"}), "memusage: unrecognized option '-z'");
+    EXPECT_EQ(parse_error({"---x", "1", "prog"}), "memusage: unrecognized option '---x'");
+    EXPECT_EQ(parse_error({"--=x", "prog"}), "memusage: unrecognized option '--=x'");
+    EXPECT_EQ(parse_error({"--no-timer=yes", "prog"}),
+              "memusage: option '--no-timer' does not take any arguments");
     // No hidden name for the program's words.
     EXPECT_EQ(parse_error({"--command", "prog"}), "memusage: unrecognized option '--command'");
 }
