@@ -83,9 +83,13 @@ class TextPainter {
     double base_size_;
 };
 
+// The centre of the pixel row a value falls in: a flat curve then covers one crisp row
+// instead of smearing over two half-lit ones. Rows run from the frame's top row to the
+// row just above its bottom line, so a zero stays visible.
 double value_y(const Frame& frame, uint64_t value, uint64_t top) {
     const double fraction = static_cast<double>(std::min(value, top)) / static_cast<double>(top);
-    return frame.bottom - fraction * frame.height();
+    const double y = frame.bottom - fraction * frame.height();
+    return std::min(std::floor(y), frame.bottom - 1) + 0.5;
 }
 
 // One curve from the envelope. Each column's full extent (min to max) is a filled bar,

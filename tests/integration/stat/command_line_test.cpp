@@ -1,0 +1,193 @@
+// Options, output names, and every kind of bad input: a message and exit 1, never a
+// crash; or a sensible picture.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "stat_test_support.h"
+
+using namespace stat_test;
+
+namespace {
+
+DataFile small_run() {
+    DataFile data;
+    data.heap_peak = 5000;
+    data.stack_peak = 100;
+    data.total_peak = 5100;
+    data.start = 10;
+    data.end = 20;
+    for (int i = 0; i < 10; ++i) data.events.push_back(record(500 * i, 10 * i, 10 + i));
+    return data;
+}
+
+bool is_png(const std::string& path) { return read_file(path).substr(1, 3) == "PNG"; }
+
+void expect_refused(const Outcome& outcome, const std::string& message) {
+    EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+    EXPECT_NE(outcome.output.find("memusagestat: "), std::string::npos) << outcome.output;
+    EXPECT_NE(outcome.output.find(message), std::string::npos) << outcome.output;
+}
+
+}  // namespace
+
+TEST(CommandLine, HelpUsageVersionExitZero) {
+    Outcome help = run({MEMUSAGESTAT, "--help"});
+    EXPECT_EQ(help.exit_code, 0);
+    for (const char* option : {"--output=FILE", "--string=STRING", "--time", "--total",
+                               "--x-size=VALUE", "--y-size=VALUE", "--usage", "--version"})
+        EXPECT_NE(help.output.find(option), std::string::npos) << option;
+    EXPECT_EQ(run({MEMUSAGESTAT, "-?"}).output, help.output);
+    Outcome usage = run({MEMUSAGESTAT, "--usage"});
+    EXPECT_EQ(usage.exit_code, 0);
+    EXPECT_NE(usage.output.find("DATAFILE [OUTFILE]"), std::string::npos);
+    Outcome version = run({MEMUSAGESTAT, "-V"});
+    EXPECT_EQ(version.exit_code, 0);
+    EXPECT_NE(version.output.find("memusagestat"), std::string::npos);
+}
+
+TEST(CommandLine, OutputDefaultsToDataFileDotPng) {
+    ScratchDir dir;
+    small_run().write(dir / "run.dat");
+    ASSERT_EQ(run({MEMUSAGESTAT, dir / "run.dat"}).exit_code, 0);
+    EXPECT_TRUE(is_png(dir / "run.dat.png"));
+}
+
+TEST(CommandLine, OutputOptionAndOutfileArgument) {
+    ScratchDir dir;
+    small_run().write(dir / "run.dat");
+    ASSERT_EQ(run({MEMUSAGESTAT, "-o", dir / "a.png", dir / "run.dat"}).exit_code, 0);
+    EXPECT_TRUE(is_png(dir / "a.png"));
+    ASSERT_EQ(run({MEMUSAGESTAT, "--output=" + dir / "b.png", dir / "run.dat"}).exit_code, 0);
+    EXPECT_TRUE(is_png(dir / "b.png"));
+    // Like glibc, OUTFILE wins over -o.
+    ASSERT_EQ(run({MEMUSAGESTAT, "-o", dir / "c.png", dir / "run.dat", dir / "d.png"}).exit_code,
+              0);
+    EXPECT_TRUE(is_png(dir / "d.png"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "c.png"));
+}
+
+TEST(CommandLine, LongOptionsAcceptUnambiguousPrefixes) {
+    ScratchDir dir;
+    small_run().write(dir / "run.dat");
+    ASSERT_EQ(
+        run({MEMUSAGESTAT, "--x-s=300", "--tot", "--str", "t", dir / "run.dat", dir / "p.png"})
+            .exit_code,
+        0);
+    Image image;
+    ASSERT_TRUE(decode_png(dir / "p.png", image));
+    EXPECT_EQ(image.width, 300u);
+    expect_refused(run({MEMUSAGESTAT, "--t", dir / "run.dat"}), "ambiguous");
+}
+
+TEST(CommandLine, MissingOrExtraArgumentsAreRefused) {
+    expect_refused(run({MEMUSAGESTAT}), "missing DATAFILE");
+    expect_refused(run({MEMUSAGESTAT, "a", "b", "c"}), "too many arguments");
+    expect_refused(run({MEMUSAGESTAT, "--bogus", "a"}), "unrecognised");
+}
+
+TEST(CommandLine, BadSizesAreRefused) {
+    ScratchDir dir;
+    small_run().write(dir / "run.dat");
+    expect_refused(run({MEMUSAGESTAT, "-x", "abc", dir / "run.dat"}), "invalid width");
+    expect_refused(run({MEMUSAGESTAT, "-y", "-5", dir / "run.dat"}), "invalid height");
+    expect_refused(run({MEMUSAGESTAT, "-x", "99999999999", dir / "run.dat"}), "invalid width");
+    expect_refused(run({MEMUSAGESTAT, "-x", "100000", dir / "run.dat"}), "too large");
+}
+
+TEST(CommandLine, UnreadableInputsAreRefused) {
+    ScratchDir dir;
+    expect_refused(run({MEMUSAGESTAT, dir / "missing"}), "cannot open input file");
+    std::ofstream(dir / "empty").close();
+    expect_refused(run({MEMUSAGESTAT, dir / "empty"}), "incorrect size");
+    std::ofstream(dir / "short") << std::string(47, 'x');
+    expect_refused(run({MEMUSAGESTAT, dir / "short"}), "incorrect size");
+    expect_refused(run({MEMUSAGESTAT, "/tmp"}), "not a regular file");
+    small_run().write(dir / "run.dat");
+    expect_refused(run({MEMUSAGESTAT, dir / "run.dat", dir / "no/such/dir/out.png"}),
+                   "cannot create output file");
+}
+
+TEST(CommandLine, RandomBytesGiveAPictureOrAMessageNeverACrash) {
+    ScratchDir dir;
+    std::mt19937 random(7);
+    for (int round = 0; round < 8; ++round) {
+        std::string bytes(48 + random() % 2000, '\0');
+        for (char& c : bytes) c = static_cast<char>(random());
+        std::ofstream(dir / "random", std::ios::binary) << bytes;
+        for (const char* mode : {"-T", "-t"}) {
+            const Outcome outcome = run({MEMUSAGESTAT, mode, dir / "random", dir / "r.png"});
+            EXPECT_TRUE(outcome.exit_code == 0 || outcome.exit_code == 1) << outcome.output;
+            if (outcome.exit_code == 0) {
+                EXPECT_TRUE(is_png(dir / "r.png"));
+            }
+        }
+    }
+}
+
+TEST(CommandLine, AbsurdValuesDrawWithoutTrouble) {
+    DataFile data;
+    data.heap_peak = UINT64_MAX;
+    data.stack_peak = UINT64_MAX;
+    data.total_peak = UINT64_MAX;
+    data.start = UINT64_MAX;
+    data.end = 0;
+    data.events = {record(UINT64_MAX, UINT64_MAX, UINT64_MAX), record(0, 0, 0),
+                   record(1, UINT64_MAX, 5)};
+    ScratchDir dir;
+    data.write(dir / "absurd");
+    for (const char* mode : {"-T", "-t"}) {
+        const Outcome outcome = run({MEMUSAGESTAT, mode, dir / "absurd", dir / "a.png"});
+        EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+        EXPECT_TRUE(is_png(dir / "a.png"));
+    }
+}
+
+TEST(CommandLine, PartialTrailingRecordIsIgnoredWithAWarning) {
+    ScratchDir dir;
+    small_run().write(dir / "cut", 10);
+    const Outcome outcome = run({MEMUSAGESTAT, dir / "cut", dir / "cut.png"});
+    EXPECT_EQ(outcome.exit_code, 0);
+    EXPECT_NE(outcome.output.find("warning"), std::string::npos);
+    EXPECT_NE(outcome.output.find("14 bytes"), std::string::npos) << outcome.output;
+    EXPECT_TRUE(is_png(dir / "cut.png"));
+}
+
+TEST(CommandLine, DeadRunIsRepairedDrawnAndWrittenBack) {
+    DataFile data = small_run();
+    data.heap_peak = data.stack_peak = data.total_peak = 0;
+    data.end = data.start;
+    ScratchDir dir;
+    data.write(dir / "dead");
+    const Outcome outcome = run({MEMUSAGESTAT, dir / "dead", dir / "dead.png"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+    EXPECT_TRUE(is_png(dir / "dead.png"));
+    const std::string bytes = read_file(dir / "dead");
+    memusage::Record header[2];
+    std::memcpy(header, bytes.data(), sizeof header);
+    EXPECT_EQ(header[1].heap, 4500u);
+    EXPECT_EQ(header[1].stack, 90u);
+    EXPECT_EQ(header[0].stack, 4590u);
+    EXPECT_EQ(header[1].time(), 19u);
+}
+
+TEST(CommandLine, TimeModeCopesWithZeroSpanAndBackwardsTime) {
+    ScratchDir dir;
+    DataFile frozen = small_run();
+    frozen.end = frozen.start;
+    for (auto& r : frozen.events) r.set_time(frozen.start);
+    frozen.write(dir / "frozen");
+    Outcome outcome = run({MEMUSAGESTAT, "-t", dir / "frozen", dir / "f.png"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+    EXPECT_NE(outcome.output.find("spans no time"), std::string::npos);
+    EXPECT_TRUE(is_png(dir / "f.png"));
+
+    DataFile backwards = small_run();
+    backwards.events[5].set_time(1);  // a forked child's clock, say
+    backwards.events[6].set_time(1000000);
+    backwards.write(dir / "backwards");
+    outcome = run({MEMUSAGESTAT, "-t", "-T", dir / "backwards", dir / "b.png"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+    EXPECT_TRUE(is_png(dir / "b.png"));
+}

@@ -1,0 +1,63 @@
+// Compatibility both ways: ours draws what glibc's collector wrote, glibc's
+// memusagestat draws what we wrote.
+#include <gtest/gtest.h>
+
+#include "stat_test_support.h"
+
+using namespace stat_test;
+
+TEST(GlibcCross, OursDrawsAFileWrittenByGlibcsCollector) {
+    ScratchDir dir;
+    const Outcome traced =
+        run({FIXTURE_ALLOC}, {"LD_PRELOAD=" GLIBC_LIBMEMUSAGE,
+                              "MEMUSAGE_OUTPUT=" + dir / "glibc.dat", "MEMUSAGE_NO_TIMER=1"});
+    ASSERT_EQ(traced.exit_code, 0) << traced.output;
+    ASSERT_TRUE(std::filesystem::exists(dir / "glibc.dat"));
+
+    const Outcome drawn = run({MEMUSAGESTAT, dir / "glibc.dat", dir / "ours.png"});
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+    Image image;
+    ASSERT_TRUE(decode_png(dir / "ours.png", image));
+    EXPECT_EQ(image.width, 800u);
+    // The heap peaks (1,000,000 bytes) after the 1000th of about 2000 events, so near the
+    // middle column the red curve touches the top of the frame.
+    bool at_top_in_middle = false;
+    for (unsigned x = 380; x <= 420; ++x)
+        at_top_in_middle |= image.near(x, 21, [](Rgb c) { return c.reddish(); });
+    EXPECT_TRUE(at_top_in_middle);
+    EXPECT_FALSE(image.near(100, 21, [](Rgb c) { return c.reddish(); }));
+}
+
+TEST(GlibcCross, GlibcDrawsAFileWeWrote) {
+    DataFile data;
+    data.heap_peak = 1000000;
+    data.stack_peak = 1000;
+    data.total_peak = 1001000;
+    data.end = 1000;
+    for (int i = 0; i < 1000; ++i) data.events.push_back(record(600000, 300, i));
+    ScratchDir dir;
+    data.write(dir / "ours.dat");
+    const Outcome drawn = run({GLIBC_MEMUSAGESTAT, dir / "ours.dat", dir / "glibc.png"});
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+    Image image;
+    ASSERT_TRUE(decode_png(dir / "glibc.png", image));
+    EXPECT_EQ(image.width, 800u);
+    EXPECT_EQ(image.height, 600u);
+    EXPECT_TRUE(image.near(400, value_row(600000, 1000000), [](Rgb c) { return c.reddish(); }));
+}
+
+TEST(GlibcCross, GlibcDrawsAHeaderWeRepaired) {
+    DataFile data;
+    data.start = data.end = 100;  // zero peaks: a run that died
+    for (int i = 0; i < 500; ++i)
+        data.events.push_back(record(i < 250 ? 2000 * i : 300000, 8, 100 + i));
+    ScratchDir dir;
+    data.write(dir / "dead.dat");
+    ASSERT_EQ(run({MEMUSAGESTAT, dir / "dead.dat", dir / "ours.png"}).exit_code, 0);
+    // glibc now finds a complete header (ours) and draws the same scale.
+    const Outcome drawn = run({GLIBC_MEMUSAGESTAT, dir / "dead.dat", dir / "glibc.png"});
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+    Image image;
+    ASSERT_TRUE(decode_png(dir / "glibc.png", image));
+    EXPECT_TRUE(image.near(600, value_row(300000, 498000), [](Rgb c) { return c.reddish(); }));
+}

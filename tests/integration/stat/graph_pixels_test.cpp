@@ -1,0 +1,175 @@
+// The curves are where the data puts them: decode the PNG and sample colours at the
+// rows and columns the frame geometry gives for the data's values.
+#include <gtest/gtest.h>
+
+#include "stat_test_support.h"
+
+using namespace stat_test;
+
+namespace {
+
+// Constant heap at 0.6 of its peak, constant stack at 0.3 of its peak: values that keep
+// clear of the quarter lines.
+DataFile flat_heap_and_stack(std::size_t count = 1000) {
+    DataFile data;
+    data.heap_peak = 1000000;
+    data.stack_peak = 1000;
+    data.total_peak = 1001000;
+    data.start = 0;
+    data.end = count;
+    for (std::size_t i = 0; i < count; ++i) data.events.push_back(record(600000, 300, i));
+    return data;
+}
+
+Image draw(const ScratchDir& dir, const DataFile& data, std::vector<std::string> options = {}) {
+    data.write(dir / "data");
+    std::vector<std::string> args = {MEMUSAGESTAT};
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back(dir / "data");
+    args.push_back(dir / "out.png");
+    const Outcome outcome = run(args);
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+    Image image;
+    EXPECT_TRUE(decode_png(dir / "out.png", image));
+    return image;
+}
+
+}  // namespace
+
+TEST(GraphPixels, DefaultSizeIs800x600) {
+    ScratchDir dir;
+    const Image image = draw(dir, flat_heap_and_stack());
+    EXPECT_EQ(image.width, 800u);
+    EXPECT_EQ(image.height, 600u);
+}
+
+TEST(GraphPixels, HeapRedOnTheLeftScaleStackGreenOnTheRight) {
+    ScratchDir dir;
+    const Image image = draw(dir, flat_heap_and_stack());
+    const double heap_row = value_row(600000, 1000000);
+    const double stack_row = value_row(300, 1000);
+    for (unsigned x : {60u, 200u, 400u, 600u, 740u}) {
+        SCOPED_TRACE("column " + std::to_string(x));
+        EXPECT_TRUE(image.near(x, heap_row, [](Rgb c) { return c.reddish(); }));
+        EXPECT_TRUE(image.near(x, stack_row, [](Rgb c) { return c.greenish(); }));
+        EXPECT_FALSE(image.near(
+            x, heap_row, [](Rgb c) { return c.greenish(); }, 5));
+        EXPECT_TRUE(image.at(x, 100).white());  // nothing above the curves
+        EXPECT_FALSE(image.near(x, value_row(600000 + 500, 1001000),
+                                [](Rgb c) { return c.blackish(); }));  // no total without -T
+    }
+}
+
+TEST(GraphPixels, TotalIsBlackAndSharesOneScaleWithT) {
+    DataFile data;
+    data.heap_peak = 1000;
+    data.stack_peak = 1000;
+    data.total_peak = 2000;
+    data.end = 500;
+    for (int i = 0; i < 500; ++i) data.events.push_back(record(600, 300, i));
+    ScratchDir dir;
+    const Image image = draw(dir, data, {"-T"});
+    for (unsigned x : {100u, 400u, 700u}) {
+        SCOPED_TRACE("column " + std::to_string(x));
+        EXPECT_TRUE(image.near(x, value_row(900, 2000), [](Rgb c) { return c.blackish(); }));
+        EXPECT_TRUE(image.near(x, value_row(600, 2000), [](Rgb c) { return c.reddish(); }));
+        EXPECT_TRUE(image.near(x, value_row(300, 2000), [](Rgb c) { return c.greenish(); }));
+    }
+}
+
+TEST(GraphPixels, OneSpikeAmongHundredsOfThousandsOfEventsIsDrawn) {
+    DataFile data;
+    data.heap_peak = 1000000;
+    data.stack_peak = 1;
+    data.total_peak = 1000001;
+    const std::size_t count = 200000;
+    data.end = count;
+    for (std::size_t i = 0; i < count; ++i) data.events.push_back(record(1000, 0, i));
+    data.events[count / 2] = record(1000000, 0, count / 2);
+    ScratchDir dir;
+    const Image image = draw(dir, data);
+    const unsigned spike = event_column(count / 2, count);
+    bool drawn = false;
+    for (unsigned x = spike - 1; x <= spike + 1; ++x)
+        drawn |= image.near(x, value_row(990000, 1000000), [](Rgb c) { return c.reddish(); });
+    EXPECT_TRUE(drawn);
+    EXPECT_FALSE(image.near(200, value_row(990000, 1000000), [](Rgb c) { return c.reddish(); }));
+}
+
+TEST(GraphPixels, TimeModePlacesEventsByTimeCallModeByCount) {
+    // 900 events in the first tenth of the time at 0.2 of the peak, 100 events in the
+    // other nine tenths at 0.7: the middle column tells the two modes apart.
+    DataFile data;
+    data.heap_peak = 1000000;
+    data.stack_peak = 1;
+    data.total_peak = 1000001;
+    data.end = 1000;
+    for (int i = 0; i < 900; ++i) data.events.push_back(record(200000, 0, i / 9));
+    for (int i = 0; i < 100; ++i) data.events.push_back(record(700000, 0, 100 + i * 9));
+    const unsigned middle = 400;
+    const auto red = [](Rgb c) { return c.reddish(); };
+
+    ScratchDir dir;
+    const Image by_calls = draw(dir, data);
+    EXPECT_TRUE(by_calls.near(middle, value_row(200000, 1000000), red));
+    EXPECT_FALSE(by_calls.near(middle, value_row(700000, 1000000), red));
+
+    const Image by_time = draw(dir, data, {"-t"});
+    EXPECT_TRUE(by_time.near(middle, value_row(700000, 1000000), red));
+    EXPECT_FALSE(by_time.near(middle, value_row(200000, 1000000), red));
+}
+
+TEST(GraphPixels, SizesAreHonouredAndRaisedToTheMinimum) {
+    ScratchDir dir;
+    Image image = draw(dir, flat_heap_and_stack(), {"-x", "1234", "-y", "567"});
+    EXPECT_EQ(image.width, 1234u);
+    EXPECT_EQ(image.height, 567u);
+    image = draw(dir, flat_heap_and_stack(), {"--x-size=10", "--y-size=10"});
+    EXPECT_EQ(image.width, 100u);
+    EXPECT_EQ(image.height, 80u);
+    // Even tiny, the heap is there.
+    bool red = false;
+    for (unsigned x = 40; x < 60; ++x)
+        red |= image.near(x, value_row(600000, 1000000, 80), [](Rgb c) { return c.reddish(); });
+    EXPECT_TRUE(red);
+}
+
+TEST(GraphPixels, LargePictureKeepsTheGeometry) {
+    ScratchDir dir;
+    const Image image = draw(dir, flat_heap_and_stack(), {"-x", "4000", "-y", "3000"});
+    ASSERT_EQ(image.width, 4000u);
+    EXPECT_TRUE(
+        image.near(2000, value_row(600000, 1000000, 3000), [](Rgb c) { return c.reddish(); }));
+    EXPECT_TRUE(image.near(2000, value_row(300, 1000, 3000), [](Rgb c) { return c.greenish(); }));
+}
+
+TEST(GraphPixels, TimeStripAlternatesUnderTheAxis) {
+    ScratchDir dir;
+    const Image image = draw(dir, flat_heap_and_stack());
+    // Even tenths of the time are yellow, odd ones are not; this data's time is linear.
+    const auto yellow = [](Rgb c) { return c.r > 200 && c.g > 150 && c.b < 80; };
+    EXPECT_TRUE(yellow(image.at(40 + 36 - 10, 583)));   // first tenth
+    EXPECT_FALSE(yellow(image.at(40 + 72 + 10, 583)));  // second tenth (avoiding ticks)
+    EXPECT_TRUE(yellow(image.at(40 + 144 + 10, 583)));  // third tenth
+}
+
+TEST(GraphPixels, PngCarriesTitleSourceAndSoftwareText) {
+    ScratchDir dir;
+    flat_heap_and_stack().write(dir / "data");
+    ASSERT_EQ(run({MEMUSAGESTAT, "-s", "my title", dir / "data", dir / "out.png"}).exit_code, 0);
+    const std::string png = read_file(dir / "out.png");
+    EXPECT_NE(png.find(std::string("tEXtTitle\0my title", 18)), std::string::npos);
+    EXPECT_NE(png.find(std::string("tEXtSource\0", 11) + dir / "data"), std::string::npos);
+    EXPECT_NE(png.find(std::string("tEXtSoftware\0memusagestat", 25)), std::string::npos);
+}
+
+TEST(GraphPixels, SvgAndPdfAreVectors) {
+    ScratchDir dir;
+    flat_heap_and_stack().write(dir / "data");
+    ASSERT_EQ(run({MEMUSAGESTAT, dir / "data", dir / "out.svg"}).exit_code, 0);
+    const std::string svg = read_file(dir / "out.svg");
+    EXPECT_NE(svg.find("<svg"), std::string::npos);
+    EXPECT_NE(svg.find("width=\"800\""), std::string::npos);
+    ASSERT_EQ(run({MEMUSAGESTAT, "-o", dir / "out.pdf", dir / "data"}).exit_code, 0);
+    EXPECT_EQ(read_file(dir / "out.pdf").substr(0, 5), "%PDF-");
+}
