@@ -84,9 +84,7 @@ class Counting {
         ++stats_.histogram[histogram_bucket(size)];
         ++stats_.all_calls;
     }
-    void record(int64_t heap_change) {
-        recorder_.record(log_, cycle_counter(), heap_change, log_.stack_use(sp_));
-    }
+    void record(int64_t heap_change) { recorder_.record(log_, heap_change, log_.stack_use(sp_)); }
 
     Recorder& recorder_;
     ThreadLog& log_;

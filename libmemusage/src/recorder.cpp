@@ -18,13 +18,19 @@ bool Recorder::init(DataFile* file, uint32_t buffer_records) {
         output_capacity_ = buffer_records;
         file_ = file;
     }
+    unstamped_.store(file_ == nullptr, std::memory_order_relaxed);
     return true;
 }
 
 ThreadLog* Recorder::attach_thread() {
     pthread_mutex_lock(&mutex_);
-    ThreadLog* log = logs_;
-    while (log != nullptr && log->in_use) log = log->next;
+    ThreadLog* log = nullptr;
+    for (ThreadLog* other = logs_; other != nullptr; other = other->next) {
+        if (other->in_use)
+            unstamped_.store(false, std::memory_order_relaxed);
+        else if (log == nullptr)
+            log = other;
+    }
     if (log == nullptr && ensure_cursor_room(log_count_ + 1)) {
         log = static_cast<ThreadLog*>(allocate_pages(ThreadLog::bytes_for(log_capacity_)));
         if (log != nullptr) {
@@ -102,12 +108,12 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
         if (log->consumed >= end) continue;
         cursors_[count++] = Cursor{log->events + log->consumed, log->events + end, log, log == own};
     }
-    auto earlier = [](const Cursor& a, const Cursor& b) { return a.next->time < b.next->time; };
+    auto head = [&](uint32_t i) { return i < count ? cursors_[i].next->time : UINT64_MAX; };
     auto sift_down = [&](uint32_t i) {
         for (;;) {
             uint32_t smallest = i, left = 2 * i + 1, right = left + 1;
-            if (left < count && earlier(cursors_[left], cursors_[smallest])) smallest = left;
-            if (right < count && earlier(cursors_[right], cursors_[smallest])) smallest = right;
+            if (head(left) < head(smallest)) smallest = left;
+            if (head(right) < head(smallest)) smallest = right;
             if (smallest == i) return;
             Cursor swapped = cursors_[i];
             cursors_[i] = cursors_[smallest];
@@ -118,11 +124,12 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
     for (uint32_t i = count / 2; i-- > 0;) sift_down(i);
     while (count > 0) {
         Cursor& top = cursors_[0];
-        bool exhausted = top.next == top.end;
-        if (!exhausted && (top.take_all || top.next->time < cutoff)) {
-            emit(*top.next++);
-            exhausted = top.next == top.end;
-            if (!exhausted) {
+        uint64_t bound = top.take_all ? UINT64_MAX : cutoff;
+        if (top.next->time < bound) {
+            // Everything up to the next thread's first event goes in one run.
+            uint64_t next_head = head(1) < head(2) ? head(1) : head(2);
+            top.next = emit_run(top.next, top.end, next_head < bound ? next_head : bound);
+            if (top.next != top.end) {
                 sift_down(0);
                 continue;
             }
@@ -133,21 +140,34 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
     }
 }
 
-void Recorder::emit(const Event& event) {
-    heap_ += event.heap_change;
-    // Stamps of different cores can disagree by a few cycles; the file stays in order.
-    uint64_t time = event.time > last_time_ ? event.time : last_time_;
-    last_time_ = time;
-    uint64_t heap = heap_ > 0 ? static_cast<uint64_t>(heap_) : 0;
-    if (heap > heap_peak_) heap_peak_ = heap;
-    if (event.stack > stack_peak_) stack_peak_ = event.stack;
-    if (heap + event.stack > total_peak_) total_peak_ = heap + event.stack;
-    if (output_ == nullptr) return;
-    Record& record = output_[output_used_++];
-    record.heap = heap;
-    record.stack = event.stack;
-    record.set_time(time);
-    if (output_used_ == output_capacity_) write_output();
+// The hot loop of the merge: the running heap and the peaks stay in registers.
+const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t bound) {
+    int64_t heap = heap_;
+    uint64_t last_time = last_time_;
+    uint64_t heap_peak = heap_peak_, stack_peak = stack_peak_, total_peak = total_peak_;
+    do {
+        heap += event->heap_change;
+        uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
+        // Stamps of different cores can disagree by a few cycles; the file stays in order.
+        last_time = event->time > last_time ? event->time : last_time;
+        heap_peak = current > heap_peak ? current : heap_peak;
+        stack_peak = event->stack > stack_peak ? event->stack : stack_peak;
+        total_peak = current + event->stack > total_peak ? current + event->stack : total_peak;
+        if (output_ != nullptr) {
+            Record& record = output_[output_used_++];
+            record.heap = current;
+            record.stack = event->stack;
+            record.set_time(last_time);
+            if (output_used_ == output_capacity_) write_output();
+        }
+        ++event;
+    } while (event != end && event->time < bound);
+    heap_ = heap;
+    last_time_ = last_time;
+    heap_peak_ = heap_peak;
+    stack_peak_ = stack_peak;
+    total_peak_ = total_peak;
+    return event;
 }
 
 void Recorder::write_output() {
