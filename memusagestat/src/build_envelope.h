@@ -9,6 +9,7 @@ namespace memusagestat {
 struct Placement {
     bool time_based = false;
     unsigned columns = 1;
+    bool with_total = true;
     uint64_t start_time = 0;  // time placement only
     uint64_t end_time = 0;
 };

@@ -8,18 +8,19 @@ namespace memusagestat {
 
 using memusage::Record;
 
-EnvelopeSeries::EnvelopeSeries(unsigned columns, bool time_based)
-    : columns_(std::max(columns, 1u)), time_based_(time_based) {}
+EnvelopeSeries::EnvelopeSeries(unsigned columns, bool time_based, bool with_total)
+    : columns_(std::max(columns, 1u)), time_based_(time_based), with_total_(with_total) {}
 
-EnvelopeSeries EnvelopeSeries::by_call(unsigned columns, uint64_t event_count) {
-    EnvelopeSeries series(columns, false);
+EnvelopeSeries EnvelopeSeries::by_call(unsigned columns, uint64_t event_count, bool with_total) {
+    EnvelopeSeries series(columns, false, with_total);
     series.event_count_ = event_count;
     series.column_end_ = series.first_event_of(1);
     return series;
 }
 
-EnvelopeSeries EnvelopeSeries::by_time(unsigned columns, uint64_t start_time, uint64_t end_time) {
-    EnvelopeSeries series(columns, true);
+EnvelopeSeries EnvelopeSeries::by_time(unsigned columns, uint64_t start_time, uint64_t end_time,
+                                       bool with_total) {
+    EnvelopeSeries series(columns, true, with_total);
     series.start_time_ = start_time;
     series.end_time_ = std::max(end_time, start_time + 1);
     series.columns_per_tick_ = static_cast<double>(series.columns_.size() - 1) /
@@ -44,12 +45,13 @@ void EnvelopeSeries::add(std::span<const Record> events) {
 namespace {
 
 // One run of events that share a column; kept in locals so the loop stays in registers.
+template <bool kWithTotal>
 void accumulate(Column& column, std::span<const Record> run) {
     ValueRange heap = column.heap, stack = column.stack, total = column.total;
     for (const Record& r : run) {
         heap.add(r.heap);
         stack.add(r.stack);
-        total.add(saturating_add(r.heap, r.stack));
+        if constexpr (kWithTotal) total.add(saturating_add(r.heap, r.stack));
     }
     column.heap = heap;
     column.stack = stack;
@@ -69,7 +71,10 @@ void EnvelopeSeries::add_by_call(std::span<const Record> events) {
         // Events beyond the announced count (a caller's mistake) pile into the last column.
         const uint64_t room = column_end_ > next_event_ ? column_end_ - next_event_ : UINT64_MAX;
         const auto run = static_cast<std::size_t>(std::min<uint64_t>(room, events.size()));
-        accumulate(columns_[column_], events.first(run));
+        if (with_total_)
+            accumulate<true>(columns_[column_], events.first(run));
+        else
+            accumulate<false>(columns_[column_], events.first(run));
         next_event_ += run;
         events = events.subspan(run);
     }
@@ -81,7 +86,10 @@ void EnvelopeSeries::add_by_time(std::span<const Record> events) {
         const uint64_t t = std::clamp(r.time(), start_time_, end_time_);
         const double x = static_cast<double>(t - start_time_) * columns_per_tick_;
         const auto column = static_cast<std::size_t>(std::min(x, last_column));
-        accumulate(columns_[column], {&r, 1});
+        if (with_total_)
+            accumulate<true>(columns_[column], {&r, 1});
+        else
+            accumulate<false>(columns_[column], {&r, 1});
     }
 }
 

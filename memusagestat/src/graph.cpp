@@ -114,8 +114,8 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
     if (options.time_based && !spec.time_based)
         warn(options, data_path + ": the run spans no time; drawing by calls instead");
 
-    const Placement placement{spec.time_based, plot_columns(spec.width), header.start_time,
-                              header.end_time};
+    const Placement placement{spec.time_based, plot_columns(spec.width), spec.total,
+                              header.start_time, header.end_time};
     const EnvelopeSeries series = build_envelope(profile, placement);
 
     // The data can exceed a header written by a different run or a damaged file; the
