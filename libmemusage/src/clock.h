@@ -11,6 +11,14 @@ namespace memusage {
 // of different threads can be merged in time order. glibc's collector stamps with it too.
 inline uint64_t cycle_counter() { return __rdtsc(); }
 
+// A reading that earlier loads cannot fall behind: without the fence the processor
+// may read the counter before it has seen what another thread handed over, and stamp
+// the consequence earlier than its cause.
+inline uint64_t ordered_cycle_counter() {
+    _mm_lfence();
+    return __rdtsc();
+}
+
 // A cycle-counter reading that later loads cannot move ahead of: the merge reads the
 // other threads' progress after this instant.
 inline uint64_t cycle_counter_fenced() {

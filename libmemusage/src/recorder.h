@@ -55,7 +55,9 @@ class Recorder {
     // Reading the cycle counter is the dearest part of an event (about 10 ns). Stamps
     // serve the data file's time axis and the merge of several threads' events; a
     // single thread without a data file needs neither, and its events keep stamp 0.
-    uint64_t stamp() { return unstamped_.load(std::memory_order_relaxed) ? 0 : cycle_counter(); }
+    uint64_t stamp() {
+        return unstamped_.load(std::memory_order_relaxed) ? 0 : ordered_cycle_counter();
+    }
 
     struct Cursor {
         const Event* next;

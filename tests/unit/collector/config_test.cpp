@@ -1,0 +1,72 @@
+#include "config.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace memusage {
+namespace {
+
+std::map<std::string, std::string> environment;
+
+const char* fake_getenv(const char* name) {
+    auto it = environment.find(name);
+    return it == environment.end() ? nullptr : it->second.c_str();
+}
+
+Config read(std::map<std::string, std::string> env, const char* program = "prog") {
+    environment = std::move(env);
+    return Config::read(fake_getenv, program);
+}
+
+TEST(Config, BufferSizeFollowsGlibc) {
+    EXPECT_EQ(parse_buffer_records(nullptr), 32768u);
+    EXPECT_EQ(parse_buffer_records(""), 32768u);
+    EXPECT_EQ(parse_buffer_records("0"), 32768u);
+    EXPECT_EQ(parse_buffer_records("garbage"), 32768u);
+    EXPECT_EQ(parse_buffer_records("-5"), 32768u);
+    EXPECT_EQ(parse_buffer_records("1"), 1u);
+    EXPECT_EQ(parse_buffer_records("100"), 100u);
+    EXPECT_EQ(parse_buffer_records("12abc"), 12u);
+    EXPECT_EQ(parse_buffer_records("32768"), 32768u);
+    EXPECT_EQ(parse_buffer_records("32769"), 32768u);
+    EXPECT_EQ(parse_buffer_records("99999999999999999999999"), 32768u);
+}
+
+TEST(Config, DefaultsWithAnEmptyEnvironment) {
+    Config c = read({});
+    EXPECT_TRUE(c.profiled);
+    EXPECT_EQ(c.output, nullptr);
+    EXPECT_EQ(c.buffer_records, 32768u);
+    EXPECT_TRUE(c.timer);
+    EXPECT_FALSE(c.trace_mmap);
+    EXPECT_EQ(c.color, ColorMode::automatic);
+}
+
+TEST(Config, EveryVariable) {
+    Config c = read({{"MEMUSAGE_OUTPUT", "run.dat"},
+                     {"MEMUSAGE_BUFFER_SIZE", "7"},
+                     {"MEMUSAGE_NO_TIMER", ""},
+                     {"MEMUSAGE_TRACE_MMAP", "yes"},
+                     {"MEMUSAGE_COLOR", "never"}});
+    EXPECT_STREQ(c.output, "run.dat");
+    EXPECT_EQ(c.buffer_records, 7u);
+    EXPECT_FALSE(c.timer);
+    EXPECT_TRUE(c.trace_mmap);
+    EXPECT_EQ(c.color, ColorMode::never);
+    EXPECT_EQ(read({{"MEMUSAGE_COLOR", "always"}}).color, ColorMode::always);
+    EXPECT_EQ(read({{"MEMUSAGE_COLOR", "sometimes"}}).color, ColorMode::automatic);
+}
+
+TEST(Config, EmptyOutputMeansNoFile) { EXPECT_EQ(read({{"MEMUSAGE_OUTPUT", ""}}).output, nullptr); }
+
+TEST(Config, ProgramNameFilter) {
+    EXPECT_TRUE(read({{"MEMUSAGE_PROG_NAME", "prog"}}, "prog").profiled);
+    EXPECT_FALSE(read({{"MEMUSAGE_PROG_NAME", "other"}}, "prog").profiled);
+    EXPECT_FALSE(read({{"MEMUSAGE_PROG_NAME", "prog"}}, nullptr).profiled);
+    EXPECT_FALSE(read({{"MEMUSAGE_PROG_NAME", "pro"}}, "prog").profiled);
+}
+
+}  // namespace
+}  // namespace memusage

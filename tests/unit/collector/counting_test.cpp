@@ -1,0 +1,126 @@
+#include "counting.h"
+
+#include <gtest/gtest.h>
+
+namespace memusage {
+namespace {
+
+// SPEC section 3: what each outcome of each call counts as.
+class CountingTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_TRUE(recorder.init(nullptr, 32768));
+        log = recorder.attach_thread();
+        ASSERT_NE(log, nullptr);
+    }
+    Counting at(uintptr_t sp = 0x7000) { return Counting(recorder, *log, sp); }
+    Stats finish() {
+        Stats totals = {};
+        recorder.finish(totals, 1);
+        return totals;
+    }
+
+    Recorder recorder;
+    ThreadLog* log = nullptr;
+};
+
+TEST_F(CountingTest, MallocCountsTheRequestThenTheOutcome) {
+    at().allocation_requested(Call::malloc, 100);
+    at().allocated(100);
+    at().allocation_requested(Call::malloc, 1ULL << 46);
+    at().failed(Call::malloc);
+    Stats s = finish();
+    EXPECT_EQ(s.calls_of(Call::malloc), 2u);
+    EXPECT_EQ(s.bytes_of(Call::malloc), 100 + (1ULL << 46));
+    EXPECT_EQ(s.failed_of(Call::malloc), 1u);
+    EXPECT_EQ(s.heap_total, 100 + (1ULL << 46));
+    EXPECT_EQ(s.histogram[100 / 16], 1u);
+    EXPECT_EQ(s.histogram[kHistogramLarge], 1u);
+    EXPECT_EQ(s.all_calls, 2u);
+    EXPECT_EQ(s.heap_peak, 100u);  // the failed request never reached the heap
+}
+
+TEST_F(CountingTest, ImpossibleSizesAreFailedCallsInTheLargeBucket) {
+    at().impossible_request(Call::calloc);
+    Stats s = finish();
+    EXPECT_EQ(s.calls_of(Call::calloc), 1u);
+    EXPECT_EQ(s.failed_of(Call::calloc), 1u);
+    EXPECT_EQ(s.bytes_of(Call::calloc), 0u);
+    EXPECT_EQ(s.histogram[kHistogramLarge], 1u);
+    EXPECT_EQ(s.heap_peak, 0u);
+}
+
+TEST_F(CountingTest, ReallocCountsGrowthAndTheNewSize) {
+    at().allocation_requested(Call::malloc, 100);
+    at().allocated(100);
+    at().resize_requested(Call::realloc, 100, 300);  // grows, moves
+    at().reallocated(100, 300, true);
+    at().resize_requested(Call::realloc, 300, 50);  // shrinks in place
+    at().reallocated(300, 50, false);
+    at().resize_requested(Call::realloc, 50, 5000);  // fails
+    at().failed(Call::realloc);
+    Stats s = finish();
+    EXPECT_EQ(s.calls_of(Call::realloc), 3u);
+    EXPECT_EQ(s.bytes_of(Call::realloc), 200u + 4950u);
+    EXPECT_EQ(s.heap_total, 100u + 200u + 4950u);
+    EXPECT_EQ(s.failed_of(Call::realloc), 1u);
+    EXPECT_EQ(s.realloc_nomove, 1u);
+    EXPECT_EQ(s.realloc_dec, 1u);
+    EXPECT_EQ(s.histogram[300 / 16], 1u);
+    EXPECT_EQ(s.histogram[50 / 16], 1u);
+    EXPECT_EQ(s.histogram[5000 / 16], 1u);
+    EXPECT_EQ(s.all_calls, 4u);
+    EXPECT_EQ(s.heap_peak, 300u);
+}
+
+TEST_F(CountingTest, ReallocToZeroFreesWithoutAHistogramEntry) {
+    at().allocation_requested(Call::calloc, 64);
+    at().allocated(64);
+    at().realloc_call();
+    at().realloc_freed(64);
+    Stats s = finish();
+    EXPECT_EQ(s.calls_of(Call::realloc), 1u);
+    EXPECT_EQ(s.realloc_free, 1u);
+    EXPECT_EQ(s.bytes_of(Call::free), 64u);
+    EXPECT_EQ(s.calls_of(Call::free), 0u);
+    EXPECT_EQ(s.all_calls, 1u);
+}
+
+TEST_F(CountingTest, FreeCountsCallsAndBytes) {
+    at().allocation_requested(Call::malloc, 10);
+    at().allocated(10);
+    at().free_null();
+    at().freed(10);
+    Stats s = finish();
+    EXPECT_EQ(s.calls_of(Call::free), 2u);
+    EXPECT_EQ(s.bytes_of(Call::free), 10u);
+}
+
+TEST_F(CountingTest, MapsAddAndUnmapsTakeOnlyTracedBytes) {
+    at().allocation_requested(Call::mmap_a, 8192);
+    at().mapped(8192, 0);
+    at().allocation_requested(Call::mmap_r, 4096);
+    at().mapped(4096, 4096);  // placed over half of the first
+    at().unmap_requested();
+    at().unmapped(65536, 8192);
+    at().resize_requested(Call::mremap, 4096, 12288);
+    at().remapped(4096, 12288, true, 0);
+    Stats s = finish();
+    EXPECT_EQ(s.calls_of(Call::mmap_a), 1u);
+    EXPECT_EQ(s.calls_of(Call::mmap_r), 1u);
+    EXPECT_EQ(s.bytes_of(Call::munmap), 65536u);
+    EXPECT_EQ(s.bytes_of(Call::mremap), 8192u);
+    EXPECT_EQ(s.mremap_nomove, 0u);
+    EXPECT_EQ(s.heap_peak, 12288u);
+}
+
+TEST_F(CountingTest, StackIsTheDepthBelowTheFirstStackPointerSeen) {
+    at(0x10000).allocation_requested(Call::malloc, 1);
+    at(0x10000).allocated(1);
+    at(0x10000 - 400).allocated(1);
+    at(0x10000 + 64).allocated(1);  // above the first: no depth, not negative
+    EXPECT_EQ(finish().stack_peak, 400u);
+}
+
+}  // namespace
+}  // namespace memusage

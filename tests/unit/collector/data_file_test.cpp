@@ -1,0 +1,107 @@
+#include "data_file.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "test_files.h"
+
+namespace memusage {
+namespace {
+
+TEST(DataFile, OpeningTruncatesAndWritesAProvisionalHeader) {
+    ScratchFile scratch;
+    {
+        FILE* f = fopen(scratch.path(), "w");
+        fputs("old contents that must go", f);
+        fclose(f);
+    }
+    DataFile file;
+    ASSERT_EQ(file.open(scratch.path(), 1234), DataFile::OpenResult::opened);
+    auto records = scratch.records();
+    ASSERT_EQ(scratch.size(), 48);
+    for (const Record& r : records) {
+        EXPECT_EQ(r.heap, 0u);
+        EXPECT_EQ(r.stack, 0u);
+        EXPECT_EQ(r.time(), 1234u);
+    }
+    EXPECT_FALSE(header_is_complete(records[0], records[1]));
+    file.close();
+}
+
+TEST(DataFile, RecordsFollowTheHeaderWhichIsRewrittenAtTheEnd) {
+    ScratchFile scratch;
+    DataFile file;
+    ASSERT_EQ(file.open(scratch.path(), 10), DataFile::OpenResult::opened);
+    Record events[3] = {{100, 8, 11, 0}, {300, 16, 12, 0}, {200, 8, 13, 0}};
+    file.append(events, 3);
+    file.write_header(316, 300, 16, 99);
+    file.close();
+    auto records = scratch.records();
+    ASSERT_EQ(records.size(), 5u);
+    EXPECT_EQ(records[0].heap, 0u);
+    EXPECT_EQ(records[0].stack, 316u);
+    EXPECT_EQ(records[0].time(), 10u);
+    EXPECT_EQ(records[1].heap, 300u);
+    EXPECT_EQ(records[1].stack, 16u);
+    EXPECT_EQ(records[1].time(), 99u);
+    EXPECT_EQ(records[3].heap, 300u);
+    EXPECT_EQ(records[4].time(), 13u);
+    EXPECT_TRUE(header_is_complete(records[0], records[1]));
+}
+
+TEST(DataFile, TimesAboveThirtyTwoBitsSurvive) {
+    ScratchFile scratch;
+    DataFile file;
+    uint64_t start = (uint64_t{7} << 32) | 5;
+    ASSERT_EQ(file.open(scratch.path(), start), DataFile::OpenResult::opened);
+    file.close();
+    auto records = scratch.records();
+    EXPECT_EQ(records[0].time_low, 5u);
+    EXPECT_EQ(records[0].time_high, 7u);
+}
+
+TEST(DataFile, ASecondWriterIsTurnedAwayAndTruncatesNothing) {
+    ScratchFile scratch;
+    DataFile owner;
+    ASSERT_EQ(owner.open(scratch.path(), 1), DataFile::OpenResult::opened);
+    Record event = {5, 5, 2, 0};
+    owner.append(&event, 1);
+    DataFile intruder;
+    EXPECT_EQ(intruder.open(scratch.path(), 2), DataFile::OpenResult::busy);
+    EXPECT_FALSE(intruder.is_open());
+    EXPECT_EQ(scratch.size(), 72);
+    owner.close();
+}
+
+TEST(DataFile, UnwritablePlacesFail) {
+    DataFile file;
+    EXPECT_EQ(file.open("/nonexistent-directory/run.dat", 1), DataFile::OpenResult::failed);
+    EXPECT_EQ(file.open("", 1), DataFile::OpenResult::failed);
+    EXPECT_FALSE(file.is_open());
+}
+
+// Programs close descriptors they did not open and reuse the numbers: the file must
+// neither lose its records nor write into whatever took its descriptor.
+TEST(DataFile, SurvivesItsDescriptorBeingClosedAndReused) {
+    ScratchFile scratch, bystander;
+    DataFile file;
+    ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
+    int other = open(bystander.path(), O_WRONLY);
+    ASSERT_GE(other, 0);
+    for (int fd = 3; fd < 1000; ++fd)
+        if (fd != other) dup2(other, fd);
+    Record event = {42, 1, 2, 0};
+    file.append(&event, 1);
+    file.write_header(43, 42, 1, 3);
+    file.close();
+    for (int fd = 3; fd < 1000; ++fd) close(fd);
+    EXPECT_EQ(bystander.size(), 0);
+    auto records = scratch.records();
+    ASSERT_EQ(records.size(), 3u);
+    EXPECT_EQ(records[2].heap, 42u);
+    EXPECT_EQ(records[1].heap, 42u);
+}
+
+}  // namespace
+}  // namespace memusage

@@ -1,0 +1,221 @@
+#include "recorder.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "test_files.h"
+
+namespace memusage {
+namespace {
+
+struct Change {
+    int64_t heap;
+    uint64_t stack;
+};
+
+std::vector<Record> events_of(const std::vector<Record>& records) {
+    return std::vector<Record>(records.begin() + kHeaderRecords, records.end());
+}
+
+void expect_time_order(const std::vector<Record>& records) {
+    for (size_t i = kHeaderRecords + 1; i < records.size(); ++i)
+        ASSERT_LE(records[i - 1].time(), records[i].time()) << "record " << i;
+    if (records.size() > kHeaderRecords) {
+        EXPECT_LE(records[0].time(), records[kHeaderRecords].time());
+        EXPECT_LE(records.back().time(), records[1].time());
+    }
+}
+
+std::vector<Record> record_one_thread(const std::vector<Change>& changes, uint32_t buffer_records,
+                                      Stats& totals) {
+    ScratchFile scratch;
+    DataFile file;
+    EXPECT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
+    Recorder recorder;
+    EXPECT_TRUE(recorder.init(&file, buffer_records));
+    ThreadLog* log = recorder.attach_thread();
+    for (const Change& c : changes) recorder.record(*log, c.heap, c.stack);
+    recorder.finish(totals, UINT64_MAX / 2);
+    return scratch.records();
+}
+
+TEST(Recorder, OneThreadsRecordsReplayItsChanges) {
+    Stats totals = {};
+    auto records =
+        record_one_thread({{100, 10}, {200, 50}, {-100, 20}, {50, 0}, {-250, 5}}, 32768, totals);
+    ASSERT_EQ(records.size(), 7u);
+    uint64_t heaps[] = {100, 300, 200, 250, 0};
+    uint64_t stacks[] = {10, 50, 20, 0, 5};
+    for (size_t i = 0; i < 5; ++i) {
+        EXPECT_EQ(records[i + 2].heap, heaps[i]);
+        EXPECT_EQ(records[i + 2].stack, stacks[i]);
+    }
+    EXPECT_EQ(records[0].heap, 0u);
+    EXPECT_EQ(records[0].stack, 350u);  // heap + stack at its largest
+    EXPECT_EQ(records[1].heap, 300u);
+    EXPECT_EQ(records[1].stack, 50u);
+    EXPECT_EQ(totals.heap_peak, 300u);
+    EXPECT_EQ(totals.stack_peak, 50u);
+    EXPECT_EQ(totals.total_peak, 350u);
+    expect_time_order(records);
+}
+
+TEST(Recorder, EveryBufferSizeWritesTheSameRecords) {
+    std::vector<Change> changes;
+    for (int i = 0; i < 5000; ++i)
+        changes.push_back({i % 3 == 2 ? -7 : 11, static_cast<uint64_t>(i % 97)});
+    Stats totals = {};
+    auto reference = events_of(record_one_thread(changes, 32768, totals));
+    ASSERT_EQ(reference.size(), changes.size());
+    for (uint32_t buffer : {1u, 5u, 1024u, 1025u}) {
+        Stats t = {};
+        auto events = events_of(record_one_thread(changes, buffer, t));
+        ASSERT_EQ(events.size(), reference.size()) << "buffer " << buffer;
+        for (size_t i = 0; i < events.size(); ++i) {
+            ASSERT_EQ(events[i].heap, reference[i].heap) << "buffer " << buffer << " record " << i;
+            ASSERT_EQ(events[i].stack, reference[i].stack);
+        }
+        EXPECT_EQ(t.heap_peak, totals.heap_peak);
+    }
+}
+
+TEST(Recorder, WithoutAFileThePeaksStillCome) {
+    Recorder recorder;
+    ASSERT_TRUE(recorder.init(nullptr, 32768));
+    ThreadLog* log = recorder.attach_thread();
+    for (int i = 0; i < 3000; ++i) recorder.record(*log, 64, 8);
+    for (int i = 0; i < 3000; ++i) recorder.record(*log, -64, 16);
+    Stats totals = {};
+    recorder.finish(totals, 1);
+    EXPECT_EQ(totals.heap_peak, 3000u * 64);
+    EXPECT_EQ(totals.stack_peak, 16u);
+    EXPECT_EQ(totals.total_peak, 3000u * 64 + 8);
+}
+
+TEST(Recorder, CountersOfThreadsThatLeftAreKept) {
+    Recorder recorder;
+    ASSERT_TRUE(recorder.init(nullptr, 32768));
+    ThreadLog* first = recorder.attach_thread();
+    first->stats.calls_of(Call::malloc) = 5;
+    recorder.record(*first, 100, 0);
+    recorder.detach_thread(first);
+    ThreadLog* second = recorder.attach_thread();
+    EXPECT_EQ(second, first);  // the log is reused, and starts clean
+    EXPECT_EQ(second->stats.calls_of(Call::malloc), 0u);
+    second->stats.calls_of(Call::malloc) = 2;
+    recorder.record(*second, -100, 0);
+    Stats totals = {};
+    recorder.finish(totals, 1);
+    EXPECT_EQ(totals.calls_of(Call::malloc), 7u);
+    EXPECT_EQ(totals.heap_peak, 100u);
+}
+
+TEST(Recorder, SignalsRecordWithoutWaitingAndLoseNothingWhenTheLockIsFree) {
+    ScratchFile scratch;
+    DataFile file;
+    ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
+    Recorder recorder;
+    ASSERT_TRUE(recorder.init(&file, 1));  // every event fills the log
+    ThreadLog* log = recorder.attach_thread();
+    recorder.record(*log, 10, 1);
+    recorder.record_from_signal(*log, cycle_counter(), 2);
+    recorder.record(*log, 5, 3);
+    Stats totals = {};
+    recorder.finish(totals, UINT64_MAX / 2);
+    auto events = events_of(scratch.records());
+    ASSERT_EQ(events.size(), 3u);
+    EXPECT_EQ(events[1].heap, 10u);
+    EXPECT_EQ(events[1].stack, 2u);
+    EXPECT_EQ(events[2].heap, 15u);
+}
+
+// Threads record concurrently into their own logs; the file must hold every event
+// once, in time order, with the heap rebuilt from all of them.
+TEST(RecorderThreads, EveryEventOnceInTimeOrder) {
+    constexpr int kThreads = 4, kPairs = 20000;
+    for (uint32_t buffer : {7u, 32768u}) {
+        ScratchFile scratch;
+        DataFile file;
+        ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
+        Recorder recorder;
+        ASSERT_TRUE(recorder.init(&file, buffer));
+        std::vector<std::thread> threads;
+        for (int t = 0; t < kThreads; ++t)
+            threads.emplace_back([&recorder, t] {
+                ThreadLog* log = recorder.attach_thread();
+                for (int i = 0; i < kPairs; ++i) {
+                    log->stats.calls_of(Call::malloc)++;
+                    recorder.record(*log, 16 * (t + 1), 0);
+                    recorder.record(*log, -16 * (t + 1), 0);
+                }
+                recorder.detach_thread(log);
+            });
+        for (auto& thread : threads) thread.join();
+        Stats totals = {};
+        recorder.finish(totals, cycle_counter());
+        auto records = scratch.records();
+        ASSERT_EQ(records.size(), kHeaderRecords + 2u * kThreads * kPairs) << "buffer " << buffer;
+        expect_time_order(records);
+        EXPECT_EQ(records.back().heap, 0u);
+        EXPECT_EQ(totals.calls_of(Call::malloc), uint64_t{kThreads} * kPairs);
+        EXPECT_LE(totals.heap_peak, 16u * (1 + 2 + 3 + 4));
+        EXPECT_GE(totals.heap_peak, 16u * 4);
+    }
+}
+
+// A block allocated in one thread and freed in another: the free must never be
+// merged ahead of the allocation, or the heap would dip and the peak be lost.
+void hand_over(DataFile* file, uint32_t buffer, Stats& totals) {
+    constexpr int kRounds = 3000;
+    Recorder recorder;
+    ASSERT_TRUE(recorder.init(file, buffer));
+    std::atomic<int> handed{0}, taken{0};
+    std::thread producer([&] {
+        ThreadLog* log = recorder.attach_thread();
+        for (int i = 1; i <= kRounds; ++i) {
+            recorder.record(*log, 100, 0);
+            handed.store(i, std::memory_order_release);
+            while (taken.load(std::memory_order_acquire) != i) std::this_thread::yield();
+        }
+        recorder.detach_thread(log);
+    });
+    std::thread consumer([&] {
+        ThreadLog* log = recorder.attach_thread();
+        for (int i = 1; i <= kRounds; ++i) {
+            while (handed.load(std::memory_order_acquire) != i) std::this_thread::yield();
+            recorder.record(*log, -100, 0);
+            taken.store(i, std::memory_order_release);
+        }
+        recorder.detach_thread(log);
+    });
+    producer.join();
+    consumer.join();
+    recorder.finish(totals, cycle_counter());
+}
+
+TEST(RecorderThreads, AHandedOverBlockIsFreedAfterItIsAllocated) {
+    for (uint32_t buffer : {3u, 32768u}) {
+        ScratchFile scratch;
+        DataFile file;
+        ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
+        Stats totals = {};
+        hand_over(&file, buffer, totals);
+        auto events = events_of(scratch.records());
+        ASSERT_EQ(events.size(), 6000u);
+        for (size_t i = 0; i < events.size(); ++i)
+            ASSERT_EQ(events[i].heap, i % 2 == 0 ? 100u : 0u) << i;
+        EXPECT_EQ(totals.heap_peak, 100u);
+    }
+}
+
+TEST(RecorderThreads, WithoutAFileTheHandOverPeakIsExact) {
+    Stats totals = {};
+    hand_over(nullptr, 32768, totals);
+    EXPECT_EQ(totals.heap_peak, 100u);
+}
+
+}  // namespace
+}  // namespace memusage
