@@ -29,14 +29,8 @@ TEST(GlibcCross, OursDrawsAFileWrittenByGlibcsCollector) {
 }
 
 TEST(GlibcCross, GlibcDrawsAFileWeWrote) {
-    DataFile data;
-    data.heap_peak = 1000000;
-    data.stack_peak = 1000;
-    data.total_peak = 1001000;
-    data.end = 1000;
-    for (int i = 0; i < 1000; ++i) data.events.push_back(record(600000, 300, i));
     ScratchDir dir;
-    data.write(dir / "ours.dat");
+    flat_heap_and_stack().write(dir / "ours.dat");
     const Outcome drawn = run({GLIBC_MEMUSAGESTAT, dir / "ours.dat", dir / "glibc.png"});
     ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
     Image image;

@@ -8,19 +8,6 @@ using namespace stat_test;
 
 namespace {
 
-// Constant heap at 0.6 of its peak, constant stack at 0.3 of its peak: values that keep
-// clear of the quarter lines.
-DataFile flat_heap_and_stack(std::size_t count = 1000) {
-    DataFile data;
-    data.heap_peak = 1000000;
-    data.stack_peak = 1000;
-    data.total_peak = 1001000;
-    data.start = 0;
-    data.end = count;
-    for (std::size_t i = 0; i < count; ++i) data.events.push_back(record(600000, 300, i));
-    return data;
-}
-
 Image draw(const ScratchDir& dir, const DataFile& data, std::vector<std::string> options = {}) {
     data.write(dir / "data");
     std::vector<std::string> args = {MEMUSAGESTAT};
@@ -61,11 +48,7 @@ TEST(GraphPixels, HeapRedOnTheLeftScaleStackGreenOnTheRight) {
 }
 
 TEST(GraphPixels, TotalIsBlackAndSharesOneScaleWithT) {
-    DataFile data;
-    data.heap_peak = 1000;
-    data.stack_peak = 1000;
-    data.total_peak = 2000;
-    data.end = 500;
+    DataFile data = DataFile::with_peaks(1000, 1000, 2000, 500);
     for (int i = 0; i < 500; ++i) data.events.push_back(record(600, 300, i));
     ScratchDir dir;
     const Image image = draw(dir, data, {"-T"});
@@ -78,12 +61,8 @@ TEST(GraphPixels, TotalIsBlackAndSharesOneScaleWithT) {
 }
 
 TEST(GraphPixels, OneSpikeAmongHundredsOfThousandsOfEventsIsDrawn) {
-    DataFile data;
-    data.heap_peak = 1000000;
-    data.stack_peak = 1;
-    data.total_peak = 1000001;
     const std::size_t count = 200000;
-    data.end = count;
+    DataFile data = DataFile::with_peaks(1000000, 1, 1000001, count);
     for (std::size_t i = 0; i < count; ++i) data.events.push_back(record(1000, 0, i));
     data.events[count / 2] = record(1000000, 0, count / 2);
     ScratchDir dir;
@@ -99,11 +78,7 @@ TEST(GraphPixels, OneSpikeAmongHundredsOfThousandsOfEventsIsDrawn) {
 TEST(GraphPixels, TimeModePlacesEventsByTimeCallModeByCount) {
     // 900 events in the first tenth of the time at 0.2 of the peak, 100 events in the
     // other nine tenths at 0.7: the middle column tells the two modes apart.
-    DataFile data;
-    data.heap_peak = 1000000;
-    data.stack_peak = 1;
-    data.total_peak = 1000001;
-    data.end = 1000;
+    DataFile data = DataFile::with_peaks(1000000, 1, 1000001, 1000);
     for (int i = 0; i < 900; ++i) data.events.push_back(record(200000, 0, i / 9));
     for (int i = 0; i < 100; ++i) data.events.push_back(record(700000, 0, 100 + i * 9));
     const unsigned middle = 400;

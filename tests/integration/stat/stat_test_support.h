@@ -31,6 +31,16 @@ struct DataFile {
     uint64_t heap_peak = 0, stack_peak = 0, total_peak = 0, start = 0, end = 0;
     std::vector<memusage::Record> events;
 
+    // A run from time 0 to `end` whose header holds these peaks.
+    static DataFile with_peaks(uint64_t heap, uint64_t stack, uint64_t total, uint64_t end) {
+        DataFile data;
+        data.heap_peak = heap;
+        data.stack_peak = stack;
+        data.total_peak = total;
+        data.end = end;
+        return data;
+    }
+
     void write(const std::string& path, std::size_t drop_bytes = 0) const {
         std::vector<memusage::Record> all = {record(0, total_peak, start),
                                              record(heap_peak, stack_peak, end)};
@@ -125,6 +135,14 @@ struct Image {
         return false;
     }
 };
+
+// Constant heap at 0.6 of its peak, constant stack at 0.3 of its peak: values that keep
+// clear of the quarter lines.
+inline DataFile flat_heap_and_stack(std::size_t count = 1000) {
+    DataFile data = DataFile::with_peaks(1000000, 1000, 1001000, count);
+    for (std::size_t i = 0; i < count; ++i) data.events.push_back(record(600000, 300, i));
+    return data;
+}
 
 inline bool decode_png(const std::string& path, Image& image) {
     png_image png{};

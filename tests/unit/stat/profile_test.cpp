@@ -13,6 +13,19 @@ using stat_test::bytes_of;
 using stat_test::header;
 using stat_test::record;
 
+namespace {
+
+void expect_header(const memusagestat::ProfileHeader& header, uint64_t heap_peak,
+                   uint64_t stack_peak, uint64_t total_peak, uint64_t start, uint64_t end) {
+    EXPECT_EQ(header.heap_peak, heap_peak);
+    EXPECT_EQ(header.stack_peak, stack_peak);
+    EXPECT_EQ(header.total_peak, total_peak);
+    EXPECT_EQ(header.start_time, start);
+    EXPECT_EQ(header.end_time, end);
+}
+
+}  // namespace
+
 TEST(Profile, CompleteHeaderIsTakenAsWritten) {
     auto file = header(5000, 300, 5100, 10, 90);
     file.push_back(record(100, 20, 20));
@@ -20,11 +33,7 @@ TEST(Profile, CompleteHeaderIsTakenAsWritten) {
     Profile profile;
     ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
     EXPECT_FALSE(profile.header.repaired);
-    EXPECT_EQ(profile.header.heap_peak, 5000u);
-    EXPECT_EQ(profile.header.stack_peak, 300u);
-    EXPECT_EQ(profile.header.total_peak, 5100u);
-    EXPECT_EQ(profile.header.start_time, 10u);
-    EXPECT_EQ(profile.header.end_time, 90u);
+    expect_header(profile.header, 5000, 300, 5100, 10, 90);
     ASSERT_EQ(profile.events.size(), 2u);
     EXPECT_EQ(profile.events[1].heap, 5000u);
     EXPECT_EQ(profile.ignored_tail_bytes, 0u);
@@ -38,11 +47,8 @@ TEST(Profile, ZeroPeakHeaderIsRepairedFromTheEvents) {
     Profile profile;
     ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
     EXPECT_TRUE(profile.header.repaired);
-    EXPECT_EQ(profile.header.heap_peak, 700u);
-    EXPECT_EQ(profile.header.stack_peak, 600u);
-    EXPECT_EQ(profile.header.total_peak, 900u);  // 300 + 600, not 700 + 600
-    EXPECT_EQ(profile.header.start_time, 1000u);
-    EXPECT_EQ(profile.header.end_time, 1030u);
+    // The total peak is 300 + 600 (one record's sum), not 700 + 600.
+    expect_header(profile.header, 700, 600, 900, 1000, 1030);
 }
 
 TEST(Profile, RepairCanBeLeftToTheCaller) {
@@ -125,9 +131,5 @@ TEST(Profile, EncodedHeaderRoundTrips) {
     EXPECT_TRUE(memusage::header_is_complete(file[0], file[1]));
     Profile profile;
     ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
-    EXPECT_EQ(profile.header.heap_peak, 700u);
-    EXPECT_EQ(profile.header.stack_peak, 600u);
-    EXPECT_EQ(profile.header.total_peak, 900u);
-    EXPECT_EQ(profile.header.start_time, 1000u);
-    EXPECT_EQ(profile.header.end_time, 1030u);
+    expect_header(profile.header, 700, 600, 900, 1000, 1030);
 }
