@@ -6,6 +6,7 @@
 #include <cairo.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 
@@ -25,8 +26,9 @@ PictureFormat format_of(const std::string& path) {
     auto ends_with = [&](const char* suffix) {
         const std::string s(suffix);
         if (path.size() < s.size()) return false;
-        return std::equal(s.begin(), s.end(), path.end() - static_cast<long>(s.size()),
-                          [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+        return std::equal(
+            s.begin(), s.end(), path.end() - static_cast<long>(s.size()),
+            [](unsigned char a, unsigned char b) { return std::tolower(a) == std::tolower(b); });
     };
     if (ends_with(".svg")) return PictureFormat::svg;
     if (ends_with(".pdf")) return PictureFormat::pdf;
