@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -133,12 +134,14 @@ void install_fatal_signal_handlers() {
 }
 
 void open_data_file() {
+    if (config.output_owner != 0 && config.output_owner != getpid()) return;
     switch (data_file.open(config.output, cycle_counter())) {
-        case DataFile::OpenResult::opened:
-            // Programs this one starts inherit the environment: they must neither
-            // truncate nor write the file this process owns.
-            unsetenv("MEMUSAGE_OUTPUT");
+        case DataFile::OpenResult::opened: {
+            char pid[24];
+            snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
+            setenv(kOutputOwnerVariable, pid, 1);
             break;
+        }
         case DataFile::OpenResult::busy:
             break;
         case DataFile::OpenResult::failed:

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace memusage {
@@ -23,6 +24,8 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
     }
     const char* output = getenv("MEMUSAGE_OUTPUT");
     if (output != nullptr && output[0] != '\0') config.output = output;
+    if (const char* owner = getenv(kOutputOwnerVariable))
+        config.output_owner = strtol(owner, nullptr, 10);
     config.buffer_records = parse_buffer_records(getenv("MEMUSAGE_BUFFER_SIZE"));
     config.timer = getenv("MEMUSAGE_NO_TIMER") == nullptr;
     config.trace_mmap = getenv("MEMUSAGE_TRACE_MMAP") != nullptr;

@@ -12,6 +12,7 @@ struct Config {
 
     bool profiled = true;          // MEMUSAGE_PROG_NAME unset or naming this program
     const char* output = nullptr;  // MEMUSAGE_OUTPUT, null when unset or empty
+    long output_owner = 0;         // MEMUSAGE_OUTPUT_OWNER: the process writing it; 0 if none yet
     uint32_t buffer_records = kDefaultBufferRecords;
     bool timer = true;        // no MEMUSAGE_NO_TIMER
     bool trace_mmap = false;  // MEMUSAGE_TRACE_MMAP
@@ -21,6 +22,11 @@ struct Config {
     // short name of the running program.
     static Config read(const char* (*getenv)(const char*), const char* program_name);
 };
+
+// Set by the process that opens the data file, for the programs it starts: they
+// inherit MEMUSAGE_OUTPUT but must leave the file alone. An image exec'd in place of
+// the owner has the owner's process ID, and takes the file over as glibc's would.
+inline constexpr const char kOutputOwnerVariable[] = "MEMUSAGE_OUTPUT_OWNER";
 
 // glibc's rule: leading digits; 0, garbage and anything above the default give the default.
 uint32_t parse_buffer_records(const char* text);

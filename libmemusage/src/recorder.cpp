@@ -18,7 +18,7 @@ bool Recorder::init(DataFile* file, uint32_t buffer_records) {
         output_capacity_ = buffer_records;
         file_ = file;
     }
-    unstamped_.store(file_ == nullptr, std::memory_order_relaxed);
+    stamping_.store(file_ == nullptr ? Stamping::none : Stamping::plain, std::memory_order_relaxed);
     return true;
 }
 
@@ -27,7 +27,7 @@ ThreadLog* Recorder::attach_thread() {
     ThreadLog* log = nullptr;
     for (ThreadLog* other = logs_; other != nullptr; other = other->next) {
         if (other->in_use)
-            unstamped_.store(false, std::memory_order_relaxed);
+            stamping_.store(Stamping::ordered, std::memory_order_relaxed);
         else if (log == nullptr)
             log = other;
     }

@@ -52,11 +52,20 @@ class Recorder {
     void after_fork_in_child(ThreadLog* own);
 
   private:
-    // Reading the cycle counter is the dearest part of an event (about 10 ns). Stamps
-    // serve the data file's time axis and the merge of several threads' events; a
-    // single thread without a data file needs neither, and its events keep stamp 0.
+    // Reading the cycle counter is the dearest part of an event (10 ns here, more with
+    // the fence). A single thread needs stamps only for the data file's time axis, and
+    // no fence; several threads need them fenced to merge in causal order; a single
+    // thread without a data file needs none, and its events keep stamp 0.
+    enum class Stamping : uint8_t { none, plain, ordered };
     uint64_t stamp() {
-        return unstamped_.load(std::memory_order_relaxed) ? 0 : ordered_cycle_counter();
+        switch (stamping_.load(std::memory_order_relaxed)) {
+            case Stamping::none:
+                return 0;
+            case Stamping::plain:
+                return cycle_counter();
+            default:
+                return ordered_cycle_counter();
+        }
     }
 
     struct Cursor {
@@ -75,7 +84,7 @@ class Recorder {
     bool ensure_cursor_room(uint32_t count);
 
     pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
-    std::atomic<bool> unstamped_{false};
+    std::atomic<Stamping> stamping_{Stamping::ordered};
     DataFile* file_ = nullptr;
     uint32_t log_capacity_ = kMaxLogCapacity;
     ThreadLog* logs_ = nullptr;

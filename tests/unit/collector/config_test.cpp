@@ -59,6 +59,11 @@ TEST(Config, EveryVariable) {
     EXPECT_EQ(read({{"MEMUSAGE_COLOR", "sometimes"}}).color, ColorMode::automatic);
 }
 
+TEST(Config, OutputOwner) {
+    EXPECT_EQ(read({}).output_owner, 0);
+    EXPECT_EQ(read({{"MEMUSAGE_OUTPUT_OWNER", "4242"}}).output_owner, 4242);
+}
+
 TEST(Config, EmptyOutputMeansNoFile) { EXPECT_EQ(read({{"MEMUSAGE_OUTPUT", ""}}).output, nullptr); }
 
 TEST(Config, ProgramNameFilter) {
