@@ -1,0 +1,217 @@
+#include "collector_run.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <sstream>
+
+extern char** environ;
+
+namespace collector_test {
+
+std::string fixture(const std::string& name) { return std::string(FIXTURE_DIR) + "/" + name; }
+
+bool Outcome::exited_zero() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+int Outcome::signal() const { return WIFSIGNALED(status) ? WTERMSIG(status) : 0; }
+
+namespace {
+
+bool inherited_variable_to_drop(const char* entry) {
+    return strncmp(entry, "MEMUSAGE_", 9) == 0 || strncmp(entry, "LD_PRELOAD=", 11) == 0 ||
+           strncmp(entry, "NO_COLOR=", 9) == 0;
+}
+
+std::vector<std::string> environment(const std::vector<std::string>& extra,
+                                     const std::string& preload) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e)
+        if (!inherited_variable_to_drop(*e)) env.emplace_back(*e);
+    if (!preload.empty()) env.push_back("LD_PRELOAD=" + preload);
+    env.insert(env.end(), extra.begin(), extra.end());
+    return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+    std::vector<char*> result;
+    for (auto& s : strings) result.push_back(s.data());
+    result.push_back(nullptr);
+    return result;
+}
+
+// Reads both pipes to their end, together, so that neither can fill up and block the child.
+void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
+    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    std::string* sinks[2] = {&out, &err};
+    int open_fds = 2;
+    char buffer[65536];
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+            ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+            if (n > 0) {
+                sinks[i]->append(buffer, static_cast<size_t>(n));
+            } else if (n == 0 || errno != EINTR) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+            }
+        }
+    }
+}
+
+std::string strip_escapes(const std::string& text) {
+    static const std::regex escape("\x1b\\[[0-9;]*m");
+    return std::regex_replace(text, escape, "");
+}
+
+}  // namespace
+
+Outcome run(const std::vector<std::string>& argv, const std::vector<std::string>& extra,
+            const std::string& preload) {
+    std::vector<std::string> args = argv;
+    std::vector<std::string> env = environment(extra, preload);
+    std::vector<char*> arg_pointers = pointers(args);
+    std::vector<char*> env_pointers = pointers(env);
+    int out_pipe[2], err_pipe[2];
+    Outcome outcome;
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+        ADD_FAILURE() << "pipe: " << strerror(errno);
+        return outcome;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        execve(arg_pointers[0], arg_pointers.data(), env_pointers.data());
+        _exit(127);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    drain(out_pipe[0], err_pipe[0], outcome.out, outcome.err);
+    while (waitpid(pid, &outcome.status, 0) < 0 && errno == EINTR) {
+    }
+    return outcome;
+}
+
+const Row& Summary::row(const std::string& label) const {
+    static const Row missing;
+    auto found = rows.find(label);
+    if (found == rows.end()) {
+        ADD_FAILURE() << "the summary has no " << label << " row";
+        return missing;
+    }
+    return found->second;
+}
+
+int count_summaries(const std::string& text) {
+    int count = 0;
+    for (size_t at = text.find("Memory usage summary:"); at != std::string::npos;
+         at = text.find("Memory usage summary:", at + 1))
+        ++count;
+    return count;
+}
+
+Summary parse_summary(const std::string& text) {
+    Summary summary;
+    const std::string plain = strip_escapes(text);
+    size_t start = plain.find("Memory usage summary:");
+    if (start == std::string::npos) {
+        ADD_FAILURE() << "no summary in:\n" << text;
+        return summary;
+    }
+    std::istringstream lines(plain.substr(start));
+    std::string line;
+    std::getline(lines, line);
+    if (sscanf(line.c_str(),
+               "Memory usage summary: heap total: %" SCNu64 ", heap peak: %" SCNu64
+               ", stack peak: %" SCNu64,
+               &summary.heap_total, &summary.heap_peak, &summary.stack_peak) != 3)
+        ADD_FAILURE() << "unreadable first summary line: " << line;
+    while (std::getline(lines, line)) {
+        if (line.find("Memory usage summary:") != std::string::npos) break;
+        size_t bar = line.find('|');
+        if (bar != std::string::npos && bar <= 8) {
+            std::string label = line.substr(0, bar);
+            label.erase(0, label.find_first_not_of(' '));
+            Row row;
+            sscanf(line.c_str() + bar + 1, "%" SCNu64 " %" SCNu64 " %" SCNu64, &row.calls,
+                   &row.bytes, &row.failed);
+            summary.rows[label] = row;
+            if (label == "realloc")
+                sscanf(line.c_str(), "%*[^(](nomove:%" SCNd64 ", dec:%" SCNd64 ", free:%" SCNd64,
+                       &summary.realloc_nomove, &summary.realloc_dec, &summary.realloc_free);
+            if (label == "mremap")
+                sscanf(line.c_str(), "%*[^(](nomove: %" SCNd64 ", dec:%" SCNd64,
+                       &summary.mremap_nomove, &summary.mremap_dec);
+            continue;
+        }
+        char range[32];
+        uint64_t count = 0;
+        if (sscanf(line.c_str(), " %31s %" SCNu64, range, &count) == 2 &&
+            (strcmp(range, "large") == 0 || strchr(range, '-') != nullptr))
+            summary.histogram[range] = count;
+    }
+    return summary;
+}
+
+std::string without_stack_peak(const std::string& text) {
+    static const std::regex stack_peak("stack peak: [0-9]+");
+    return std::regex_replace(text, stack_peak, "stack peak: (masked)");
+}
+
+std::vector<memusage::Record> read_records(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_TRUE(in.good() || in.eof()) << "cannot read " << path;
+    EXPECT_EQ(bytes.size() % sizeof(memusage::Record), 0u) << path << " has a torn record";
+    std::vector<memusage::Record> records(bytes.size() / sizeof(memusage::Record));
+    if (!records.empty()) memcpy(records.data(), bytes.data(), records.size() * sizeof(records[0]));
+    return records;
+}
+
+std::vector<uint64_t> event_heaps(const std::vector<memusage::Record>& records) {
+    std::vector<uint64_t> heaps;
+    for (size_t i = memusage::kHeaderRecords; i < records.size(); ++i)
+        heaps.push_back(records[i].heap);
+    return heaps;
+}
+
+bool events_in_time_order(const std::vector<memusage::Record>& records) {
+    for (size_t i = memusage::kHeaderRecords + 1; i < records.size(); ++i)
+        if (records[i].time() < records[i - 1].time()) return false;
+    return true;
+}
+
+Scratch::Scratch() {
+    char pattern[] = "/tmp/memusage-collector-test-XXXXXX";
+    if (mkdtemp(pattern) == nullptr) ADD_FAILURE() << "mkdtemp: " << strerror(errno);
+    path_ = pattern;
+}
+
+Scratch::~Scratch() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+}
+
+bool glibc_collector_present() { return access(kGlibcCollector.c_str(), R_OK) == 0; }
+
+}  // namespace collector_test

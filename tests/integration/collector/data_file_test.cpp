@@ -1,0 +1,110 @@
+// SPEC section 4: the data file's layout, its header, one record per event replaying the
+// program's heap, timer records, buffering, and glibc's memusagestat drawing our file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "collector_run.h"
+
+namespace collector_test {
+namespace {
+
+using memusage::Record;
+
+// The fixture's heap after each call (see fixtures/events.c).
+const std::vector<uint64_t> kSequenceHeaps = {100, 300, 200, 230, 530, 510, 10, 0, 7};
+
+std::vector<Record> run_sequence(const Scratch& scratch, const std::string& buffer_size = "") {
+    std::string data = scratch / ("profile" + buffer_size);
+    std::vector<std::string> env = {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1"};
+    if (!buffer_size.empty()) env.push_back("MEMUSAGE_BUFFER_SIZE=" + buffer_size);
+    Outcome outcome = run({fixture("collector_fixture_events"), "sequence"}, env);
+    EXPECT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::vector<Record> records = read_records(data);
+    EXPECT_EQ(parse_summary(outcome.err).heap_peak, records.size() > 1 ? records[1].heap : 0)
+        << "the summary's heap peak and the file's must agree";
+    return records;
+}
+
+TEST(DataFile, EventRecordsReplayTheProgramsHeap) {
+    Scratch scratch;
+    std::vector<Record> records = run_sequence(scratch);
+    ASSERT_EQ(records.size(), 2 + kSequenceHeaps.size());
+    EXPECT_EQ(event_heaps(records), kSequenceHeaps);
+    EXPECT_TRUE(events_in_time_order(records));
+}
+
+TEST(DataFile, HeaderHoldsThePeaks) {
+    Scratch scratch;
+    std::vector<Record> records = run_sequence(scratch);
+    ASSERT_GE(records.size(), 2u);
+    EXPECT_EQ(records[0].heap, 0u);
+    EXPECT_EQ(records[1].heap, 530u);
+    uint64_t stack_peak = 0, total_peak = 0;
+    for (size_t i = 2; i < records.size(); ++i) {
+        stack_peak = std::max(stack_peak, records[i].stack);
+        total_peak = std::max(total_peak, records[i].heap + records[i].stack);
+    }
+    EXPECT_GE(records[1].stack, stack_peak) << "the stack peak is at least every record's";
+    EXPECT_GE(records[0].stack, total_peak) << "record 0 holds the total peak";
+    EXPECT_GE(records[0].stack, records[1].heap);
+    EXPECT_LE(records[0].stack, records[1].heap + records[1].stack);
+    EXPECT_LE(records[0].time(), records[1].time());
+}
+
+TEST(DataFile, UnbufferedAndSmallBuffersWriteTheSameRecords) {
+    Scratch scratch;
+    std::vector<Record> unbuffered = run_sequence(scratch, "1");
+    std::vector<Record> five = run_sequence(scratch, "5");
+    EXPECT_EQ(event_heaps(unbuffered), kSequenceHeaps);
+    EXPECT_EQ(event_heaps(five), kSequenceHeaps);
+    ASSERT_EQ(unbuffered.size(), five.size());
+    EXPECT_EQ(unbuffered[1].heap, five[1].heap);
+}
+
+TEST(DataFile, TimerAddsRecordsWhileTheProgramComputes) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    Outcome outcome =
+        run({fixture("collector_fixture_events"), "burn"}, {"MEMUSAGE_OUTPUT=" + data});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::vector<Record> records = read_records(data);
+    std::vector<uint64_t> heaps = event_heaps(records);
+    // malloc and free make two records; 0.3 s of CPU time gives the timer many ticks.
+    ASSERT_GT(heaps.size(), 2u) << "no timer records";
+    auto first_block = std::find(heaps.begin(), heaps.end(), 1000u);
+    auto last_block = std::find(heaps.rbegin(), heaps.rend(), 1000u).base();
+    ASSERT_NE(first_block, heaps.end());
+    EXPECT_GT(last_block - first_block, 1) << "ticks while the block was held";
+    for (auto it = first_block; it != last_block; ++it) EXPECT_EQ(*it, 1000u);
+    EXPECT_EQ(heaps.back(), 0u) << "the free comes last";
+    EXPECT_TRUE(events_in_time_order(records));
+    EXPECT_EQ(records[1].heap, 1000u);
+}
+
+TEST(DataFile, NoTimerWithoutDataFileAndNoFileWithEmptyName) {
+    Scratch scratch;
+    Outcome outcome = run({fixture("collector_fixture_events"), "sequence"},
+                          {"MEMUSAGE_OUTPUT=", "MEMUSAGE_COLOR=never"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(parse_summary(outcome.err).heap_peak, 530u);
+}
+
+TEST(DataFile, GlibcMemusagestatDrawsOurFile) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    Outcome outcome =
+        run({fixture("collector_fixture_events"), "burn"}, {"MEMUSAGE_OUTPUT=" + data});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::string png = scratch / "graph.png";
+    Outcome drawn = run({kGlibcMemusagestat, data, png}, {}, "");
+    EXPECT_TRUE(drawn.exited_zero()) << drawn.out << drawn.err;
+    std::ifstream in(png, std::ios::binary);
+    char signature[8] = {};
+    in.read(signature, sizeof signature);
+    EXPECT_EQ(std::string(signature, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+}  // namespace
+}  // namespace collector_test

@@ -1,0 +1,60 @@
+// SPEC section 8, defects 1 and 2: sizes whose header arithmetic overflows must fail
+// cleanly and be counted as failed; malloc_usable_size must tell the truth.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "collector_run.h"
+
+namespace collector_test {
+namespace {
+
+std::string fixture_path() { return fixture("collector_fixture_hostile_sizes"); }
+
+TEST(HostileSizes, OverflowingSizesFailWithEnomemAndCountAsFailed) {
+    Outcome outcome = run({fixture_path(), "overflow"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(outcome.out,
+              "malloc null=1 errno=12\n"
+              "calloc null=1 errno=12\n"
+              "realloc null=1 errno=12\n");
+    Summary s = parse_summary(outcome.err);
+    // realloc(NULL, n) is a malloc, and glibc counts it as one.
+    EXPECT_EQ(s.row("malloc").calls, 2u);
+    EXPECT_EQ(s.row("malloc").failed, 2u);
+    EXPECT_EQ(s.row("calloc").calls, 1u);
+    EXPECT_EQ(s.row("calloc").failed, 1u);
+    EXPECT_EQ(s.row("realloc").calls, 0u);
+    EXPECT_EQ(s.heap_peak, 0u) << "a failed call must not add to the heap";
+}
+
+TEST(HostileSizes, ReallocarrayOverflowFailsWithEnomemAndCountsAsFailed) {
+    Outcome outcome = run({fixture_path(), "reallocarray"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(outcome.out, "reallocarray null=1 errno=12\n");
+    Summary s = parse_summary(outcome.err);
+    EXPECT_EQ(s.row("realloc").failed, 1u);
+    EXPECT_EQ(s.row("malloc").calls, 1u);
+    EXPECT_EQ(s.row("free").calls, 1u);
+    EXPECT_EQ(s.row("free").bytes, 64u) << "the block survived the failed call unchanged";
+    EXPECT_EQ(s.heap_peak, 64u);
+}
+
+TEST(HostileSizes, MallocUsableSizeIsSaneOnPlainAndAlignedBlocks) {
+    Outcome outcome = run({fixture_path(), "usable"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::istringstream lines(outcome.out);
+    std::string name, field;
+    int seen = 0;
+    while (lines >> name >> field) {
+        ++seen;
+        ASSERT_EQ(field.rfind("usable=", 0), 0u) << field;
+        unsigned long long usable = std::stoull(field.substr(7));
+        EXPECT_GE(usable, 100u) << name;
+        EXPECT_LT(usable, 100u + 64u) << name;
+    }
+    EXPECT_EQ(seen, 3) << outcome.out;
+}
+
+}  // namespace
+}  // namespace collector_test

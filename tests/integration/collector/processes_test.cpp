@@ -1,0 +1,77 @@
+// SPEC section 9, one data file and one writer: forked children and exec'd programs never
+// write or truncate the file; and section 2, MEMUSAGE_PROG_NAME picks the one process.
+#include <gtest/gtest.h>
+
+#include "collector_run.h"
+
+namespace collector_test {
+namespace {
+
+using memusage::Record;
+
+TEST(Processes, ForkedChildrenStayOutOfTheParentsFile) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    Outcome outcome = run({fixture("collector_fixture_forking")},
+                          {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::vector<Record> records = read_records(data);
+    // 1000 malloc/free pairs before the forks and 10 after, of 64 bytes each.
+    ASSERT_EQ(records.size(), 2u + 2 * 1010);
+    std::vector<uint64_t> heaps = event_heaps(records);
+    for (size_t i = 0; i < heaps.size(); ++i)
+        ASSERT_EQ(heaps[i], i % 2 == 0 ? 64u : 0u) << "record " << i + 2;
+    EXPECT_TRUE(events_in_time_order(records));
+    EXPECT_EQ(records[1].heap, 64u);
+    // Each child prints its own summary when it exits, as with glibc.
+    EXPECT_EQ(count_summaries(outcome.err), 5) << outcome.err;
+}
+
+TEST(Processes, ExecedProgramNeitherTruncatesNorWritesTheFile) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    // Unbuffered, so that the first process's records are all on disk before it execs.
+    Outcome outcome = run({fixture("collector_fixture_exec_self")},
+                          {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1",
+                           "MEMUSAGE_BUFFER_SIZE=1", "MEMUSAGE_COLOR=never"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::vector<uint64_t> heaps = event_heaps(read_records(data));
+    std::vector<uint64_t> expected;
+    for (uint64_t i = 1; i <= 10; ++i) expected.push_back(64 * i);
+    EXPECT_EQ(heaps, expected);
+    // The exec'd program is profiled all the same: its own summary, its own 999-byte blocks.
+    ASSERT_EQ(count_summaries(outcome.err), 1) << outcome.err;
+    EXPECT_EQ(parse_summary(outcome.err).row("malloc").bytes, 5u * 999);
+}
+
+TEST(Processes, ExecedProgramLeavesABufferedFileAlone) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    Outcome outcome = run({fixture("collector_fixture_exec_self")},
+                          {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::vector<Record> records = read_records(data);
+    ASSERT_GE(records.size(), 2u) << "the header written at start was truncated";
+    for (uint64_t heap : event_heaps(records))
+        EXPECT_EQ(heap % 64, 0u) << "a record of the exec'd program's 999-byte blocks";
+    EXPECT_LE(records.size(), 12u);
+}
+
+TEST(Processes, ProgNameProfilesOnlyTheNamedProgram) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    std::string script = "'" + fixture("collector_fixture_name_a") + "'; '" +
+                         fixture("collector_fixture_name_b") + "'";
+    Outcome outcome = run({"/bin/sh", "-c", script},
+                          {"MEMUSAGE_PROG_NAME=collector_fixture_name_b", "MEMUSAGE_OUTPUT=" + data,
+                           "MEMUSAGE_NO_TIMER=1", "MEMUSAGE_COLOR=never"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    ASSERT_EQ(count_summaries(outcome.err), 1) << outcome.err;
+    Summary s = parse_summary(outcome.err);
+    EXPECT_EQ(s.row("malloc").calls, 1u);
+    EXPECT_EQ(s.row("malloc").bytes, 222u) << "the summary is not fixture B's";
+    EXPECT_EQ(event_heaps(read_records(data)), (std::vector<uint64_t>{222, 0}));
+}
+
+}  // namespace
+}  // namespace collector_test
