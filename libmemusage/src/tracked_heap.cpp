@@ -58,17 +58,28 @@ void* allocate(Counting* counting, size_t size) {
 }
 
 void* allocate_zeroed(Counting* counting, size_t count, size_t size) {
-    size_t bytes, total;
+    size_t bytes;
     if (__builtin_mul_overflow(count, size, &bytes)) {
         if (counting != nullptr) counting->impossible_request(Call::calloc);
         errno = ENOMEM;
         return nullptr;
     }
     if (counting != nullptr) counting->allocation_requested(Call::calloc, bytes);
+    // malloc and memset, as glibc's collector does: the real calloc skips the
+    // per-thread cache, so it would lay the heap out differently and the program
+    // would see other addresses (and other in-place resizes) than under glibc's.
+    // Blocks this large are mapped by either, and the kernel's pages are zero already.
+    constexpr size_t kAlwaysMapped = size_t{32} << 20;
     void* block = nullptr;
-    if (with_header(bytes, sizeof(BlockHeader), total)) {
-        void* real = original::calloc(1, total);
-        if (real != nullptr) block = mark_plain(real, bytes);
+    if (bytes >= kAlwaysMapped) {
+        size_t total;
+        if (with_header(bytes, sizeof(BlockHeader), total)) {
+            void* real = original::calloc(1, total);
+            if (real != nullptr) block = mark_plain(real, bytes);
+        }
+    } else {
+        block = plain_block(bytes);
+        if (block != nullptr) memset(block, 0, bytes);
     }
     return counted(counting, Call::calloc, bytes, block);
 }
