@@ -57,6 +57,23 @@ TEST(Processes, ExecedProgramLeavesABufferedFileAlone) {
     EXPECT_LE(records.size(), 12u);
 }
 
+TEST(Processes, ForkedChildThatExecsLeavesTheParentsFileAlone) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    Outcome outcome =
+        run({fixture("collector_fixture_exec_self"), "fork"},
+            {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1", "MEMUSAGE_COLOR=never"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::vector<Record> records = read_records(data);
+    std::vector<uint64_t> expected;
+    for (uint64_t i = 1; i <= 10; ++i) expected.push_back(64 * i);
+    EXPECT_EQ(event_heaps(records), expected);
+    ASSERT_GE(records.size(), 2u);
+    EXPECT_EQ(records[1].heap, 640u) << "the parent completed its header at exit";
+    // The parent's summary and the exec'd child's, which still prints one.
+    EXPECT_EQ(count_summaries(outcome.err), 2) << outcome.err;
+}
+
 TEST(Processes, ProgNameProfilesOnlyTheNamedProgram) {
     Scratch scratch;
     std::string data = scratch / "profile";
