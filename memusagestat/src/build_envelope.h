@@ -1,4 +1,4 @@
-// Builds the envelope of a mapped data file in one pass.
+// Builds the envelope of a mapped data file: one pass, split between threads.
 #pragma once
 
 #include "envelope.h"
@@ -14,8 +14,14 @@ struct Placement {
     uint64_t end_time = 0;
 };
 
-// One thread on purpose: the pass is bound by memory bandwidth and page mapping, and
-// splitting it between threads measured no faster.
-EnvelopeSeries build_envelope(const Profile& profile, const Placement& placement);
+// Each of `parts` threads reads its own contiguous part of the file once, through its
+// own mapping; the parts' series are merged in file order, so the result is the same
+// as one thread's.
+EnvelopeSeries build_envelope(const MappedDataFile& file, const Placement& placement,
+                              unsigned parts);
+
+// How many parts a file of `events` events is worth splitting into: one per hardware
+// thread, but no part under a million events, where a thread costs more than it saves.
+unsigned envelope_parts(uint64_t events);
 
 }  // namespace memusagestat

@@ -35,6 +35,36 @@ uint64_t EnvelopeSeries::first_event_of(uint64_t column) const {
     return static_cast<uint64_t>((scaled + columns_.size() - 1) / columns_.size());
 }
 
+void EnvelopeSeries::skip_to_event(uint64_t index) {
+    if (time_based_ || event_count_ == 0) return;
+    next_event_ = index;
+    const auto column = static_cast<unsigned __int128>(std::min(index, event_count_)) *
+                        columns_.size() / event_count_;
+    column_ = std::min<uint64_t>(static_cast<uint64_t>(column), columns_.size() - 1);
+    column_end_ = first_event_of(column_ + 1);
+}
+
+void EnvelopeSeries::merge_later(const EnvelopeSeries& later) {
+    const std::size_t shared = std::min(columns_.size(), later.columns_.size());
+    for (std::size_t c = 0; c < shared; ++c) {
+        const Column& from = later.columns_[c];
+        Column& into = columns_[c];
+        if (from.empty()) continue;
+        if (into.empty()) {
+            into = from;
+            continue;
+        }
+        for (ValueRange Column::*curve : {&Column::heap, &Column::stack, &Column::total}) {
+            ValueRange& range = into.*curve;
+            range.min = std::min(range.min, (from.*curve).min);
+            range.max = std::max(range.max, (from.*curve).max);
+            range.last = (from.*curve).last;
+        }
+        into.last_time = from.last_time;
+        into.records += from.records;
+    }
+}
+
 void EnvelopeSeries::add(std::span<const Record> events) {
     if (time_based_)
         add_by_time(events);

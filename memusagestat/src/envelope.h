@@ -43,8 +43,16 @@ class EnvelopeSeries {
     static EnvelopeSeries by_time(unsigned columns, uint64_t start_time, uint64_t end_time,
                                   bool with_total = true);
 
+    // Call placement: the next event fed is event `index` of the file, so that a part of
+    // the file can be built on its own (one part per thread). Time placement ignores it.
+    void skip_to_event(uint64_t index);
+
     // Feed the events in file order, in as many pieces as convenient.
     void add(std::span<const memusage::Record> events);
+
+    // Folds in a series of the same placement built from the events that follow this
+    // series' own: the result is the series of both parts fed in order.
+    void merge_later(const EnvelopeSeries& later);
 
     std::span<const Column> columns() const { return columns_; }
     uint64_t max_heap() const;

@@ -118,7 +118,8 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
 
     const Placement placement{spec.time_based, plot_columns(spec.width), spec.total,
                               header.start_time, header.end_time};
-    const EnvelopeSeries series = build_envelope(profile, placement);
+    const EnvelopeSeries series =
+        build_envelope(file, placement, envelope_parts(profile.events.size()));
 
     // The data can exceed a header written by a different run or a damaged file; the
     // scale then grows so that no curve leaves the frame.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace memusagestat {
 
@@ -43,6 +44,7 @@ void write_back_header(const std::string& path, const ProfileHeader& header) {
 
 MappedDataFile::~MappedDataFile() {
     if (map_ != nullptr) ::munmap(map_, map_size_);
+    if (fd_ >= 0) ::close(fd_);
 }
 
 std::string MappedDataFile::open(const std::string& path) {
@@ -62,23 +64,26 @@ std::string MappedDataFile::open(const std::string& path) {
     if (map == MAP_FAILED) return system_error("cannot map input file");
     map_ = static_cast<std::byte*>(map);
     map_size_ = size;
-    ::madvise(map_, map_size_, MADV_SEQUENTIAL);
+    std::swap(fd_, file.fd);  // kept for the event mappings
 
     std::string error = parse_profile({map_, map_size_}, profile_, HeaderRepair::leave);
     if (!error.empty()) return error;
     if (profile_.header.repaired) {
         HeaderScan scan(*reinterpret_cast<const Record*>(map_));
-        for_each_chunk(profile_.events, [&](std::span<const Record> events) { scan.add(events); });
+        visit_events(0, profile_.events.size(),
+                     [&](std::span<const Record> events) { scan.add(events); });
         profile_.header = scan.header();
         write_back_header(path, profile_.header);
     }
     return {};
 }
 
-void MappedDataFile::for_each_chunk(std::span<const Record> events, const ChunkVisitor& visit) {
+namespace {
+
+// Visits `events` in chunks, dropping the pages of each chunk once visited (only pages
+// wholly inside `events`: a page shared with a neighbouring part may still be in use).
+void visit_and_release(std::span<const Record> events, const MappedDataFile::ChunkVisitor& visit) {
     const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-    // Only pages wholly inside `events` are released: a page shared with a neighbouring
-    // part may still be in use by another thread.
     auto released = (reinterpret_cast<uintptr_t>(events.data()) + page - 1) & ~(page - 1);
     while (!events.empty()) {
         const std::size_t count = std::min(events.size(), kChunkRecords);
@@ -92,6 +97,30 @@ void MappedDataFile::for_each_chunk(std::span<const Record> events, const ChunkV
             released = done;
         }
     }
+}
+
+}  // namespace
+
+void MappedDataFile::visit_events(uint64_t first, uint64_t count, const ChunkVisitor& visit) const {
+    const std::span<const Record> events = profile_.events.subspan(first, count);
+    if (events.empty()) return;
+    const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t begin =
+        static_cast<uint64_t>(reinterpret_cast<const std::byte*>(events.data()) - map_);
+    const uint64_t end = begin + events.size_bytes();
+    const uint64_t offset = begin & ~(page - 1);
+    void* window =
+        ::mmap(nullptr, end - offset, PROT_READ, MAP_PRIVATE, fd_, static_cast<off_t>(offset));
+    if (window == MAP_FAILED) {
+        // Out of address space or mappings: the file's own mapping serves, only slower
+        // when shared between threads.
+        visit_and_release(events, visit);
+        return;
+    }
+    const auto* records =
+        reinterpret_cast<const Record*>(static_cast<std::byte*>(window) + (begin - offset));
+    visit_and_release({records, events.size()}, visit);
+    ::munmap(window, end - offset);
 }
 
 }  // namespace memusagestat

@@ -1,5 +1,7 @@
 // A data file mapped into memory, read once front to back in chunks whose pages are
 // dropped after use, so the resident set stays the same whatever the file's size.
+// Events are read through mappings of their own: threads reading distinct parts of the
+// file then never contend for one mapping's page-table lock.
 #pragma once
 
 #include <cstddef>
@@ -27,12 +29,13 @@ class MappedDataFile {
 
     using ChunkVisitor = std::function<void(std::span<const memusage::Record>)>;
 
-    // Calls `visit` on consecutive runs of `events` (a part of profile().events), front
-    // to back, releasing the pages of each run once visited. Distinct parts may be
-    // visited from distinct threads at once.
-    static void for_each_chunk(std::span<const memusage::Record> events, const ChunkVisitor& visit);
+    // Calls `visit` on consecutive runs of events [first, first + count) of
+    // profile().events, front to back, releasing the pages of each run once visited.
+    // Safe to call from several threads at once.
+    void visit_events(uint64_t first, uint64_t count, const ChunkVisitor& visit) const;
 
   private:
+    int fd_ = -1;
     std::byte* map_ = nullptr;
     std::size_t map_size_ = 0;
     Profile profile_;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "build_envelope.h"
 #include "records.h"
 
 using memusagestat::MappedDataFile;
@@ -75,12 +76,47 @@ TEST(MappedDataFile, ReadsEventsInChunksInOrder) {
     ASSERT_EQ(file.open(temp.path()), "");
     uint64_t expected = 0;
     bool in_order = true;
-    MappedDataFile::for_each_chunk(file.profile().events,
-                                   [&](std::span<const memusage::Record> chunk) {
-                                       for (const auto& r : chunk) in_order &= r.heap == expected++;
-                                   });
+    file.visit_events(0, count, [&](std::span<const memusage::Record> chunk) {
+        for (const auto& r : chunk) in_order &= r.heap == expected++;
+    });
     EXPECT_TRUE(in_order);
     EXPECT_EQ(expected, count);
+    // A part in the middle, not starting on a page boundary, through its own mapping.
+    expected = 123457;
+    file.visit_events(123457, 100000, [&](std::span<const memusage::Record> chunk) {
+        for (const auto& r : chunk) in_order &= r.heap == expected++;
+    });
+    EXPECT_TRUE(in_order);
+    EXPECT_EQ(expected, 223457u);
+}
+
+TEST(MappedDataFile, EnvelopeInPartsEqualsEnvelopeInOnePass) {
+    auto records = header(1, 1, 2, 0, 400000);
+    const std::size_t count = 400000;
+    for (std::size_t i = 0; i < count; ++i)
+        records.push_back(record((i * 7919) % 100003, i % 977, i));
+    TempFile temp;
+    temp.write(records);
+    MappedDataFile file;
+    ASSERT_EQ(file.open(temp.path()), "");
+    for (bool time_based : {false, true}) {
+        const memusagestat::Placement placement{time_based, 333, true, 0, 400000};
+        const auto whole = memusagestat::build_envelope(file, placement, 1);
+        const auto parts = memusagestat::build_envelope(file, placement, 3);
+        ASSERT_EQ(whole.columns().size(), parts.columns().size());
+        for (std::size_t c = 0; c < whole.columns().size(); ++c) {
+            const auto& a = whole.columns()[c];
+            const auto& b = parts.columns()[c];
+            SCOPED_TRACE("column " + std::to_string(c));
+            EXPECT_EQ(a.records, b.records);
+            EXPECT_EQ(a.heap.min, b.heap.min);
+            EXPECT_EQ(a.heap.max, b.heap.max);
+            EXPECT_EQ(a.heap.last, b.heap.last);
+            EXPECT_EQ(a.stack.last, b.stack.last);
+            EXPECT_EQ(a.total.max, b.total.max);
+            EXPECT_EQ(a.last_time, b.last_time);
+        }
+    }
 }
 
 TEST(MappedDataFile, RepairedHeaderIsWrittenBack) {
