@@ -271,9 +271,11 @@ void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series)
     set_colour(cr, kBackground);
     cairo_paint(cr);
 
+    // Grey anti-aliasing, no hinting: the same letters on every output format, and
+    // FreeType's auto-hinter would cost more than reading a large data file.
     cairo_font_options_t* font_options = cairo_font_options_create();
     cairo_font_options_set_antialias(font_options, CAIRO_ANTIALIAS_GRAY);
-    cairo_font_options_set_hint_style(font_options, CAIRO_HINT_STYLE_SLIGHT);
+    cairo_font_options_set_hint_style(font_options, CAIRO_HINT_STYLE_NONE);
     cairo_set_font_options(cr, font_options);
     cairo_font_options_destroy(font_options);
     cairo_font_face_t* regular = graph_font(FontWeight::regular);
