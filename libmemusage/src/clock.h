@@ -27,6 +27,11 @@ inline uint64_t cycle_counter_fenced() {
     return now;
 }
 
-inline uintptr_t stack_pointer() { return reinterpret_cast<uintptr_t>(__builtin_frame_address(0)); }
+// Read directly: __builtin_frame_address would force a frame pointer on every hook.
+inline uintptr_t stack_pointer() {
+    uintptr_t sp;
+    asm volatile("mov %%rsp, %0" : "=r"(sp));
+    return sp;
+}
 
 }  // namespace memusage

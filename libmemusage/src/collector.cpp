@@ -19,8 +19,8 @@ std::atomic<State> state{State::uninitialized};
 Config config;
 Recorder recorder;
 MappingSet mappings;
-__thread bool in_hook = false;
 __thread ThreadLog* thread_log = nullptr;
+__thread ThreadLog* counting_log = nullptr;
 
 namespace {
 
@@ -90,12 +90,9 @@ void print_summary() {
 }
 
 void on_thread_exit(void* value) {
-    auto* log = static_cast<ThreadLog*>(value);
-    bool nested = in_hook;
-    in_hook = true;
-    recorder.detach_thread(log);
-    thread_log = nullptr;
-    in_hook = nested;
+    counting_log = nullptr;
+    recorder.detach_thread(static_cast<ThreadLog*>(value));
+    thread_log = nullptr;  // a later call (another key's destructor) attaches anew
 }
 
 void before_fork() {
@@ -155,6 +152,7 @@ __attribute__((constructor)) void start_with_program() { current_state(); }
 __attribute__((destructor)) void finish_with_program() {
     State expected = State::active;
     if (!state.compare_exchange_strong(expected, State::finished)) return;
+    counting_log = nullptr;
     sampler::stop();
     recorder.finish(totals, cycle_counter());
     print_summary();
@@ -189,11 +187,17 @@ State initialize() {
     return State::active;
 }
 
-ThreadLog* attach_current_thread() {
+ThreadLog* begin_first_count() {
+    // A thread with a log that may not count is inside a hook, or past the summary.
+    static __thread bool attaching = false;
+    if (thread_log != nullptr || attaching || current_state() != State::active) return nullptr;
+    attaching = true;
     ThreadLog* log = recorder.attach_thread();
-    if (log == nullptr) return nullptr;
-    thread_log = log;
-    pthread_setspecific(thread_key, log);
+    if (log != nullptr) {
+        thread_log = log;
+        pthread_setspecific(thread_key, log);
+    }
+    attaching = false;
     return log;
 }
 

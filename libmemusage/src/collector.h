@@ -28,42 +28,42 @@ extern Config config;
 extern Recorder recorder;
 extern MappingSet mappings;
 
-// Set while this thread runs inside a hook, so whatever our own work calls (libc,
-// the SIGPROF handler) is not counted a second time.
-extern __thread bool in_hook;
+// This thread's log once it has one, and the same pointer while the thread may
+// count: it is null inside a hook (so whatever our own work calls is not counted a
+// second time), before the thread's first counted call and after the summary.
 extern __thread ThreadLog* thread_log;
+extern __thread ThreadLog* counting_log;
 
 State initialize();
-ThreadLog* attach_current_thread();
+// The first call a thread makes: its log, or null when the call must not count.
+ThreadLog* begin_first_count();
 
 inline State current_state() {
     State s = state.load(std::memory_order_acquire);
     return __builtin_expect(s == State::uninitialized, 0) ? initialize() : s;
 }
 
-// The counting side of one intercepted call. counting() is null when the call must
-// not be counted: nested inside another hook, before start, after the summary.
-class CountedCall {
+// One intercepted call, from the hook's entry to its return. counting() is null when
+// the call must not be counted.
+class CountingScope {
   public:
-    explicit CountedCall(State s) {
-        if (__builtin_expect(in_hook || s != State::active, 0)) return;
-        in_hook = true;
-        ThreadLog* log = thread_log;
-        if (__builtin_expect(log == nullptr, 0)) log = attach_current_thread();
-        if (log != nullptr)
-            counting_.emplace(recorder, *log, stack_pointer());
+    CountingScope() : log_(counting_log) {
+        if (__builtin_expect(log_ != nullptr, 1))
+            counting_log = nullptr;
         else
-            in_hook = false;
+            log_ = begin_first_count();
+        if (log_ != nullptr) counting_.emplace(recorder, *log_, stack_pointer());
     }
-    ~CountedCall() {
-        if (counting_) in_hook = false;
+    ~CountingScope() {
+        if (log_ != nullptr) counting_log = log_;
     }
-    CountedCall(const CountedCall&) = delete;
-    CountedCall& operator=(const CountedCall&) = delete;
+    CountingScope(const CountingScope&) = delete;
+    CountingScope& operator=(const CountingScope&) = delete;
 
-    Counting* counting() { return counting_ ? &*counting_ : nullptr; }
+    Counting* counting() { return log_ != nullptr ? &*counting_ : nullptr; }
 
   private:
+    ThreadLog* log_;
     std::optional<Counting> counting_;
 };
 

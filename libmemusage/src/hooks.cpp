@@ -1,6 +1,7 @@
-// The exported functions: each finds out what state the collector is in, keeps out
-// of the way when it must, and otherwise forwards to the tracked heap or the traced
-// maps with the call's counting. Nothing else happens here.
+// The exported functions: each counts through the thread's CountingScope when it
+// may, and otherwise finds out why not (nested in a hook, not profiling, still
+// starting, past the summary) and does the right uncounted thing. Nothing else
+// happens here.
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -15,7 +16,7 @@
 #define MEMUSAGE_EXPORT extern "C" __attribute__((visibility("default")))
 
 using namespace memusage;
-using collector::CountedCall;
+using collector::CountingScope;
 using collector::State;
 
 namespace {
@@ -25,11 +26,12 @@ namespace {
 bool untracked(State s) { return s == State::passthrough || s == State::initializing; }
 
 // The arena's blocks are few and tiny (dlsym's): moving one out is rare.
-void* move_out_of_arena(State s, void* block, size_t size) {
+void* move_out_of_arena(void* block, size_t size) {
     if (size == 0) return nullptr;
-    void* moved = untracked(s) ? (original::malloc != nullptr ? original::malloc(size)
-                                                              : bootstrap::allocate(size))
-                               : tracked::allocate(nullptr, size);
+    void* moved =
+        untracked(collector::current_state())
+            ? (original::malloc != nullptr ? original::malloc(size) : bootstrap::allocate(size))
+            : tracked::allocate(Uncounted{}, size);
     if (moved != nullptr) {
         size_t old_size = bootstrap::size_of(block);
         memcpy(moved, block, old_size < size ? old_size : size);
@@ -37,135 +39,142 @@ void* move_out_of_arena(State s, void* block, size_t size) {
     return moved;
 }
 
-void* mmap_hook(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
-    State s = collector::current_state();
-    if (s == State::active && collector::config.trace_mmap) {
-        CountedCall call(s);
-        if (call.counting() != nullptr)
-            return traced::map(*call.counting(), address, length, protection, flags, fd, offset);
-    }
+bool tracing_maps() {
+    return collector::config.trace_mmap && collector::current_state() == State::active;
+}
+
+void* map_untraced(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
     if (original::mmap == nullptr)  // dlsym itself mapping memory before we know mmap
         return reinterpret_cast<void*>(
             syscall(SYS_mmap, address, length, protection, flags, fd, offset));
     return original::mmap(address, length, protection, flags, fd, offset);
 }
 
+void* map(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
+    if (tracing_maps()) {
+        CountingScope scope;
+        if (Counting* counting = scope.counting())
+            return traced::map(*counting, address, length, protection, flags, fd, offset);
+    }
+    return map_untraced(address, length, protection, flags, fd, offset);
+}
+
 }  // namespace
 
 MEMUSAGE_EXPORT void* malloc(size_t size) {
-    State s = collector::current_state();
-    if (__builtin_expect(untracked(s), 0))
+    CountingScope scope;
+    if (__builtin_expect(scope.counting() != nullptr, 1))
+        return tracked::allocate(*scope.counting(), size);
+    if (untracked(collector::current_state()))
         return original::malloc != nullptr ? original::malloc(size) : bootstrap::allocate(size);
-    CountedCall call(s);
-    return tracked::allocate(call.counting(), size);
+    return tracked::allocate(Uncounted{}, size);
 }
 
 MEMUSAGE_EXPORT void free(void* block) {
     if (__builtin_expect(bootstrap::owns(block), 0)) return;
-    State s = collector::current_state();
-    if (__builtin_expect(untracked(s), 0)) {
+    CountingScope scope;
+    if (__builtin_expect(scope.counting() != nullptr, 1))
+        return tracked::release(*scope.counting(), block);
+    if (untracked(collector::current_state())) {
         if (block != nullptr && original::free != nullptr) original::free(block);
         return;
     }
-    CountedCall call(s);
-    tracked::release(call.counting(), block);
+    tracked::release(Uncounted{}, block);
 }
 
 MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
-    State s = collector::current_state();
-    if (__builtin_expect(untracked(s), 0)) {
+    CountingScope scope;
+    if (scope.counting() != nullptr)
+        return tracked::allocate_zeroed(*scope.counting(), count, size);
+    if (untracked(collector::current_state())) {
         if (original::calloc != nullptr) return original::calloc(count, size);
         size_t bytes;
         return __builtin_mul_overflow(count, size, &bytes) ? nullptr : bootstrap::allocate(bytes);
     }
-    CountedCall call(s);
-    return tracked::allocate_zeroed(call.counting(), count, size);
+    return tracked::allocate_zeroed(Uncounted{}, count, size);
 }
 
 MEMUSAGE_EXPORT void* realloc(void* block, size_t size) {
-    State s = collector::current_state();
-    if (__builtin_expect(bootstrap::owns(block), 0)) return move_out_of_arena(s, block, size);
-    if (__builtin_expect(untracked(s), 0))
+    if (__builtin_expect(bootstrap::owns(block), 0)) return move_out_of_arena(block, size);
+    CountingScope scope;
+    if (scope.counting() != nullptr) return tracked::reallocate(*scope.counting(), block, size);
+    if (untracked(collector::current_state()))
         return original::realloc != nullptr ? original::realloc(block, size)
                                             : bootstrap::allocate(size);
-    CountedCall call(s);
-    return tracked::reallocate(call.counting(), block, size);
+    return tracked::reallocate(Uncounted{}, block, size);
 }
 
 MEMUSAGE_EXPORT void* reallocarray(void* block, size_t count, size_t size) {
-    State s = collector::current_state();
-    if (untracked(s) || bootstrap::owns(block)) {
-        size_t bytes;
-        if (__builtin_mul_overflow(count, size, &bytes)) {
-            errno = ENOMEM;
-            return nullptr;
-        }
-        return realloc(block, bytes);
-    }
-    CountedCall call(s);
-    return tracked::reallocate_array(call.counting(), block, count, size);
+    size_t bytes;
+    if (bootstrap::owns(block) && !__builtin_mul_overflow(count, size, &bytes))
+        return move_out_of_arena(block, bytes);
+    CountingScope scope;
+    if (scope.counting() != nullptr)
+        return tracked::reallocate_array(*scope.counting(), block, count, size);
+    if (untracked(collector::current_state())) return original::reallocarray(block, count, size);
+    return tracked::reallocate_array(Uncounted{}, block, count, size);
 }
 
 MEMUSAGE_EXPORT size_t malloc_usable_size(void* block) {
     if (bootstrap::owns(block)) return bootstrap::size_of(block);
-    State s = collector::current_state();
-    if (untracked(s))
+    if (untracked(collector::current_state()))
         return original::malloc_usable_size != nullptr ? original::malloc_usable_size(block) : 0;
     return tracked::usable_size(block);
 }
 
 MEMUSAGE_EXPORT void* memalign(size_t alignment, size_t size) {
-    State s = collector::current_state();
-    if (untracked(s))
+    CountingScope scope;
+    if (scope.counting() != nullptr)
+        return tracked::allocate_aligned(*scope.counting(), alignment, size);
+    if (untracked(collector::current_state()))
         return original::memalign != nullptr ? original::memalign(alignment, size)
                                              : bootstrap::allocate(size, alignment);
-    CountedCall call(s);
-    return tracked::allocate_aligned(call.counting(), alignment, size);
+    return tracked::allocate_aligned(Uncounted{}, alignment, size);
 }
 
 MEMUSAGE_EXPORT void* aligned_alloc(size_t alignment, size_t size) {
-    State s = collector::current_state();
-    if (untracked(s))
+    CountingScope scope;
+    if (scope.counting() != nullptr)
+        return tracked::allocate_aligned(*scope.counting(), alignment, size);
+    if (untracked(collector::current_state()))
         return original::aligned_alloc != nullptr ? original::aligned_alloc(alignment, size)
                                                   : bootstrap::allocate(size, alignment);
-    CountedCall call(s);
-    return tracked::allocate_aligned(call.counting(), alignment, size);
+    return tracked::allocate_aligned(Uncounted{}, alignment, size);
 }
 
 MEMUSAGE_EXPORT int posix_memalign(void** result, size_t alignment, size_t size) {
-    State s = collector::current_state();
-    if (untracked(s)) {
-        if (original::posix_memalign != nullptr)
-            return original::posix_memalign(result, alignment, size);
-        *result = bootstrap::allocate(size, alignment);
-        return *result != nullptr ? 0 : ENOMEM;
-    }
-    CountedCall call(s);
-    return tracked::posix_allocate_aligned(call.counting(), result, alignment, size);
+    CountingScope scope;
+    if (scope.counting() != nullptr)
+        return tracked::posix_allocate_aligned(*scope.counting(), result, alignment, size);
+    if (untracked(collector::current_state()))
+        return original::posix_memalign(result, alignment, size);
+    return tracked::posix_allocate_aligned(Uncounted{}, result, alignment, size);
 }
 
 MEMUSAGE_EXPORT void* valloc(size_t size) {
-    State s = collector::current_state();
-    if (untracked(s)) return original::valloc != nullptr ? original::valloc(size) : nullptr;
-    CountedCall call(s);
-    return tracked::allocate_page_aligned(call.counting(), size, false);
+    CountingScope scope;
+    if (scope.counting() != nullptr)
+        return tracked::allocate_page_aligned(*scope.counting(), size, false);
+    if (untracked(collector::current_state())) return original::valloc(size);
+    return tracked::allocate_page_aligned(Uncounted{}, size, false);
 }
 
 MEMUSAGE_EXPORT void* pvalloc(size_t size) {
-    State s = collector::current_state();
-    if (untracked(s)) return original::pvalloc != nullptr ? original::pvalloc(size) : nullptr;
-    CountedCall call(s);
-    return tracked::allocate_page_aligned(call.counting(), size, true);
+    CountingScope scope;
+    if (scope.counting() != nullptr)
+        return tracked::allocate_page_aligned(*scope.counting(), size, true);
+    if (untracked(collector::current_state())) return original::pvalloc(size);
+    return tracked::allocate_page_aligned(Uncounted{}, size, true);
 }
 
 MEMUSAGE_EXPORT void* mmap(void* address, size_t length, int protection, int flags, int fd,
                            off_t offset) {
-    return mmap_hook(address, length, protection, flags, fd, offset);
+    return map(address, length, protection, flags, fd, offset);
 }
 
 MEMUSAGE_EXPORT void* mmap64(void* address, size_t length, int protection, int flags, int fd,
                              off_t offset) {
-    return mmap_hook(address, length, protection, flags, fd, offset);
+    return map(address, length, protection, flags, fd, offset);
 }
 
 MEMUSAGE_EXPORT void* mremap(void* old_address, size_t old_length, size_t new_length, int flags,
@@ -177,21 +186,19 @@ MEMUSAGE_EXPORT void* mremap(void* old_address, size_t old_length, size_t new_le
         new_address = va_arg(args, void*);
         va_end(args);
     }
-    State s = collector::current_state();
-    if (s == State::active && collector::config.trace_mmap) {
-        CountedCall call(s);
-        if (call.counting() != nullptr)
-            return traced::remap(*call.counting(), old_address, old_length, new_length, flags,
+    if (tracing_maps()) {
+        CountingScope scope;
+        if (Counting* counting = scope.counting())
+            return traced::remap(*counting, old_address, old_length, new_length, flags,
                                  new_address);
     }
     return original::mremap(old_address, old_length, new_length, flags, new_address);
 }
 
 MEMUSAGE_EXPORT int munmap(void* address, size_t length) {
-    State s = collector::current_state();
-    if (s == State::active && collector::config.trace_mmap) {
-        CountedCall call(s);
-        if (call.counting() != nullptr) return traced::unmap(*call.counting(), address, length);
+    if (tracing_maps()) {
+        CountingScope scope;
+        if (Counting* counting = scope.counting()) return traced::unmap(*counting, address, length);
     }
     if (original::munmap == nullptr) return static_cast<int>(syscall(SYS_munmap, address, length));
     return original::munmap(address, length);

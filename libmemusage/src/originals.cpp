@@ -22,8 +22,6 @@ bool resolve() {
 namespace memusage::bootstrap {
 namespace {
 
-constexpr size_t kArenaBytes = 64 * 1024;
-alignas(64) unsigned char arena[kArenaBytes];
 std::atomic<size_t> arena_used{0};
 
 struct ArenaHeader {
@@ -32,6 +30,8 @@ struct ArenaHeader {
 };
 
 }  // namespace
+
+alignas(64) unsigned char arena[kArenaBytes];
 
 void* allocate(size_t size, size_t alignment) {
     if (alignment < 16) alignment = 16;
@@ -44,12 +44,6 @@ void* allocate(size_t size, size_t alignment) {
             return arena + start;
         }
     }
-}
-
-bool owns(const void* p) {
-    auto address = reinterpret_cast<uintptr_t>(p);
-    auto begin = reinterpret_cast<uintptr_t>(arena);
-    return address >= begin && address < begin + kArenaBytes;
 }
 
 size_t size_of(const void* p) { return static_cast<const ArenaHeader*>(p)[-1].size; }

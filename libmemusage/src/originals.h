@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #define MEMUSAGE_HOOKED_FUNCTIONS(X) \
     X(malloc)                        \
@@ -43,8 +44,16 @@ bool resolve();
 namespace memusage::bootstrap {
 
 // A small static arena for the allocations made before the real allocator is known.
+inline constexpr size_t kArenaBytes = 64 * 1024;
+extern unsigned char arena[kArenaBytes];
+
 void* allocate(size_t size, size_t alignment = 16);
-bool owns(const void* p);
 size_t size_of(const void* p);
+// Checked by every free: kept inline.
+inline bool owns(const void* p) {
+    auto address = reinterpret_cast<uintptr_t>(p);
+    auto begin = reinterpret_cast<uintptr_t>(arena);
+    return address - begin < kArenaBytes;
+}
 
 }  // namespace memusage::bootstrap

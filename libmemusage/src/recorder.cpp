@@ -148,12 +148,12 @@ const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t b
     do {
         heap += event->heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
-        // Stamps of different cores can disagree by a few cycles; the file stays in order.
-        last_time = event->time > last_time ? event->time : last_time;
         heap_peak = current > heap_peak ? current : heap_peak;
         stack_peak = event->stack > stack_peak ? event->stack : stack_peak;
         total_peak = current + event->stack > total_peak ? current + event->stack : total_peak;
         if (output_ != nullptr) {
+            // Stamps of different cores can disagree by a few cycles; the file stays in order.
+            last_time = event->time > last_time ? event->time : last_time;
             Record& record = output_[output_used_++];
             record.heap = current;
             record.stack = event->stack;

@@ -18,19 +18,18 @@ std::atomic<bool> running{false};
 
 void on_tick(int, siginfo_t*, void* context) {
     // Inside a hook the thread's log is half-written; the tick is simply skipped.
-    if (collector::in_hook ||
+    ThreadLog* log = collector::counting_log;
+    if (log == nullptr ||
         collector::state.load(std::memory_order_relaxed) != collector::State::active)
         return;
-    ThreadLog* log = collector::thread_log;
-    if (log == nullptr) return;
     int saved_errno = errno;
     auto* interrupted = static_cast<ucontext_t*>(context);
     uintptr_t sp = interrupted != nullptr
                        ? static_cast<uintptr_t>(interrupted->uc_mcontext.gregs[REG_RSP])
                        : stack_pointer();
-    collector::in_hook = true;
+    collector::counting_log = nullptr;
     collector::recorder.record_from_signal(*log, cycle_counter(), log->stack_use(sp));
-    collector::in_hook = false;
+    collector::counting_log = log;
     errno = saved_errno;
 }
 

@@ -67,6 +67,7 @@ void histogram(SummaryBuffer& out, const Escapes& e, const Stats& stats) {
     uint64_t largest = 0;
     for (uint64_t count : stats.histogram) largest = count > largest ? count : largest;
     if (largest == 0) return;
+    uint64_t all_calls = stats.all_calls();
     char bar[51];
     for (size_t bucket = 0; bucket < kHistogramBuckets; ++bucket) {
         uint64_t count = stats.histogram[bucket];
@@ -77,7 +78,7 @@ void histogram(SummaryBuffer& out, const Escapes& e, const Stats& stats) {
             int low = static_cast<int>(bucket * kHistogramBucketBytes);
             out.printf("%5d-%-5d%12" PRIu64 " ", low, low + 15, count);
         }
-        uint64_t percent = count * 100 / stats.all_calls;
+        uint64_t percent = count * 100 / all_calls;
         if (percent == 0)
             out.text(" <1% ");
         else
@@ -96,7 +97,7 @@ void write_summary(const Stats& stats, const SummaryStyle& style, SummarySink si
     SummaryBuffer out(sink, context);
     out.printf("\n%sMemory usage summary:%s heap total: %" PRIu64 ", heap peak: %" PRIu64
                ", stack peak: %" PRIu64 "\n",
-               e.title, e.title_end, stats.heap_total, stats.heap_peak, stats.stack_peak);
+               e.title, e.title_end, stats.heap_total(), stats.heap_peak, stats.stack_peak);
     out.printf("%s         total calls   total memory   failed calls%s\n", e.header, e.header_end);
     allocation_row(out, e, " malloc", stats, Call::malloc);
     out.text("\n");

@@ -1,24 +1,219 @@
-// The heap functions on blocks with our header, counted through `counting` when it
-// is not null. Argument rules and error results are glibc's, so a program sees
-// exactly what its malloc would give it.
+// The heap functions on blocks with our header. `counter` is a Counting, or Uncounted
+// for calls that must not count; the code is the same. Argument rules and error
+// results are glibc's, so a program sees exactly what its malloc would give it.
 #pragma once
 
-#include <cstddef>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "block.h"
 #include "counting.h"
+#include "originals.h"
 
 namespace memusage::tracked {
+namespace detail {
 
-void* allocate(Counting* counting, size_t size);
-void* allocate_zeroed(Counting* counting, size_t count, size_t size);
-void* reallocate(Counting* counting, void* block, size_t size);
-void* reallocate_array(Counting* counting, void* block, size_t count, size_t size);
-void release(Counting* counting, void* block);
-size_t usable_size(void* block);
+// glibc's collector adds its header without checking and hands out a few bytes for
+// malloc(SIZE_MAX - 8); we refuse what cannot carry a header.
+inline bool with_header(size_t size, size_t header, size_t& total) {
+    if (__builtin_add_overflow(size, header, &total)) {
+        errno = ENOMEM;
+        return false;
+    }
+    return true;
+}
 
-// memalign and aligned_alloc (the same function in glibc 2.36); valloc and pvalloc.
-void* allocate_aligned(Counting* counting, size_t alignment, size_t size);
-void* allocate_page_aligned(Counting* counting, size_t size, bool round_size_up);
-int posix_allocate_aligned(Counting* counting, void** result, size_t alignment, size_t size);
+inline void* plain_block(size_t size) {
+    size_t total;
+    if (!with_header(size, sizeof(BlockHeader), total)) return nullptr;
+    void* real = original::malloc(total);
+    return real != nullptr ? mark_plain(real, size) : nullptr;
+}
+
+// Alignments up to 16 are what malloc gives anyway; larger ones put the header and
+// the real block's start in an alignment-sized gap in front of the block.
+inline void* aligned_block(size_t alignment, size_t size) {
+    if (alignment <= 16) return plain_block(size);
+    size_t total;
+    if (!with_header(size, alignment, total)) return nullptr;
+    void* real = original::memalign(alignment, total);
+    return real != nullptr ? mark_aligned(real, alignment, size) : nullptr;
+}
+
+template <typename Counter>
+void* counted(Counter& counter, Call call, size_t size, void* block) {
+    if (block == nullptr)
+        counter.failed(call);
+    else
+        counter.allocated(size);
+    return block;
+}
+
+}  // namespace detail
+
+template <typename Counter>
+void* allocate(Counter counter, size_t size) {
+    counter.allocation_requested(Call::malloc, size);
+    return detail::counted(counter, Call::malloc, size, detail::plain_block(size));
+}
+
+template <typename Counter>
+void* allocate_zeroed(Counter counter, size_t count, size_t size) {
+    size_t bytes;
+    if (__builtin_mul_overflow(count, size, &bytes)) {
+        counter.impossible_request(Call::calloc);
+        errno = ENOMEM;
+        return nullptr;
+    }
+    counter.allocation_requested(Call::calloc, bytes);
+    // malloc and memset, as glibc's collector does: the real calloc skips the
+    // per-thread cache, so it would lay the heap out differently and the program
+    // would see other addresses (and other in-place resizes) than under glibc's.
+    // Blocks this large are mapped by either, and the kernel's pages are zero already.
+    constexpr size_t kAlwaysMapped = size_t{32} << 20;
+    void* block = nullptr;
+    size_t total;
+    if (bytes < kAlwaysMapped) {
+        block = detail::plain_block(bytes);
+        if (block != nullptr) memset(block, 0, bytes);
+    } else if (detail::with_header(bytes, sizeof(BlockHeader), total)) {
+        void* real = original::calloc(1, total);
+        if (real != nullptr) block = mark_plain(real, bytes);
+    }
+    return detail::counted(counter, Call::calloc, bytes, block);
+}
+
+template <typename Counter>
+void* reallocate(Counter counter, void* block, size_t size) {
+    if (block == nullptr) {
+        counter.resize_requested(Call::realloc, 0, size);
+        void* fresh = detail::plain_block(size);
+        if (fresh == nullptr)
+            counter.failed(Call::realloc);
+        else
+            counter.reallocated(0, size, true);
+        return fresh;
+    }
+    OurBlock old;
+    if (!find_block(block, old)) return original::realloc(block, size);
+    if (size == 0) {
+        counter.realloc_call();
+        counter.realloc_freed(old.size);
+        original::free(old.real);
+        return nullptr;
+    }
+    counter.resize_requested(Call::realloc, old.size, size);
+    void* resized = nullptr;
+    bool moved = true;
+    size_t total;
+    if (old.aligned) {
+        // realloc promises malloc's alignment only; a plain block keeps things simple.
+        resized = detail::plain_block(size);
+        if (resized != nullptr) {
+            memcpy(resized, block, old.size < size ? old.size : size);
+            original::free(old.real);
+        }
+    } else if (detail::with_header(size, sizeof(BlockHeader), total)) {
+        void* real = original::realloc(old.real, total);
+        if (real != nullptr) {
+            moved = real != old.real;
+            resized = mark_plain(real, size);
+        }
+    }
+    if (resized == nullptr)
+        counter.failed(Call::realloc);
+    else
+        counter.reallocated(old.size, size, moved);
+    return resized;
+}
+
+template <typename Counter>
+void* reallocate_array(Counter counter, void* block, size_t count, size_t size) {
+    size_t bytes;
+    if (__builtin_mul_overflow(count, size, &bytes)) {
+        counter.impossible_request(Call::realloc);
+        errno = ENOMEM;
+        return nullptr;
+    }
+    return reallocate(counter, block, bytes);
+}
+
+template <typename Counter>
+void release(Counter counter, void* block) {
+    if (block == nullptr) {
+        counter.free_null();
+        return;
+    }
+    OurBlock ours;
+    if (!find_block(block, ours)) {
+        original::free(block);
+        return;
+    }
+    // Recorded before the memory goes back, so another thread that gets it next is
+    // recorded after us.
+    counter.freed(ours.size);
+    original::free(ours.real);
+}
+
+inline size_t usable_size(void* block) {
+    if (block == nullptr) return 0;
+    OurBlock ours;
+    if (!find_block(block, ours)) return original::malloc_usable_size(block);
+    size_t offset = static_cast<size_t>(static_cast<char*>(block) - static_cast<char*>(ours.real));
+    return original::malloc_usable_size(ours.real) - offset;
+}
+
+// memalign and aligned_alloc (the same function in glibc 2.36).
+template <typename Counter>
+void* allocate_aligned(Counter counter, size_t alignment, size_t size) {
+    counter.allocation_requested(Call::aligned, size);
+    void* block = nullptr;
+    if (alignment > SIZE_MAX / 2 + 1) {
+        errno = EINVAL;
+    } else {
+        // glibc rounds an alignment that is not a power of two up to one.
+        size_t power = 1;
+        while (power < alignment) power <<= 1;
+        block = detail::aligned_block(power, size);
+    }
+    return detail::counted(counter, Call::aligned, size, block);
+}
+
+// valloc, and pvalloc (which also rounds the size up to whole pages).
+template <typename Counter>
+void* allocate_page_aligned(Counter counter, size_t size, bool round_size_up) {
+    size_t page = static_cast<size_t>(getpagesize());
+    if (round_size_up) {
+        size_t rounded;
+        if (__builtin_add_overflow(size, page - 1, &rounded)) {
+            counter.impossible_request(Call::aligned);
+            errno = ENOMEM;
+            return nullptr;
+        }
+        size = rounded & ~(page - 1);
+    }
+    return allocate_aligned(counter, page, size);
+}
+
+template <typename Counter>
+int posix_allocate_aligned(Counter counter, void** result, size_t alignment, size_t size) {
+    bool valid = alignment != 0 && alignment % sizeof(void*) == 0 &&
+                 ((alignment / sizeof(void*)) & (alignment / sizeof(void*) - 1)) == 0;
+    if (!valid) {
+        counter.allocation_requested(Call::aligned, size);
+        counter.failed(Call::aligned);
+        return EINVAL;
+    }
+    int saved_errno = errno;
+    void* block = allocate_aligned(counter, alignment, size);
+    errno = saved_errno;
+    if (block == nullptr) return ENOMEM;
+    *result = block;
+    return 0;
+}
 
 }  // namespace memusage::tracked

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 namespace memusage {
 
@@ -37,8 +38,6 @@ struct Stats {
     uint64_t failed[kCallKinds];
     uint64_t realloc_nomove, realloc_dec, realloc_free;
     uint64_t mremap_nomove, mremap_dec;
-    uint64_t heap_total;  // every byte requested, resizes counting their growth
-    uint64_t all_calls;   // the histogram's denominator
     uint64_t histogram[kHistogramBuckets];
 
     // Filled in from the event stream, not per thread.
@@ -55,9 +54,22 @@ struct Stats {
         realloc_free += other.realloc_free;
         mremap_nomove += other.mremap_nomove;
         mremap_dec += other.mremap_dec;
-        heap_total += other.heap_total;
-        all_calls += other.all_calls;
         for (size_t i = 0; i < kHistogramBuckets; ++i) histogram[i] += other.histogram[i];
+    }
+
+    // Every byte asked of the heap: the allocation rows plus the growth of resizes.
+    uint64_t heap_total() const {
+        uint64_t total = 0;
+        for (Call c : {Call::malloc, Call::realloc, Call::calloc, Call::aligned, Call::mmap_r,
+                       Call::mmap_w, Call::mmap_a, Call::mremap})
+            total += bytes_of(c);
+        return total;
+    }
+    // The histogram's denominator: every request that had a size.
+    uint64_t all_calls() const {
+        uint64_t total = 0;
+        for (uint64_t count : histogram) total += count;
+        return total;
     }
 
     uint64_t& calls_of(Call c) { return calls[static_cast<unsigned>(c)]; }
