@@ -1,6 +1,7 @@
 // SPEC section 5: on programs that use only malloc, calloc, realloc and free, our summary
 // is glibc's byte for byte (colour forced on), the stack peak figure aside.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collector_run.h"
@@ -13,10 +14,40 @@ namespace {
 // hash layout, which otherwise changes from run to run.
 const std::vector<std::string> kSameEnvironment = {"MEMUSAGE_COLOR=always", "PERL_HASH_SEED=0"};
 
+// The two libraries are preloaded through paths of the same length, for the same
+// reason: LD_PRELOAD itself is part of the environment programs copy.
+class SameLengthPaths {
+  public:
+    SameLengthPaths() {
+        char pattern[] = "/tmp/memusage-compat-XXXXXX";
+        dir_ = mkdtemp(pattern) != nullptr ? pattern : "/tmp";
+        glibc_ = link("g", kGlibcCollector);
+        ours_ = link("o", kOurCollector);
+    }
+    ~SameLengthPaths() {
+        for (const std::string& path : {glibc_, ours_}) unlink(path.c_str());
+        for (const char* sub : {"/g", "/o"}) rmdir((dir_ + sub).c_str());
+        rmdir(dir_.c_str());
+    }
+    const std::string& glibc() const { return glibc_; }
+    const std::string& ours() const { return ours_; }
+
+  private:
+    std::string link(const char* sub, const std::string& target) {
+        std::string path = dir_ + "/" + sub;
+        mkdir(path.c_str(), 0700);
+        path += "/libmemusage.so";
+        EXPECT_EQ(symlink(target.c_str(), path.c_str()), 0) << path;
+        return path;
+    }
+    std::string dir_, glibc_, ours_;
+};
+
 void expect_same_summary_as_glibc(const std::vector<std::string>& argv) {
     if (!glibc_collector_present()) GTEST_SKIP() << "glibc's libmemusage.so is not installed";
-    Outcome glibc = run(argv, kSameEnvironment, kGlibcCollector);
-    Outcome ours = run(argv, kSameEnvironment, kOurCollector);
+    SameLengthPaths libraries;
+    Outcome glibc = run(argv, kSameEnvironment, libraries.glibc());
+    Outcome ours = run(argv, kSameEnvironment, libraries.ours());
     ASSERT_TRUE(glibc.exited_zero()) << glibc.err;
     ASSERT_TRUE(ours.exited_zero()) << ours.err;
     ASSERT_EQ(count_summaries(glibc.err), 1) << "glibc printed no summary to compare with";
