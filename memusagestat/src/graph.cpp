@@ -15,6 +15,7 @@
 #include "mapped_data_file.h"
 #include "plot.h"
 #include "png_writer.h"
+#include "utf8_text.h"
 
 namespace memusagestat {
 
@@ -96,7 +97,7 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
     PlotSpec spec;
     spec.width = std::max(options.width, kMinPictureWidth);
     spec.height = std::max(options.height, kMinPictureHeight);
-    spec.title = options.title;
+    spec.title = with_valid_utf8(options.title);
     spec.total = options.total;
 
     MappedDataFile file;

@@ -191,3 +191,15 @@ TEST(CommandLine, TimeModeCopesWithZeroSpanAndBackwardsTime) {
     EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
     EXPECT_TRUE(is_png(dir / "b.png"));
 }
+
+TEST(CommandLine, TitleInAnyEncodingIsDrawn) {
+    ScratchDir dir;
+    small_run().write(dir / "run.dat");
+    for (const char* title : {"Gr\xC3\xBC\xC3\x9F"
+                              "e",
+                              "latin-1 \xE9t\xE9", ""}) {
+        const Outcome outcome = run({MEMUSAGESTAT, "-s", title, dir / "run.dat", dir / "t.png"});
+        EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+        EXPECT_TRUE(is_png(dir / "t.png"));
+    }
+}
