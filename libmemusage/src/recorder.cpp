@@ -27,7 +27,7 @@ ThreadLog* Recorder::attach_thread() {
     ThreadLog* log = nullptr;
     for (ThreadLog* other = logs_; other != nullptr; other = other->next) {
         if (other->in_use)
-            stamping_.store(Stamping::ordered, std::memory_order_relaxed);
+            stamping_.store(Stamping::causal, std::memory_order_relaxed);
         else if (log == nullptr)
             log = other;
     }

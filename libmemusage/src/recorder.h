@@ -32,7 +32,7 @@ class Recorder {
     // Appends one event to the owner's log, merging when the log fills up.
     void record(ThreadLog& log, int64_t heap_change, uint64_t stack) {
         uint32_t n = log.published.load(std::memory_order_relaxed);
-        log.events[n] = Event{stamp(), heap_change, stack};
+        log.events[n] = Event{stamp(heap_change), heap_change, stack};
         log.published.store(n + 1, std::memory_order_release);
         if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
     }
@@ -52,20 +52,19 @@ class Recorder {
     void after_fork_in_child(ThreadLog* own);
 
   private:
-    // Reading the cycle counter is the dearest part of an event (10 ns here, more with
-    // the fence). A single thread needs stamps only for the data file's time axis, and
-    // no fence; several threads need them fenced to merge in causal order; a single
-    // thread without a data file needs none, and its events keep stamp 0.
-    enum class Stamping : uint8_t { none, plain, ordered };
-    uint64_t stamp() {
-        switch (stamping_.load(std::memory_order_relaxed)) {
-            case Stamping::none:
-                return 0;
-            case Stamping::plain:
-                return cycle_counter();
-            default:
-                return ordered_cycle_counter();
-        }
+    // Reading the cycle counter is the dearest part of an event (10 ns here, 17 with
+    // the fence). A single thread without a data file needs no stamps: its events keep
+    // stamp 0. A single thread with a data file needs them only for the time axis.
+    // Several threads need them to merge in causal order, but only a decrease of the
+    // heap can be merged ahead of its cause harmfully (a free of a block another thread
+    // allocated would dip the heap and lose its peak), so only decreases wait for the
+    // fence; two increases in either order reach the same peak.
+    enum class Stamping : uint8_t { none, plain, causal };
+    uint64_t stamp(int64_t heap_change) {
+        Stamping stamping = stamping_.load(std::memory_order_relaxed);
+        if (stamping == Stamping::none) return 0;
+        if (stamping == Stamping::causal && heap_change < 0) return ordered_cycle_counter();
+        return cycle_counter();
     }
 
     struct Cursor {
@@ -84,7 +83,7 @@ class Recorder {
     bool ensure_cursor_room(uint32_t count);
 
     pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
-    std::atomic<Stamping> stamping_{Stamping::ordered};
+    std::atomic<Stamping> stamping_{Stamping::causal};
     DataFile* file_ = nullptr;
     uint32_t log_capacity_ = kMaxLogCapacity;
     ThreadLog* logs_ = nullptr;
