@@ -6,6 +6,7 @@
 
 #include "graph_fonts.h"
 #include "scale_labels.h"
+#include "text_painter.h"
 
 namespace memusagestat {
 
@@ -32,55 +33,6 @@ struct Frame {
     double left, right, top, bottom;
     double height() const { return bottom - top; }
     double width() const { return right - left; }
-};
-
-enum class Align { left, centre, right };
-
-// Text drawing that shrinks a string to fit the room it has, since the insets are fixed
-// and the picture can be as small as 100x80. Returns false when even the smallest
-// legible size does not fit, so callers can try a shorter text.
-class TextPainter {
-  public:
-    TextPainter(cairo_t* cr, double base_size) : cr_(cr), base_size_(base_size) {}
-
-    bool fits(const std::string& text, double room, double size) const {
-        return size_for(text, room, size) > 0;
-    }
-
-    // Draws `text` with its baseline at y, horizontally placed at x per `align`,
-    // at `size` or smaller to fit `room` pixels. Returns false if nothing was drawn.
-    bool draw(const std::string& text, double x, double y, Align align, double room,
-              double size = 0) const {
-        const double fitted = size_for(text, room, size > 0 ? size : base_size_);
-        if (fitted <= 0) return false;
-        cairo_set_font_size(cr_, fitted);
-        cairo_text_extents_t ext;
-        cairo_text_extents(cr_, text.c_str(), &ext);
-        double start = x - ext.x_bearing;
-        if (align == Align::centre) start = x - ext.x_advance / 2;
-        if (align == Align::right) start = x - ext.x_advance;
-        cairo_move_to(cr_, start, y);
-        cairo_show_text(cr_, text.c_str());
-        return true;
-    }
-
-    // Baseline offset that centres digits of the current base size on a line.
-    double centring_offset(double size = 0) const { return 0.36 * (size > 0 ? size : base_size_); }
-    double base_size() const { return base_size_; }
-
-  private:
-    double size_for(const std::string& text, double room, double size) const {
-        cairo_set_font_size(cr_, size);
-        cairo_text_extents_t ext;
-        cairo_text_extents(cr_, text.c_str(), &ext);
-        if (ext.x_advance <= room) return size;
-        const double shrunk = size * room / ext.x_advance;
-        return shrunk >= kSmallestLegible ? shrunk : 0;
-    }
-
-    static constexpr double kSmallestLegible = 5.5;
-    cairo_t* cr_;
-    double base_size_;
 };
 
 // The centre of the pixel row a value falls in: a flat curve then covers one crisp row

@@ -1,0 +1,33 @@
+#include "text_painter.h"
+
+namespace memusagestat {
+
+bool TextPainter::fits(const std::string& text, double room, double size) const {
+    return size_for(text, room, size) > 0;
+}
+
+bool TextPainter::draw(const std::string& text, double x, double y, Align align, double room,
+                       double size) const {
+    const double fitted = size_for(text, room, size > 0 ? size : base_size_);
+    if (fitted <= 0) return false;
+    cairo_set_font_size(cr_, fitted);
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr_, text.c_str(), &ext);
+    double start = x - ext.x_bearing;
+    if (align == Align::centre) start = x - ext.x_advance / 2;
+    if (align == Align::right) start = x - ext.x_advance;
+    cairo_move_to(cr_, start, y);
+    cairo_show_text(cr_, text.c_str());
+    return true;
+}
+
+double TextPainter::size_for(const std::string& text, double room, double size) const {
+    cairo_set_font_size(cr_, size);
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr_, text.c_str(), &ext);
+    if (ext.x_advance <= room) return size;
+    const double shrunk = size * room / ext.x_advance;
+    return shrunk >= kSmallestLegible ? shrunk : 0;
+}
+
+}  // namespace memusagestat
