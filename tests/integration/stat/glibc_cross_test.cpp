@@ -1,31 +1,51 @@
 // Compatibility both ways: ours draws what glibc's collector wrote, glibc's
-// memusagestat draws what we wrote.
+// memusagestat draws what our collector and our tools wrote.
 #include <gtest/gtest.h>
 
 #include "stat_test_support.h"
 
 using namespace stat_test;
 
-TEST(GlibcCross, OursDrawsAFileWrittenByGlibcsCollector) {
-    ScratchDir dir;
-    const Outcome traced =
-        run({FIXTURE_ALLOC}, {"LD_PRELOAD=" GLIBC_LIBMEMUSAGE,
-                              "MEMUSAGE_OUTPUT=" + dir / "glibc.dat", "MEMUSAGE_NO_TIMER=1"});
-    ASSERT_EQ(traced.exit_code, 0) << traced.output;
-    ASSERT_TRUE(std::filesystem::exists(dir / "glibc.dat"));
+namespace {
 
-    const Outcome drawn = run({MEMUSAGESTAT, dir / "glibc.dat", dir / "ours.png"});
-    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+// Runs the fixture under `collector`, writing `data`.
+void trace_fixture(const std::string& collector, const std::string& data) {
+    const Outcome traced = run({FIXTURE_ALLOC}, {"LD_PRELOAD=" + collector,
+                                                 "MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1"});
+    ASSERT_EQ(traced.exit_code, 0) << traced.output;
+    ASSERT_TRUE(std::filesystem::exists(data));
+}
+
+// The fixture's heap peaks (1,000,000 bytes) after the 1000th of about 2000 events, so
+// near the middle column the heap curve touches the top of the frame, and only there.
+void expect_fixture_peak_in_the_middle(const std::string& png) {
     Image image;
-    ASSERT_TRUE(decode_png(dir / "ours.png", image));
+    ASSERT_TRUE(decode_png(png, image));
     EXPECT_EQ(image.width, 800u);
-    // The heap peaks (1,000,000 bytes) after the 1000th of about 2000 events, so near the
-    // middle column the red curve touches the top of the frame.
+    EXPECT_EQ(image.height, 600u);
     bool at_top_in_middle = false;
     for (unsigned x = 380; x <= 420; ++x)
         at_top_in_middle |= image.near(x, 21, [](Rgb c) { return c.reddish(); });
     EXPECT_TRUE(at_top_in_middle);
     EXPECT_FALSE(image.near(100, 21, [](Rgb c) { return c.reddish(); }));
+}
+
+}  // namespace
+
+TEST(GlibcCross, OursDrawsAFileWrittenByGlibcsCollector) {
+    ScratchDir dir;
+    ASSERT_NO_FATAL_FAILURE(trace_fixture(GLIBC_LIBMEMUSAGE, dir / "glibc.dat"));
+    const Outcome drawn = run({MEMUSAGESTAT, dir / "glibc.dat", dir / "ours.png"});
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+    expect_fixture_peak_in_the_middle(dir / "ours.png");
+}
+
+TEST(GlibcCross, GlibcDrawsAFileWrittenByOurCollector) {
+    ScratchDir dir;
+    ASSERT_NO_FATAL_FAILURE(trace_fixture(OUR_LIBMEMUSAGE, dir / "ours.dat"));
+    const Outcome drawn = run({GLIBC_MEMUSAGESTAT, dir / "ours.dat", dir / "glibc.png"});
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+    expect_fixture_peak_in_the_middle(dir / "glibc.png");
 }
 
 TEST(GlibcCross, GlibcDrawsAFileWeWrote) {
