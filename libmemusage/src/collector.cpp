@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "memusage/summary.h"
@@ -26,6 +27,7 @@ namespace {
 
 DataFile data_file;
 pthread_key_t thread_key;
+uintptr_t main_thread_stack_start;
 Stats totals;
 
 // The standard error the program started with. The summary goes there even if the
@@ -163,6 +165,9 @@ __attribute__((destructor)) void finish_with_program() {
 State initialize() {
     State expected = State::uninitialized;
     if (!state.compare_exchange_strong(expected, State::initializing)) return expected;
+    // The main thread's stack is measured from here, where the program starts (our
+    // constructor, or its first allocation if that comes earlier), as glibc does.
+    main_thread_stack_start = stack_pointer();
     if (!original::resolve()) {
         warn("cannot find the C library's allocator", "");
         _exit(127);
@@ -194,6 +199,8 @@ ThreadLog* begin_first_count() {
     attaching = true;
     ThreadLog* log = recorder.attach_thread();
     if (log != nullptr) {
+        if (getpid() == static_cast<pid_t>(syscall(SYS_gettid)))
+            log->stack_start = main_thread_stack_start;
         thread_log = log;
         pthread_setspecific(thread_key, log);
     }

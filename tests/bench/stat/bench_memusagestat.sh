@@ -32,7 +32,7 @@ mkdir -p "$helpers"
 here=$source_dir/tests/bench/stat
 ${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
     -o "$helpers/make_profile" "$here/make_profile.cpp"
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$here/measure.cpp"
+${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
 make_profile=$helpers/make_profile
 measure=$helpers/measure
 
