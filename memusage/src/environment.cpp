@@ -38,6 +38,11 @@ class EnvironmentBuilder {
         }
     }
 
+    void unset(std::string_view name) {
+        auto it = position(name);
+        if (it != entries_.end()) entries_.erase(it);
+    }
+
     std::vector<std::string> take() { return std::move(entries_); }
 
   private:
@@ -72,6 +77,9 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
     }
     environment.set("LD_PRELOAD", preload);
 
+    // Left behind by a process of an enclosing run (memusage started from a profiled
+    // shell): this run's data file has no owner yet.
+    environment.unset("MEMUSAGE_OUTPUT_OWNER");
     if (!data_path.empty()) environment.set("MEMUSAGE_OUTPUT", data_path);
     if (!options.progname.empty()) environment.set("MEMUSAGE_PROG_NAME", options.progname);
     if (!options.buffer_size.empty()) {

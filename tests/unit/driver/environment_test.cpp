@@ -38,6 +38,14 @@ TEST(ChildEnvironment, PreloadsTheCollectorAndKeepsTheRest) {
     EXPECT_EQ(value_of(result, "MEMUSAGE_COLOR"), "<unset>");
 }
 
+TEST(ChildEnvironment, AnEnclosingRunsDataFileOwnerIsForgotten) {
+    Entries result =
+        child_environment({"MEMUSAGE_OUTPUT_OWNER=4242", "HOME=/h"}, {}, kCollector, "/tmp/x.dat");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_OUTPUT_OWNER"), "<unset>");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_OUTPUT"), "/tmp/x.dat");
+    EXPECT_EQ(value_of(result, "HOME"), "/h");
+}
+
 TEST(ChildEnvironment, KeepsTheUsersPreloadAfterTheCollector) {
     Entries result = child_environment({"LD_PRELOAD=/a.so /b.so"}, {}, kCollector, "");
     EXPECT_EQ(value_of(result, "LD_PRELOAD"), kCollector + ":/a.so /b.so");
