@@ -97,9 +97,10 @@ bool Recorder::ensure_cursor_room(uint32_t count) {
 
 // A k-way merge over the threads' unmerged events, smallest stamp first. Events of
 // other threads stamped at or after `cutoff` stay for a later merge: a thread may
-// still be publishing an earlier one. Anything that happened before an event we take
-// (a malloc whose block another thread frees) was published before that event was
-// stamped, so a free is never merged ahead of its allocation.
+// still be publishing an earlier one. A malloc is published before its block can reach
+// another thread, and that thread's free is stamped after a fence, so the free carries
+// the later stamp and, once merged, its malloc is merged too: a free is never merged
+// ahead of its allocation.
 void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
     uint32_t count = 0;
     for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
