@@ -32,7 +32,7 @@ class Recorder {
     // Appends one event to the owner's log, merging when the log fills up.
     void record(ThreadLog& log, int64_t heap_change, uint64_t stack) {
         uint32_t n = log.published.load(std::memory_order_relaxed);
-        log.events[n] = Event{stamp(heap_change), heap_change, stack};
+        log.events[n] = Event{stamp(), heap_change, stack};
         log.published.store(n + 1, std::memory_order_release);
         if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
     }
@@ -55,16 +55,20 @@ class Recorder {
     // Reading the cycle counter is the dearest part of an event (10 ns here, 17 with
     // the fence). A single thread without a data file needs no stamps: its events keep
     // stamp 0. A single thread with a data file needs them only for the time axis.
-    // Several threads need them to merge in causal order, but only a decrease of the
-    // heap can be merged ahead of its cause harmfully (a free of a block another thread
-    // allocated would dip the heap and lose its peak), so only decreases wait for the
-    // fence; two increases in either order reach the same peak.
+    // Several threads need them fenced, so that the processor cannot read the counter
+    // before it has seen what another thread handed over (a block to free, a flag saying
+    // a block was freed): the consequence is then always stamped after its cause.
     enum class Stamping : uint8_t { none, plain, causal };
-    uint64_t stamp(int64_t heap_change) {
-        Stamping stamping = stamping_.load(std::memory_order_relaxed);
-        if (stamping == Stamping::none) return 0;
-        if (stamping == Stamping::causal && heap_change < 0) return ordered_cycle_counter();
-        return cycle_counter();
+    uint64_t stamp() {
+        switch (stamping_.load(std::memory_order_relaxed)) {
+            case Stamping::none:
+                return 0;
+            case Stamping::plain:
+                return cycle_counter();
+            case Stamping::causal:
+                break;
+        }
+        return ordered_cycle_counter();
     }
 
     struct Cursor {
