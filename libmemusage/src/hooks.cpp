@@ -59,6 +59,17 @@ void* map(void* address, size_t length, int protection, int flags, int fd, off_t
     return map_untraced(address, length, protection, flags, fd, offset);
 }
 
+void* aligned_allocation(void* (*original_function)(size_t, size_t), size_t alignment,
+                         size_t size) {
+    CountingScope scope;
+    if (scope.counting() != nullptr)
+        return tracked::allocate_aligned(*scope.counting(), alignment, size);
+    if (untracked(collector::current_state()))
+        return original_function != nullptr ? original_function(alignment, size)
+                                            : bootstrap::allocate(size, alignment);
+    return tracked::allocate_aligned(Uncounted{}, alignment, size);
+}
+
 }  // namespace
 
 MEMUSAGE_EXPORT void* malloc(size_t size) {
@@ -123,23 +134,12 @@ MEMUSAGE_EXPORT size_t malloc_usable_size(void* block) {
 }
 
 MEMUSAGE_EXPORT void* memalign(size_t alignment, size_t size) {
-    CountingScope scope;
-    if (scope.counting() != nullptr)
-        return tracked::allocate_aligned(*scope.counting(), alignment, size);
-    if (untracked(collector::current_state()))
-        return original::memalign != nullptr ? original::memalign(alignment, size)
-                                             : bootstrap::allocate(size, alignment);
-    return tracked::allocate_aligned(Uncounted{}, alignment, size);
+    return aligned_allocation(original::memalign, alignment, size);
 }
 
+// The same function as memalign in glibc 2.36.
 MEMUSAGE_EXPORT void* aligned_alloc(size_t alignment, size_t size) {
-    CountingScope scope;
-    if (scope.counting() != nullptr)
-        return tracked::allocate_aligned(*scope.counting(), alignment, size);
-    if (untracked(collector::current_state()))
-        return original::aligned_alloc != nullptr ? original::aligned_alloc(alignment, size)
-                                                  : bootstrap::allocate(size, alignment);
-    return tracked::allocate_aligned(Uncounted{}, alignment, size);
+    return aligned_allocation(original::aligned_alloc, alignment, size);
 }
 
 MEMUSAGE_EXPORT int posix_memalign(void** result, size_t alignment, size_t size) {
