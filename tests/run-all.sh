@@ -2,7 +2,7 @@
 # The whole test suite: README.md's second command and CI (.ci/run) run exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake --workflow --preset test   # release build with -Werror, every test
 cmake --workflow --preset asan   # the tools and the unit tests under ASan and UBSan
 cmake --workflow --preset tsan   # the collector's threaded tests under TSan
 cmake --workflow --preset fuzz   # the data-file reader under libFuzzer, for a bounded time
+cmake --workflow --preset test   # release build with -Werror, every test (last: its count closes the run)
