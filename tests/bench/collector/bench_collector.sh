@@ -9,6 +9,7 @@
 # under our libmemusage.so and under glibc's, in turns. Each figure is the median of RUNS
 # runs, and ratios are to the bare run, so machine noise hits every column alike. "+RSS"
 # is the median extra maximum resident set our collector adds to the bare run.
+# When heaptrack is installed, a last row gives its ratio on 1 thread (3 runs), for scale.
 # Environment: RUNS (default 7), STEPS (per thread, default 5000000), GLIBC_LIBMEMUSAGE
 # (default /usr/lib/x86_64-linux-gnu/libmemusage.so; the glibc columns are left out when
 # it is absent), DATA_DIR (where the data files go; default /dev/shm when there is one:
@@ -81,3 +82,18 @@ for threads in 1 2; do
             "$glibc_ns" "$glibc_x" "$(median <"$work/rss")"
     done
 done
+
+if command -v heaptrack >/dev/null; then
+    threads=1
+    : >"$work/bare" : >"$work/heaptrack"
+    for ((i = 0; i < 3; i++)); do
+        time_of "$work/bare" MEMUSAGE_BENCH=bare
+        read -r ns _ status < <("$measure" heaptrack -o "$work/heaptrack-out" "$workload" 1 "$steps" 2>/dev/null)
+        echo "$ns" >>"$work/heaptrack"
+        rm -f "$work"/heaptrack-out*
+    done
+    bare=$(cut -d' ' -f1 "$work/bare" | median)
+    heaptrack_ns=$(median <"$work/heaptrack")
+    printf 'heaptrack, 1 thread: %.0f ms, %.1fx the bare run (medians of 3)\n' \
+        "$(awk -v a="$heaptrack_ns" 'BEGIN {print a / 1e6}')" "$(awk -v a="$heaptrack_ns" -v b="$bare" 'BEGIN {print a / b}')"
+fi
