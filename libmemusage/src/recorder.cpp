@@ -141,28 +141,36 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
     }
 }
 
-// The hot loop of the merge: the running heap and the peaks stay in registers.
+// The hot loop of the merge: the running heap, the peaks and the output position
+// stay in registers.
 const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t bound) {
     int64_t heap = heap_;
     uint64_t last_time = last_time_;
     uint64_t heap_peak = heap_peak_, stack_peak = stack_peak_, total_peak = total_peak_;
+    Record* output = output_;
+    uint32_t used = output_used_;
     do {
         heap += event->heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
         heap_peak = current > heap_peak ? current : heap_peak;
         stack_peak = event->stack > stack_peak ? event->stack : stack_peak;
         total_peak = current + event->stack > total_peak ? current + event->stack : total_peak;
-        if (output_ != nullptr) {
+        if (output != nullptr) {
             // Stamps of different cores can disagree by a few cycles; the file stays in order.
             last_time = event->time > last_time ? event->time : last_time;
-            Record& record = output_[output_used_++];
+            Record& record = output[used++];
             record.heap = current;
             record.stack = event->stack;
             record.set_time(last_time);
-            if (output_used_ == output_capacity_) write_output();
+            if (__builtin_expect(used == output_capacity_, 0)) {
+                output_used_ = used;
+                write_output();
+                used = 0;
+            }
         }
         ++event;
     } while (event != end && event->time < bound);
+    output_used_ = used;
     heap_ = heap;
     last_time_ = last_time;
     heap_peak_ = heap_peak;
