@@ -9,6 +9,7 @@
 
 #include "collector.h"
 #include "originals.h"
+#include "pages.h"
 #include "sampler.h"
 #include "traced_maps.h"
 #include "tracked_heap.h"
@@ -68,6 +69,56 @@ void* aligned_allocation(void* (*original_function)(size_t, size_t), size_t alig
         return original_function != nullptr ? original_function(alignment, size)
                                             : bootstrap::allocate(size, alignment);
     return tracked::allocate_aligned(Uncounted{}, alignment, size);
+}
+
+// A profiling tick must not arrive while the new image still has SIGPROF's default
+// action, which is death: sampling pauses for the exec, and resumes if it fails.
+template <typename Exec>
+int with_sampling_paused(Exec exec) {
+    bool was_sampling = sampler::pause_for_exec();
+    int result = exec();
+    int saved_errno = errno;
+    sampler::resume_after_failed_exec(was_sampling);
+    errno = saved_errno;
+    return result;
+}
+
+// execl and friends: the arguments up to the null one, as an argv array. The pages
+// come from the kernel: this runs in the program's exec path, not the heap's.
+class ArgumentList {
+  public:
+    ArgumentList(const char* first, va_list* rest) {
+        va_list counting;
+        va_copy(counting, *rest);
+        size_t count = 1;
+        while (va_arg(counting, char*) != nullptr) ++count;
+        va_end(counting);
+        bytes_ = (count + 1) * sizeof(char*);
+        argv_ = static_cast<char**>(allocate_pages(bytes_));
+        if (argv_ == nullptr) return;
+        argv_[0] = const_cast<char*>(first);
+        for (size_t i = 1; i <= count; ++i) argv_[i] = va_arg(*rest, char*);
+    }
+    ~ArgumentList() {
+        if (argv_ != nullptr) free_pages(argv_, bytes_);
+    }
+    ArgumentList(const ArgumentList&) = delete;
+    ArgumentList& operator=(const ArgumentList&) = delete;
+
+    // Null when there was no memory for it (errno says so).
+    char** argv() const { return argv_; }
+
+  private:
+    char** argv_ = nullptr;
+    size_t bytes_ = 0;
+};
+
+int exec_path(const char* path, char* const argv[], char* const envp[]) {
+    return with_sampling_paused([&] { return original::execve(path, argv, envp); });
+}
+
+int exec_searching(const char* file, char* const argv[]) {
+    return with_sampling_paused([&] { return original::execvp(file, argv); });
 }
 
 }  // namespace
@@ -215,4 +266,54 @@ MEMUSAGE_EXPORT int sigaction(int signal_number, const struct sigaction* action,
 MEMUSAGE_EXPORT sighandler_t signal(int signal_number, sighandler_t handler) {
     if (collector::current_state() == State::active) sampler::yield_to_program(signal_number);
     return original::signal(signal_number, handler);
+}
+
+MEMUSAGE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+    return exec_path(path, argv, envp);
+}
+
+MEMUSAGE_EXPORT int execv(const char* path, char* const argv[]) {
+    return exec_path(path, argv, environ);
+}
+
+MEMUSAGE_EXPORT int execvp(const char* file, char* const argv[]) {
+    return exec_searching(file, argv);
+}
+
+MEMUSAGE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+    return with_sampling_paused([&] { return original::execvpe(file, argv, envp); });
+}
+
+MEMUSAGE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+    return with_sampling_paused([&] { return original::fexecve(fd, argv, envp); });
+}
+
+MEMUSAGE_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
+                             int flags) {
+    return with_sampling_paused([&] { return original::execveat(dirfd, path, argv, envp, flags); });
+}
+
+MEMUSAGE_EXPORT int execl(const char* path, const char* arg, ...) {
+    va_list rest;
+    va_start(rest, arg);
+    ArgumentList arguments(arg, &rest);
+    va_end(rest);
+    return arguments.argv() != nullptr ? exec_path(path, arguments.argv(), environ) : -1;
+}
+
+MEMUSAGE_EXPORT int execlp(const char* file, const char* arg, ...) {
+    va_list rest;
+    va_start(rest, arg);
+    ArgumentList arguments(arg, &rest);
+    va_end(rest);
+    return arguments.argv() != nullptr ? exec_searching(file, arguments.argv()) : -1;
+}
+
+MEMUSAGE_EXPORT int execle(const char* path, const char* arg, ...) {
+    va_list rest;
+    va_start(rest, arg);
+    ArgumentList arguments(arg, &rest);
+    char* const* envp = va_arg(rest, char* const*);
+    va_end(rest);
+    return arguments.argv() != nullptr ? exec_path(path, arguments.argv(), envp) : -1;
 }

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -27,7 +28,12 @@
     X(mremap)                        \
     X(munmap)                        \
     X(sigaction)                     \
-    X(signal)
+    X(signal)                        \
+    X(execve)                        \
+    X(execvp)                        \
+    X(execvpe)                       \
+    X(fexecve)                       \
+    X(execveat)
 
 namespace memusage::original {
 

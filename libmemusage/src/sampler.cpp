@@ -1,7 +1,7 @@
 #include "sampler.h"
 
 #include <signal.h>
-#include <sys/time.h>
+#include <time.h>
 #include <ucontext.h>
 
 #include <atomic>
@@ -13,8 +13,11 @@
 namespace memusage::sampler {
 namespace {
 
-constexpr suseconds_t kTickMicroseconds = 1;  // the kernel rounds it to its own tick
+constexpr long kTickNanoseconds = 1000;  // the kernel rounds it to its own tick
+
 std::atomic<bool> running{false};
+std::atomic<bool> yielded{false};
+timer_t timer;
 
 void on_tick(int, siginfo_t*, void* context) {
     // Inside a hook the thread's log is half-written; the tick is simply skipped.
@@ -33,36 +36,51 @@ void on_tick(int, siginfo_t*, void* context) {
     errno = saved_errno;
 }
 
-void arm(suseconds_t microseconds) {
-    struct itimerval timer = {};
-    timer.it_interval.tv_usec = microseconds;
-    timer.it_value.tv_usec = microseconds;
-    setitimer(ITIMER_PROF, &timer, nullptr);
+bool start_timer() {
+    struct sigevent event = {};
+    event.sigev_notify = SIGEV_SIGNAL;
+    event.sigev_signo = SIGPROF;
+    if (timer_create(CLOCK_PROCESS_CPUTIME_ID, &event, &timer) != 0) return false;
+    struct itimerspec interval = {};
+    interval.it_interval.tv_nsec = kTickNanoseconds;
+    interval.it_value.tv_nsec = kTickNanoseconds;
+    if (timer_settime(timer, 0, &interval, nullptr) != 0) {
+        timer_delete(timer);
+        return false;
+    }
+    return true;
 }
 
 }  // namespace
 
 void start() {
+    if (yielded.load()) return;
     struct sigaction action = {};
     action.sa_sigaction = on_tick;
     action.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&action.sa_mask);
     if (original::sigaction(SIGPROF, &action, nullptr) != 0) return;
-    running.store(true);
-    arm(kTickMicroseconds);
+    if (start_timer()) running.store(true);
 }
 
 void stop() {
-    if (running.exchange(false)) arm(0);
+    if (running.exchange(false)) timer_delete(timer);
+}
+
+bool pause_for_exec() {
+    bool was_sampling = running.load();
+    stop();
+    return was_sampling;
+}
+
+void resume_after_failed_exec(bool was_sampling) {
+    if (was_sampling && !yielded.load() && start_timer()) running.store(true);
 }
 
 void yield_to_program(int signal_number) {
-    if (signal_number != SIGPROF || !running.exchange(false)) return;
-    // Disarm only our own timer: the program may have armed one for itself already.
-    struct itimerval current;
-    if (getitimer(ITIMER_PROF, &current) == 0 && current.it_interval.tv_sec == 0 &&
-        current.it_interval.tv_usec == kTickMicroseconds)
-        arm(0);
+    if (signal_number != SIGPROF) return;
+    yielded.store(true);
+    stop();
 }
 
 }  // namespace memusage::sampler

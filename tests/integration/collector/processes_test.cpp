@@ -49,6 +49,27 @@ TEST(Processes, ImageExecedInPlaceTakesTheFileOver) {
     }
 }
 
+// The sampling timer must not outlive an exec: the new image has SIGPROF's default
+// action (death) until its collector starts, or for good when it has none.
+TEST(Processes, ExecsWhileSamplingNeverDieOfSigprof) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    Outcome outcome = run({fixture("collector_fixture_exec_chain"), "20"},
+                          {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_COLOR=never"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(count_summaries(outcome.err), 1) << "only the last image exits";
+    ASSERT_GE(read_records(data).size(), 3u);
+    EXPECT_EQ(read_records(data)[1].heap, 100u) << "the last image's complete header";
+}
+
+TEST(Processes, AProgramStartedWithoutTheCollectorMeetsNoSigprof) {
+    Scratch scratch;
+    Outcome outcome = run({fixture("collector_fixture_exec_chain"), "2", "bare"},
+                          {"MEMUSAGE_OUTPUT=" + (scratch / "profile"), "MEMUSAGE_COLOR=never"});
+    EXPECT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(count_summaries(outcome.err), 0) << outcome.err;
+}
+
 TEST(Processes, ForkedChildThatExecsLeavesTheParentsFileAlone) {
     Scratch scratch;
     std::string data = scratch / "profile";
