@@ -3,7 +3,6 @@
 #pragma once
 
 #include <atomic>
-#include <new>
 #include <optional>
 
 #include "clock.h"

@@ -59,27 +59,28 @@ void Recorder::detach_thread(ThreadLog* log) {
     pthread_mutex_unlock(&mutex_);
 }
 
-void Recorder::merge_full_log(ThreadLog& log) {
-    pthread_mutex_lock(&mutex_);
+// The owner's log is full: everything in it goes into the stream, and it starts over.
+void Recorder::empty_full_log_locked(ThreadLog& log) {
     merge_locked(&log, cycle_counter_fenced());
     log.consumed = 0;
     log.published.store(0, std::memory_order_relaxed);
+}
+
+void Recorder::merge_full_log(ThreadLog& log) {
+    pthread_mutex_lock(&mutex_);
+    empty_full_log_locked(log);
     pthread_mutex_unlock(&mutex_);
 }
 
 void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack) {
     uint32_t n = log.published.load(std::memory_order_relaxed);
-    if (n + 1 < log.capacity) {
-        log.events[n] = Event{time, 0, stack};
-        log.published.store(n + 1, std::memory_order_release);
-        return;
-    }
-    if (pthread_mutex_trylock(&mutex_) != 0) return;
+    // Filling the log means merging it, which needs the lock: only if it is free.
+    bool fills = n + 1 == log.capacity;
+    if (fills && pthread_mutex_trylock(&mutex_) != 0) return;
     log.events[n] = Event{time, 0, stack};
     log.published.store(n + 1, std::memory_order_release);
-    merge_locked(&log, cycle_counter_fenced());
-    log.consumed = 0;
-    log.published.store(0, std::memory_order_relaxed);
+    if (!fills) return;
+    empty_full_log_locked(log);
     pthread_mutex_unlock(&mutex_);
 }
 

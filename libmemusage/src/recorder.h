@@ -79,6 +79,7 @@ class Recorder {
     };
 
     void merge_full_log(ThreadLog& log);
+    void empty_full_log_locked(ThreadLog& log);
     void merge_locked(ThreadLog* own, uint64_t cutoff);
     const Event* emit_run(const Event* event, const Event* end, uint64_t bound);
     void write_output();
