@@ -16,19 +16,22 @@
 
 namespace memusage::collector {
 
-std::atomic<State> state{State::uninitialized};
-Config config;
-Recorder recorder;
-MappingSet mappings;
+// All of the collector's state is constant-initialized (constinit): the program's
+// first allocation may come before any constructor has run, and a constructor running
+// after it would wipe what that allocation set up.
+constinit std::atomic<State> state{State::uninitialized};
+constinit Config config;
+constinit Recorder recorder;
+constinit MappingSet mappings;
 __thread ThreadLog* thread_log = nullptr;
 __thread ThreadLog* counting_log = nullptr;
 
 namespace {
 
-DataFile data_file;
+constinit DataFile data_file;
 pthread_key_t thread_key;
 uintptr_t main_thread_stack_start;
-Stats totals;
+constinit Stats totals;
 
 // The standard error the program started with. The summary goes there even if the
 // program closes or redirects its own (coreutils close it before exiting).
@@ -98,7 +101,7 @@ void on_thread_exit(void* value) {
 }
 
 void before_fork() {
-    if (state.load() == State::active) recorder.before_fork();
+    if (state.load() == State::active) recorder.before_fork(thread_log);
 }
 void after_fork_in_parent() {
     if (state.load() == State::active) recorder.after_fork_in_parent();

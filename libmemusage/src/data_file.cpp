@@ -81,11 +81,16 @@ bool DataFile::write_at(const void* data, size_t bytes, off_t offset) {
     return true;
 }
 
+// The file takes its new length before the records go in. SIGKILL stops a write
+// between two pages, and pages do not end on record boundaries: the killed run then
+// leaves whole records of zeros, which readers drop, instead of a torn last record,
+// which glibc's memusagestat refuses to read.
 void DataFile::append(const Record* records, size_t count) {
     if (count == 0 || !still_ours()) return;
     int saved_errno = errno;
     size_t bytes = count * sizeof(Record);
-    if (write_at(records, bytes, end_)) end_ += static_cast<off_t>(bytes);
+    off_t new_end = end_ + static_cast<off_t>(bytes);
+    if (ftruncate(fd_, new_end) == 0 && write_at(records, bytes, end_)) end_ = new_end;
     errno = saved_errno;
 }
 

@@ -72,10 +72,13 @@ void* aligned_allocation(void* (*original_function)(size_t, size_t), size_t alig
 }
 
 // A profiling tick must not arrive while the new image still has SIGPROF's default
-// action, which is death: sampling pauses for the exec, and resumes if it fails.
+// action, which is death: sampling pauses for the exec, and resumes if it fails. The
+// exec also ends the writer thread, so what it holds is written first.
 template <typename Exec>
 int with_sampling_paused(Exec exec) {
     bool was_sampling = sampler::pause_for_exec();
+    if (collector::state.load(std::memory_order_acquire) == collector::State::active)
+        collector::recorder.write_pending_for_exec();
     int result = exec();
     int saved_errno = errno;
     sampler::resume_after_failed_exec(was_sampling);

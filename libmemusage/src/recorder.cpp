@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "pages.h"
+#include "process_barrier.h"
 
 namespace memusage {
 
@@ -13,21 +14,22 @@ bool Recorder::init(DataFile* file, uint32_t buffer_records) {
     if (buffer_records == 0) buffer_records = 1;
     log_capacity_ = buffer_records < kMaxLogCapacity ? buffer_records : kMaxLogCapacity;
     if (file != nullptr && file->is_open()) {
-        output_ = static_cast<Record*>(allocate_pages(size_t{buffer_records} * sizeof(Record)));
-        if (output_ == nullptr) return false;
-        output_capacity_ = buffer_records;
+        if (!writer_.init(file, buffer_records)) return false;
+        stream_.output = writer_.first_buffer();
+        stream_.output_capacity = buffer_records;
         file_ = file;
     }
-    stamping_.store(file_ == nullptr ? Stamping::none : Stamping::plain, std::memory_order_relaxed);
+    direct_allowed_ = process_barrier::prepare();
     return true;
 }
 
 ThreadLog* Recorder::attach_thread() {
     pthread_mutex_lock(&mutex_);
     ThreadLog* log = nullptr;
+    bool alone = true;
     for (ThreadLog* other = logs_; other != nullptr; other = other->next) {
         if (other->in_use)
-            stamping_.store(Stamping::causal, std::memory_order_relaxed);
+            alone = false;
         else if (log == nullptr)
             log = other;
     }
@@ -42,10 +44,16 @@ ThreadLog* Recorder::attach_thread() {
     if (log != nullptr) {
         memset(&log->stats, 0, sizeof(log->stats));
         log->stack_start = 0;
+        log->records_directly.store(false, std::memory_order_relaxed);
+        log->recording.store(false, std::memory_order_relaxed);
         log->published.store(0, std::memory_order_relaxed);
         log->consumed = 0;
         log->capacity = log_capacity_;
         log->in_use = true;
+        if (alone)
+            become_direct_locked(*log);
+        else
+            revoke_direct_locked(log);
     }
     pthread_mutex_unlock(&mutex_);
     return log;
@@ -53,10 +61,38 @@ ThreadLog* Recorder::attach_thread() {
 
 void Recorder::detach_thread(ThreadLog* log) {
     pthread_mutex_lock(&mutex_);
+    if (direct_owner_ == log) revoke_direct_locked(log);
     merge_locked(log, cycle_counter_fenced());
     retired_.add_counts(log->stats);
     log->in_use = false;
     pthread_mutex_unlock(&mutex_);
+}
+
+void Recorder::become_direct_locked(ThreadLog& log) {
+    if (!direct_allowed_) return;
+    direct_owner_ = &log;
+    log.records_directly.store(true, std::memory_order_relaxed);
+}
+
+bool Recorder::alone_locked(const ThreadLog& log) const {
+    for (const ThreadLog* other = logs_; other != nullptr; other = other->next)
+        if (other->in_use && other != &log) return false;
+    return true;
+}
+
+bool Recorder::revoke_direct_locked(ThreadLog* caller, int max_waits) {
+    ThreadLog* owner = direct_owner_;
+    if (owner == nullptr) return true;
+    direct_owner_ = nullptr;
+    owner->records_directly.store(false, std::memory_order_relaxed);
+    if (owner == caller) return true;  // not inside record(), since it is here
+    // After the barrier, the owner either sees the flag clear or shows it is recording.
+    process_barrier::run();
+    for (int waits = 0; owner->recording.load(std::memory_order_acquire); ++waits) {
+        if (waits == max_waits) return false;
+        sched_yield();
+    }
+    return true;
 }
 
 // The owner's log is full: everything in it goes into the stream, and it starts over.
@@ -69,10 +105,16 @@ void Recorder::empty_full_log_locked(ThreadLog& log) {
 void Recorder::merge_full_log(ThreadLog& log) {
     pthread_mutex_lock(&mutex_);
     empty_full_log_locked(log);
+    if (alone_locked(log)) become_direct_locked(log);
     pthread_mutex_unlock(&mutex_);
 }
 
 void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack) {
+    // in_signal_handler_ belongs to whoever may write the stream: the thread recording
+    // directly, else the lock's holder.
+    if (log.records_directly.load(std::memory_order_relaxed) &&
+        record_directly(log, 0, stack, &time))
+        return;
     uint32_t n = log.published.load(std::memory_order_relaxed);
     // Filling the log means merging it, which needs the lock: only if it is free.
     bool fills = n + 1 == log.capacity;
@@ -80,7 +122,9 @@ void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack)
     log.events[n] = Event{time, 0, stack};
     log.published.store(n + 1, std::memory_order_release);
     if (!fills) return;
+    in_signal_handler_ = true;
     empty_full_log_locked(log);
+    in_signal_handler_ = false;
     pthread_mutex_unlock(&mutex_);
 }
 
@@ -142,70 +186,60 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
     }
 }
 
-// The hot loop of the merge: the running heap, the peaks and the output position
-// stay in registers.
+// The hot loop of the merge: the stream's state stays in registers.
 const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t bound) {
-    int64_t heap = heap_;
-    uint64_t last_time = last_time_;
-    uint64_t heap_peak = heap_peak_, stack_peak = stack_peak_, total_peak = total_peak_;
-    Record* output = output_;
-    uint32_t used = output_used_;
+    Stream stream = stream_;
     do {
-        heap += event->heap_change;
-        uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
-        heap_peak = current > heap_peak ? current : heap_peak;
-        stack_peak = event->stack > stack_peak ? event->stack : stack_peak;
-        total_peak = current + event->stack > total_peak ? current + event->stack : total_peak;
-        if (output != nullptr) {
-            // Stamps of different cores can disagree by a few cycles; the file stays in order.
-            last_time = event->time > last_time ? event->time : last_time;
-            Record& record = output[used++];
-            record.heap = current;
-            record.stack = event->stack;
-            record.set_time(last_time);
-            if (__builtin_expect(used == output_capacity_, 0)) {
-                output_used_ = used;
-                write_output();
-                used = 0;
-            }
+        if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time), 0)) {
+            stream_ = stream;
+            write_output();  // which brings the next buffer
+            stream = stream_;
         }
         ++event;
     } while (event != end && event->time < bound);
-    output_used_ = used;
-    heap_ = heap;
-    last_time_ = last_time;
-    heap_peak_ = heap_peak;
-    stack_peak_ = stack_peak;
-    total_peak_ = total_peak;
+    stream_ = stream;
     return event;
 }
 
 void Recorder::write_output() {
-    if (file_ != nullptr) file_->append(output_, output_used_);
-    output_used_ = 0;
+    if (file_ != nullptr)
+        stream_.output = writer_.submit(stream_.output, stream_.output_used, !in_signal_handler_);
+    stream_.output_used = 0;
 }
 
 void Recorder::fold_counters_locked(Stats& totals) {
     totals.add_counts(retired_);
     for (ThreadLog* log = logs_; log != nullptr; log = log->next)
         if (log->in_use) totals.add_counts(log->stats);
-    totals.heap_peak = heap_peak_;
-    totals.stack_peak = stack_peak_;
-    totals.total_peak = total_peak_;
+    totals.heap_peak = stream_.heap_peak;
+    totals.stack_peak = stream_.stack_peak;
+    totals.total_peak = stream_.total_peak;
 }
 
-void Recorder::complete_file_locked(uint64_t end_time) {
+// The run is over: nobody records directly any more, and the file gets its last
+// records and its header, unless the writer takes more than `max_waits` yields.
+void Recorder::complete_file_locked(uint64_t end_time, int max_waits) {
+    direct_allowed_ = false;
+    if (file_ != nullptr && !writer_.write_here_from_now(max_waits)) {
+        // The writer thread is still writing: the file is left to it, and to readers,
+        // who rebuild an open header from the records.
+        file_ = nullptr;
+        stream_.output = nullptr;
+    }
     merge_locked(nullptr, UINT64_MAX);
     if (file_ == nullptr) return;
     write_output();
-    file_->write_header(total_peak_, heap_peak_, stack_peak_, end_time);
+    file_->write_header(stream_.total_peak, stream_.heap_peak, stream_.stack_peak, end_time);
     file_->close();
     file_ = nullptr;
+    stream_.output = nullptr;
 }
 
 void Recorder::finish(Stats& totals, uint64_t end_time) {
     pthread_mutex_lock(&mutex_);
+    revoke_direct_locked(nullptr);
     complete_file_locked(end_time);
+    writer_.stop();
     fold_counters_locked(totals);
     pthread_mutex_unlock(&mutex_);
 }
@@ -214,11 +248,21 @@ void Recorder::finish_file_after_crash(uint64_t end_time) {
     // The lock may belong to a thread that is writing right now (wait for it a little)
     // or to the crashing thread itself (give up: readers repair a zero header).
     for (int attempt = 0; pthread_mutex_trylock(&mutex_) != 0; ++attempt) {
-        if (attempt == 2000) return;
+        if (attempt == kCrashWaits) return;
         sched_yield();
     }
-    complete_file_locked(end_time);
+    // The thread recording directly may be the crashing one, stopped halfway.
+    if (revoke_direct_locked(nullptr, kCrashWaits)) complete_file_locked(end_time, kCrashWaits);
     pthread_mutex_unlock(&mutex_);
+}
+
+void Recorder::write_pending_for_exec() { writer_.drain(); }
+
+void Recorder::before_fork(ThreadLog* forking) {
+    pthread_mutex_lock(&mutex_);
+    // The child is the forking thread alone: it must not inherit another thread's
+    // direct recording stopped halfway.
+    if (direct_owner_ != forking) revoke_direct_locked(forking);
 }
 
 void Recorder::after_fork_in_child(ThreadLog* own) {
@@ -226,8 +270,10 @@ void Recorder::after_fork_in_child(ThreadLog* own) {
     // its own heap and peaks.
     if (file_ != nullptr) file_->close();
     file_ = nullptr;
+    writer_.forget_after_fork();
     merge_locked(nullptr, UINT64_MAX);
-    output_used_ = 0;
+    stream_.output = nullptr;
+    stream_.output_used = 0;
     for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
         log->consumed = 0;
         log->published.store(0, std::memory_order_relaxed);

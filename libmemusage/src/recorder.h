@@ -1,20 +1,50 @@
 // Turns the threads' event logs into one event stream: merged in time order, the
 // global heap rebuilt from the per-event changes, peaks taken, and (with a data
 // file) written as glibc's records. Threads only ever meet here, under one lock
-// taken once per full log, never per event.
+// taken once per full log, never per event; a thread alone skips even its log.
 #pragma once
 
 #include <pthread.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "clock.h"
 #include "data_file.h"
 #include "memusage/record.h"
 #include "memusage/stats.h"
+#include "record_writer.h"
 #include "thread_log.h"
 
 namespace memusage {
+
+// The merged stream's running state: the global heap, the peaks and the records
+// waiting to be written.
+struct Stream {
+    int64_t heap = 0;
+    uint64_t last_time = 0;
+    uint64_t heap_peak = 0, stack_peak = 0, total_peak = 0;
+    Record* output = nullptr;  // null without a data file: the events only feed the peaks
+    uint32_t output_used = 0;
+    uint32_t output_capacity = 0;
+
+    // One event; true when the record buffer is full and must be written.
+    bool add(int64_t heap_change, uint64_t stack, uint64_t time) {
+        heap += heap_change;
+        uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
+        heap_peak = current > heap_peak ? current : heap_peak;
+        stack_peak = stack > stack_peak ? stack : stack_peak;
+        total_peak = current + stack > total_peak ? current + stack : total_peak;
+        if (output == nullptr) return false;
+        // Stamps of different cores can disagree by a few cycles; the file stays in order.
+        last_time = time > last_time ? time : last_time;
+        Record& record = output[output_used++];
+        record.heap = current;
+        record.stack = stack;
+        record.set_time(last_time);
+        return output_used == output_capacity;
+    }
+};
 
 class Recorder {
   public:
@@ -29,10 +59,14 @@ class Recorder {
     // The thread is going away: its events are merged and its counters kept.
     void detach_thread(ThreadLog* log);
 
-    // Appends one event to the owner's log, merging when the log fills up.
+    // One event of the owner's thread: straight into the stream while it is the only
+    // thread recording, else appended to its log, merged when the log fills up.
     void record(ThreadLog& log, int64_t heap_change, uint64_t stack) {
+        if (log.records_directly.load(std::memory_order_relaxed) &&
+            record_directly(log, heap_change, stack, nullptr))
+            return;
         uint32_t n = log.published.load(std::memory_order_relaxed);
-        log.events[n] = Event{stamp(), heap_change, stack};
+        log.events[n] = Event{ordered_cycle_counter(), heap_change, stack};
         log.published.store(n + 1, std::memory_order_release);
         if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
     }
@@ -45,31 +79,50 @@ class Recorder {
     void finish(Stats& totals, uint64_t end_time);
     // After a fatal signal: the same for the file only, if the lock can be had soon.
     void finish_file_after_crash(uint64_t end_time);
+    // Before an exec: what the writer thread holds goes into the file, since the exec
+    // ends that thread.
+    void write_pending_for_exec();
 
     // fork(): the child keeps counting, but the parent's file is not its to write.
-    void before_fork() { pthread_mutex_lock(&mutex_); }
+    // `forking` is the calling thread's log (null if it has none).
+    void before_fork(ThreadLog* forking);
     void after_fork_in_parent() { pthread_mutex_unlock(&mutex_); }
     void after_fork_in_child(ThreadLog* own);
 
   private:
-    // Reading the cycle counter is the dearest part of an event (10 ns here, 17 with
-    // the fence). A single thread without a data file needs no stamps: its events keep
-    // stamp 0. A single thread with a data file needs them only for the time axis.
-    // Several threads need them fenced, so that the processor cannot read the counter
-    // before it has seen what another thread handed over (a block to free, a flag saying
-    // a block was freed): the consequence is then always stamped after its cause.
-    enum class Stamping : uint8_t { none, plain, causal };
-    uint64_t stamp() {
-        switch (stamping_.load(std::memory_order_relaxed)) {
-            case Stamping::none:
-                return 0;
-            case Stamping::plain:
-                return cycle_counter();
-            case Stamping::causal:
-                break;
+    // Direct recording. A thread alone needs neither its log nor the lock nor a fenced
+    // stamp (which costs as much as the program's own malloc here): it adds its events
+    // to the stream itself, stamped only when there is a file. The first other thread
+    // to arrive takes that right away, behind a process-wide barrier, and from then on
+    // every thread logs, stamped with a fenced reading of the cycle counter so that the
+    // processor cannot read it before it has seen what another thread handed over (a
+    // block to free, a flag saying a block was freed): a consequence is always stamped
+    // after its cause. A thread that finds itself alone again when its log fills goes
+    // back to direct recording.
+    // `signal_time`: the event is a profiling tick, taken at that time by a handler.
+    bool record_directly(ThreadLog& log, int64_t heap_change, uint64_t stack,
+                         const uint64_t* signal_time) {
+        log.recording.store(true, std::memory_order_relaxed);
+        // The barrier another thread runs orders the store above before the load below.
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        bool direct = log.records_directly.load(std::memory_order_relaxed);
+        if (direct) {
+            uint64_t time = signal_time != nullptr      ? *signal_time
+                            : stream_.output != nullptr ? cycle_counter()
+                                                        : 0;
+            if (__builtin_expect(stream_.add(heap_change, stack, time), 0)) {
+                in_signal_handler_ = signal_time != nullptr;
+                write_output();
+                in_signal_handler_ = false;
+            }
         }
-        return ordered_cycle_counter();
+        log.recording.store(false, std::memory_order_release);
+        return direct;
     }
+    void become_direct_locked(ThreadLog& log);
+    bool alone_locked(const ThreadLog& log) const;
+    // Ends direct recording; false if the owner is still recording after `max_waits`.
+    bool revoke_direct_locked(ThreadLog* caller, int max_waits = -1);
 
     struct Cursor {
         const Event* next;
@@ -83,12 +136,12 @@ class Recorder {
     void merge_locked(ThreadLog* own, uint64_t cutoff);
     const Event* emit_run(const Event* event, const Event* end, uint64_t bound);
     void write_output();
-    void complete_file_locked(uint64_t end_time);
+    static constexpr int kCrashWaits = 2000;  // yields a fatal signal's handler waits at most
+    void complete_file_locked(uint64_t end_time, int max_waits = -1);
     void fold_counters_locked(Stats& totals);
     bool ensure_cursor_room(uint32_t count);
 
     pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
-    std::atomic<Stamping> stamping_{Stamping::causal};
     DataFile* file_ = nullptr;
     uint32_t log_capacity_ = kMaxLogCapacity;
     ThreadLog* logs_ = nullptr;
@@ -96,14 +149,13 @@ class Recorder {
     Cursor* cursors_ = nullptr;
     uint32_t cursor_capacity_ = 0;
 
-    Record* output_ = nullptr;
-    uint32_t output_capacity_ = 0;
-    uint32_t output_used_ = 0;
+    bool direct_allowed_ = false;  // the kernel has the barrier, and the run is not over
+    ThreadLog* direct_owner_ = nullptr;
 
-    int64_t heap_ = 0;
-    uint64_t last_time_ = 0;
-    uint64_t heap_peak_ = 0, stack_peak_ = 0, total_peak_ = 0;
-    Stats retired_ = {};  // counters of threads that have exited
+    Stream stream_;
+    RecordWriter writer_;
+    bool in_signal_handler_ = false;  // the stream is written from a signal handler
+    Stats retired_ = {};              // counters of threads that have exited
 };
 
 }  // namespace memusage

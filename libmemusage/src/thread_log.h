@@ -22,6 +22,13 @@ struct ThreadLog {
     Stats stats;
     uintptr_t stack_start;  // the first stack pointer seen on this thread
 
+    // While set, the thread records straight into the recorder's stream, without its
+    // log, the lock or a fence: it is the only thread recording. The owner sets it,
+    // under the recorder's lock; another thread clears it (also under the lock), then
+    // waits until `recording` is clear behind a process-wide barrier.
+    std::atomic<bool> records_directly;
+    std::atomic<bool> recording;  // the owner is between reading that flag and done
+
     // Events [0, published) are complete; the owner publishes with release order.
     std::atomic<uint32_t> published;
     uint32_t capacity;

@@ -107,6 +107,10 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
         warn(options, data_path + ": ignoring the last " +
                           std::to_string(profile.ignored_tail_bytes) +
                           " bytes, a partial record (the run was killed while writing)");
+    if (profile.unwritten_tail_records != 0)
+        warn(options, data_path + ": ignoring the last " +
+                          std::to_string(profile.unwritten_tail_records) +
+                          " records, never written (the run was killed while writing)");
 
     const ProfileHeader& header = profile.header;
     spec.event_count = profile.events.size();

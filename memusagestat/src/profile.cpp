@@ -6,6 +6,14 @@ namespace memusagestat {
 
 using memusage::Record;
 
+namespace {
+
+bool is_unwritten(const Record& r) {
+    return r.heap == 0 && r.stack == 0 && r.time_low == 0 && r.time_high == 0;
+}
+
+}  // namespace
+
 std::string parse_profile(std::span<const std::byte> bytes, Profile& profile, HeaderRepair repair) {
     if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(Record) != 0)
         return "internal error: data not aligned for records";
@@ -26,6 +34,12 @@ std::string parse_profile(std::span<const std::byte> bytes, Profile& profile, He
         profile.header.stack_peak = records[1].stack;
         profile.header.end_time = records[1].time();
     } else {
+        // A killed run may have made room for records it never wrote (the collector
+        // lengthens the file before each write): zeros, where no event has time 0.
+        while (!profile.events.empty() && is_unwritten(profile.events.back())) {
+            profile.events = profile.events.first(profile.events.size() - 1);
+            ++profile.unwritten_tail_records;
+        }
         HeaderScan scan(records[0]);
         if (repair == HeaderRepair::scan_now) scan.add(profile.events);
         profile.header = scan.header();

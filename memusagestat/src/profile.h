@@ -24,6 +24,7 @@ struct Profile {
     ProfileHeader header;
     std::span<const memusage::Record> events;  // every record after the two header records
     uint64_t ignored_tail_bytes = 0;           // a partial last record, left by a killed run
+    uint64_t unwritten_tail_records = 0;       // room a killed run made but never filled
 };
 
 enum class HeaderRepair {

@@ -166,6 +166,66 @@ TEST(RecorderThreads, EveryEventOnceInTimeOrder) {
     }
 }
 
+// The first thread records straight into the stream; a second one arriving takes
+// that right away while the first keeps recording. Nothing may be lost or doubled
+// at the hand-over, and the stream must stay in time order with the heap exact.
+TEST(RecorderThreads, ASecondThreadEndsDirectRecordingWithoutLosingAnEvent) {
+    constexpr int kPairs = 200000;
+    for (uint32_t buffer : {5u, 32768u}) {
+        ScratchFile scratch;
+        DataFile file;
+        ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
+        Recorder recorder;
+        ASSERT_TRUE(recorder.init(&file, buffer));
+        ThreadLog* first = recorder.attach_thread();
+        EXPECT_TRUE(first->records_directly.load()) << "a thread alone records directly";
+        std::atomic<bool> second_arrived{false};
+        std::thread second([&] {
+            while (!second_arrived.load()) std::this_thread::yield();
+            ThreadLog* log = recorder.attach_thread();
+            for (int i = 0; i < kPairs / 10; ++i) {
+                recorder.record(*log, 1000, 0);
+                recorder.record(*log, -1000, 0);
+            }
+            recorder.detach_thread(log);
+        });
+        for (int i = 0; i < kPairs; ++i) {
+            if (i == kPairs / 4) second_arrived.store(true);
+            recorder.record(*first, 16, 8);
+            recorder.record(*first, -16, 8);
+        }
+        second.join();
+        Stats totals = {};
+        recorder.finish(totals, cycle_counter());
+        auto records = scratch.records();
+        ASSERT_EQ(records.size(), kHeaderRecords + 2u * (kPairs + kPairs / 10))
+            << "buffer " << buffer;
+        expect_time_order(records);
+        for (const Record& r : events_of(records)) ASSERT_LE(r.heap, 1016u);
+        EXPECT_EQ(records.back().heap, 0u);
+        EXPECT_EQ(totals.heap_peak, records[1].heap);
+        EXPECT_GE(totals.heap_peak, 1000u);
+    }
+}
+
+TEST(RecorderThreads, AThreadAloneAgainGoesBackToDirectRecording) {
+    Recorder recorder;
+    ASSERT_TRUE(recorder.init(nullptr, 32768));
+    ThreadLog* first = recorder.attach_thread();
+    std::thread([&] {
+        ThreadLog* log = recorder.attach_thread();
+        recorder.record(*log, 100, 0);
+        recorder.detach_thread(log);
+    }).join();
+    EXPECT_FALSE(first->records_directly.load());
+    for (uint32_t i = 0; i < Recorder::kMaxLogCapacity; ++i) recorder.record(*first, 1, 0);
+    EXPECT_TRUE(first->records_directly.load()) << "its full log merged, it is alone";
+    recorder.record(*first, 1, 0);
+    Stats totals = {};
+    recorder.finish(totals, 1);
+    EXPECT_EQ(totals.heap_peak, 100u + Recorder::kMaxLogCapacity + 1);
+}
+
 // A block allocated in one thread and freed in another: the free must never be
 // merged ahead of the allocation, or the heap would dip and the peak be lost.
 void hand_over(DataFile* file, uint32_t buffer, Stats& totals) {

@@ -79,6 +79,32 @@ TEST(Profile, PartialTrailingRecordIsIgnoredAndCounted) {
     EXPECT_EQ(profile.ignored_tail_bytes, 17u);
 }
 
+// The collector lengthens the file before each write; a run killed in the middle of
+// one leaves zero records, which no event can be (its time is never 0).
+TEST(Profile, ZeroRecordsAtTheEndOfAKilledRunAreDroppedAndCounted) {
+    auto file = header(0, 0, 0, 1000, 1000);
+    file.push_back(record(100, 50, 1010));
+    file.push_back(record(0, 0, 0));
+    file.push_back(record(700, 10, 1020));  // zeros in the middle are not the tail
+    file.push_back(record(0, 0, 0));
+    file.push_back(record(0, 0, 0));
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    EXPECT_EQ(profile.events.size(), 3u);
+    EXPECT_EQ(profile.unwritten_tail_records, 2u);
+    expect_header(profile.header, 700, 50, 710, 1000, 1020);
+}
+
+TEST(Profile, ACompletedRunKeepsEveryRecord) {
+    auto file = header(100, 50, 150, 1000, 1020);
+    file.push_back(record(100, 50, 1010));
+    file.push_back(record(0, 0, 0));
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    EXPECT_EQ(profile.events.size(), 2u);
+    EXPECT_EQ(profile.unwritten_tail_records, 0u);
+}
+
 TEST(Profile, TooShortOrEmptyIsRefused) {
     auto file = header(10, 10, 20, 0, 9);
     auto bytes = bytes_of(file);
