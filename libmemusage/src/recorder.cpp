@@ -110,8 +110,6 @@ void Recorder::merge_full_log(ThreadLog& log) {
 }
 
 void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack) {
-    // in_signal_handler_ belongs to whoever may write the stream: the thread recording
-    // directly, else the lock's holder.
     if (log.records_directly.load(std::memory_order_relaxed) &&
         record_directly(log, 0, stack, &time))
         return;

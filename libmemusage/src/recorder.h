@@ -154,8 +154,10 @@ class Recorder {
 
     Stream stream_;
     RecordWriter writer_;
-    bool in_signal_handler_ = false;  // the stream is written from a signal handler
-    Stats retired_ = {};              // counters of threads that have exited
+    // The stream is being written from a signal handler. Like the stream, it belongs to
+    // the thread recording directly, else to the lock's holder.
+    bool in_signal_handler_ = false;
+    Stats retired_ = {};  // counters of threads that have exited
 };
 
 }  // namespace memusage
