@@ -31,7 +31,7 @@ namespace {
 constinit DataFile data_file;
 pthread_key_t thread_key;
 uintptr_t main_thread_stack_start;
-constinit Stats totals;
+constinit Stats totals{};
 
 // The standard error the program started with. The summary goes there even if the
 // program closes or redirects its own (coreutils close it before exiting).
