@@ -115,7 +115,7 @@ void on_fatal_signal(int signal_number) {
     State expected = State::active;
     if (state.compare_exchange_strong(expected, State::finished)) {
         sampler::stop();
-        recorder.finish_file_after_crash(cycle_counter());
+        recorder.finish_file_after_crash(cycle_counter(), thread_log);
     }
     raise(signal_number);
 }
@@ -159,7 +159,7 @@ __attribute__((destructor)) void finish_with_program() {
     if (!state.compare_exchange_strong(expected, State::finished)) return;
     counting_log = nullptr;
     sampler::stop();
-    recorder.finish(totals, cycle_counter());
+    recorder.finish(totals, cycle_counter(), thread_log);
     print_summary();
 }
 

@@ -85,7 +85,9 @@ bool Recorder::revoke_direct_locked(ThreadLog* caller, int max_waits) {
     if (owner == nullptr) return true;
     direct_owner_ = nullptr;
     owner->records_directly.store(false, std::memory_order_relaxed);
-    if (owner == caller) return true;  // not inside record(), since it is here
+    // The caller's own recording is open only if a signal handler interrupted it: the
+    // stream is then halfway through an event.
+    if (owner == caller) return !owner->recording.load(std::memory_order_relaxed);
     // After the barrier, the owner either sees the flag clear or shows it is recording.
     process_barrier::run();
     for (int waits = 0; owner->recording.load(std::memory_order_acquire); ++waits) {
@@ -233,16 +235,16 @@ void Recorder::complete_file_locked(uint64_t end_time, int max_waits) {
     stream_.output = nullptr;
 }
 
-void Recorder::finish(Stats& totals, uint64_t end_time) {
+void Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
     pthread_mutex_lock(&mutex_);
-    revoke_direct_locked(nullptr);
+    revoke_direct_locked(finishing);
     complete_file_locked(end_time);
     writer_.stop();
     fold_counters_locked(totals);
     pthread_mutex_unlock(&mutex_);
 }
 
-void Recorder::finish_file_after_crash(uint64_t end_time) {
+void Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
     // The lock may belong to a thread that is writing right now (wait for it a little)
     // or to the crashing thread itself (give up: readers repair a zero header).
     for (int attempt = 0; pthread_mutex_trylock(&mutex_) != 0; ++attempt) {
@@ -250,7 +252,7 @@ void Recorder::finish_file_after_crash(uint64_t end_time) {
         sched_yield();
     }
     // The thread recording directly may be the crashing one, stopped halfway.
-    if (revoke_direct_locked(nullptr, kCrashWaits)) complete_file_locked(end_time, kCrashWaits);
+    if (revoke_direct_locked(crashing, kCrashWaits)) complete_file_locked(end_time, kCrashWaits);
     pthread_mutex_unlock(&mutex_);
 }
 

@@ -75,10 +75,13 @@ class Recorder {
     void record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack);
 
     // At exit: merges everything, writes the remaining records and the final header,
-    // closes the file, and returns the whole process's counters and peaks.
-    void finish(Stats& totals, uint64_t end_time);
+    // closes the file, and returns the whole process's counters and peaks. `finishing`
+    // is the calling thread's log (null if it has none or is unknown): when that thread
+    // is the one recording directly, ending that needs no process-wide barrier, a system
+    // call that a program's system-call filter might punish.
+    void finish(Stats& totals, uint64_t end_time, ThreadLog* finishing = nullptr);
     // After a fatal signal: the same for the file only, if the lock can be had soon.
-    void finish_file_after_crash(uint64_t end_time);
+    void finish_file_after_crash(uint64_t end_time, ThreadLog* crashing = nullptr);
     // Before an exec: what the writer thread holds goes into the file, since the exec
     // ends that thread.
     void write_pending_for_exec();
