@@ -75,7 +75,7 @@ void* aligned_allocation(void* (*original_function)(size_t, size_t), size_t alig
 // action, which is death: sampling pauses for the exec, and resumes if it fails. The
 // exec also ends the writer thread, so what it holds is written first.
 template <typename Exec>
-int with_sampling_paused(Exec exec) {
+int around_exec(Exec exec) {
     bool was_sampling = sampler::pause_for_exec();
     if (collector::state.load(std::memory_order_acquire) == collector::State::active)
         collector::recorder.write_pending_for_exec();
@@ -117,11 +117,11 @@ class ArgumentList {
 };
 
 int exec_path(const char* path, char* const argv[], char* const envp[]) {
-    return with_sampling_paused([&] { return original::execve(path, argv, envp); });
+    return around_exec([&] { return original::execve(path, argv, envp); });
 }
 
 int exec_searching(const char* file, char* const argv[]) {
-    return with_sampling_paused([&] { return original::execvp(file, argv); });
+    return around_exec([&] { return original::execvp(file, argv); });
 }
 
 }  // namespace
@@ -284,16 +284,16 @@ MEMUSAGE_EXPORT int execvp(const char* file, char* const argv[]) {
 }
 
 MEMUSAGE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
-    return with_sampling_paused([&] { return original::execvpe(file, argv, envp); });
+    return around_exec([&] { return original::execvpe(file, argv, envp); });
 }
 
 MEMUSAGE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
-    return with_sampling_paused([&] { return original::fexecve(fd, argv, envp); });
+    return around_exec([&] { return original::fexecve(fd, argv, envp); });
 }
 
 MEMUSAGE_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
                              int flags) {
-    return with_sampling_paused([&] { return original::execveat(dirfd, path, argv, envp, flags); });
+    return around_exec([&] { return original::execveat(dirfd, path, argv, envp, flags); });
 }
 
 MEMUSAGE_EXPORT int execl(const char* path, const char* arg, ...) {
