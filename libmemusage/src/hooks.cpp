@@ -72,13 +72,10 @@ void* aligned_allocation(void* (*original_function)(size_t, size_t), size_t alig
 }
 
 // A profiling tick must not arrive while the new image still has SIGPROF's default
-// action, which is death: sampling pauses for the exec, and resumes if it fails. The
-// exec also ends the writer thread, so what it holds is written first.
+// action, which is death: sampling pauses for the exec, and resumes if it fails.
 template <typename Exec>
-int around_exec(Exec exec) {
+int with_sampling_paused(Exec exec) {
     bool was_sampling = sampler::pause_for_exec();
-    if (collector::state.load(std::memory_order_acquire) == collector::State::active)
-        collector::recorder.write_pending_for_exec();
     int result = exec();
     int saved_errno = errno;
     sampler::resume_after_failed_exec(was_sampling);
@@ -117,11 +114,11 @@ class ArgumentList {
 };
 
 int exec_path(const char* path, char* const argv[], char* const envp[]) {
-    return around_exec([&] { return original::execve(path, argv, envp); });
+    return with_sampling_paused([&] { return original::execve(path, argv, envp); });
 }
 
 int exec_searching(const char* file, char* const argv[]) {
-    return around_exec([&] { return original::execvp(file, argv); });
+    return with_sampling_paused([&] { return original::execvp(file, argv); });
 }
 
 }  // namespace
@@ -284,16 +281,16 @@ MEMUSAGE_EXPORT int execvp(const char* file, char* const argv[]) {
 }
 
 MEMUSAGE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
-    return around_exec([&] { return original::execvpe(file, argv, envp); });
+    return with_sampling_paused([&] { return original::execvpe(file, argv, envp); });
 }
 
 MEMUSAGE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
-    return around_exec([&] { return original::fexecve(fd, argv, envp); });
+    return with_sampling_paused([&] { return original::fexecve(fd, argv, envp); });
 }
 
 MEMUSAGE_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
                              int flags) {
-    return around_exec([&] { return original::execveat(dirfd, path, argv, envp, flags); });
+    return with_sampling_paused([&] { return original::execveat(dirfd, path, argv, envp, flags); });
 }
 
 MEMUSAGE_EXPORT int execl(const char* path, const char* arg, ...) {

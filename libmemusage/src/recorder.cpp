@@ -14,9 +14,9 @@ bool Recorder::init(DataFile* file, uint32_t buffer_records) {
     if (buffer_records == 0) buffer_records = 1;
     log_capacity_ = buffer_records < kMaxLogCapacity ? buffer_records : kMaxLogCapacity;
     if (file != nullptr && file->is_open()) {
-        if (!writer_.init(file, buffer_records)) return false;
-        stream_.output = writer_.first_buffer();
-        stream_.output_capacity = buffer_records;
+        if (!output_.init(file, buffer_records)) return false;
+        stream_.output = output_.current();
+        stream_.output_capacity = output_.capacity();
         file_ = file;
     }
     direct_allowed_ = process_barrier::prepare();
@@ -122,9 +122,9 @@ void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack)
     log.events[n] = Event{time, 0, stack};
     log.published.store(n + 1, std::memory_order_release);
     if (!fills) return;
-    in_signal_handler_ = true;
+    may_start_thread_ = false;
     empty_full_log_locked(log);
-    in_signal_handler_ = false;
+    may_start_thread_ = true;
     pthread_mutex_unlock(&mutex_);
 }
 
@@ -202,8 +202,10 @@ const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t b
 }
 
 void Recorder::write_output() {
-    if (file_ != nullptr)
-        stream_.output = writer_.submit(stream_.output, stream_.output_used, !in_signal_handler_);
+    if (file_ != nullptr) {
+        stream_.output = output_.next(may_start_thread_);
+        stream_.output_capacity = output_.capacity();
+    }
     stream_.output_used = 0;
 }
 
@@ -220,15 +222,10 @@ void Recorder::fold_counters_locked(Stats& totals) {
 // records and its header, unless the writer takes more than `max_waits` yields.
 void Recorder::complete_file_locked(uint64_t end_time, int max_waits) {
     direct_allowed_ = false;
-    if (file_ != nullptr && !writer_.write_here_from_now(max_waits)) {
-        // The writer thread is still writing: the file is left to it, and to readers,
-        // who rebuild an open header from the records.
-        file_ = nullptr;
-        stream_.output = nullptr;
-    }
+    may_start_thread_ = false;
     merge_locked(nullptr, UINT64_MAX);
     if (file_ == nullptr) return;
-    write_output();
+    if (!output_.finish(stream_.output_used, max_waits)) return;  // readers rebuild an open header
     file_->write_header(stream_.total_peak, stream_.heap_peak, stream_.stack_peak, end_time);
     file_->close();
     file_ = nullptr;
@@ -239,7 +236,6 @@ void Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
     pthread_mutex_lock(&mutex_);
     revoke_direct_locked(finishing);
     complete_file_locked(end_time);
-    writer_.stop();
     fold_counters_locked(totals);
     pthread_mutex_unlock(&mutex_);
 }
@@ -256,8 +252,6 @@ void Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
     pthread_mutex_unlock(&mutex_);
 }
 
-void Recorder::write_pending_for_exec() { writer_.drain(); }
-
 void Recorder::before_fork(ThreadLog* forking) {
     pthread_mutex_lock(&mutex_);
     // The child is the forking thread alone: it must not inherit another thread's
@@ -270,7 +264,7 @@ void Recorder::after_fork_in_child(ThreadLog* own) {
     // its own heap and peaks.
     if (file_ != nullptr) file_->close();
     file_ = nullptr;
-    writer_.forget_after_fork();
+    output_.forget_after_fork();
     merge_locked(nullptr, UINT64_MAX);
     stream_.output = nullptr;
     stream_.output_used = 0;

@@ -13,7 +13,7 @@
 #include "data_file.h"
 #include "memusage/record.h"
 #include "memusage/stats.h"
-#include "record_writer.h"
+#include "record_output.h"
 #include "thread_log.h"
 
 namespace memusage {
@@ -82,9 +82,6 @@ class Recorder {
     void finish(Stats& totals, uint64_t end_time, ThreadLog* finishing = nullptr);
     // After a fatal signal: the same for the file only, if the lock can be had soon.
     void finish_file_after_crash(uint64_t end_time, ThreadLog* crashing = nullptr);
-    // Before an exec: what the writer thread holds goes into the file, since the exec
-    // ends that thread.
-    void write_pending_for_exec();
 
     // fork(): the child keeps counting, but the parent's file is not its to write.
     // `forking` is the calling thread's log (null if it has none).
@@ -114,9 +111,9 @@ class Recorder {
                             : stream_.output != nullptr ? cycle_counter()
                                                         : 0;
             if (__builtin_expect(stream_.add(heap_change, stack, time), 0)) {
-                in_signal_handler_ = signal_time != nullptr;
+                if (signal_time != nullptr) may_start_thread_ = false;
                 write_output();
-                in_signal_handler_ = false;
+                if (signal_time != nullptr) may_start_thread_ = true;
             }
         }
         log.recording.store(false, std::memory_order_release);
@@ -139,7 +136,8 @@ class Recorder {
     void merge_locked(ThreadLog* own, uint64_t cutoff);
     const Event* emit_run(const Event* event, const Event* end, uint64_t bound);
     void write_output();
-    static constexpr int kCrashWaits = 2000;  // yields a fatal signal's handler waits at most
+    // How many times a fatal signal's handler waits (a yield, or RecordOutput's pause) at most.
+    static constexpr int kCrashWaits = 2000;
     void complete_file_locked(uint64_t end_time, int max_waits = -1);
     void fold_counters_locked(Stats& totals);
     bool ensure_cursor_room(uint32_t count);
@@ -156,10 +154,11 @@ class Recorder {
     ThreadLog* direct_owner_ = nullptr;
 
     Stream stream_;
-    RecordWriter writer_;
-    // The stream is being written from a signal handler. Like the stream, it belongs to
-    // the thread recording directly, else to the lock's holder.
-    bool in_signal_handler_ = false;
+    RecordOutput output_;
+    // Whether writing the stream may start RecordOutput's thread: not in a signal
+    // handler, nor once the run is over. Like the stream, it belongs to the thread
+    // recording directly, else to the lock's holder.
+    bool may_start_thread_ = true;
     Stats retired_ = {};  // counters of threads that have exited
 };
 
