@@ -219,13 +219,14 @@ void Recorder::fold_counters_locked(Stats& totals) {
 }
 
 // The run is over: nobody records directly any more, and the file gets its last
-// records and its header, unless the writer takes more than `max_waits` yields.
+// records and its header, unless RecordOutput's thread is still busy after `max_waits`
+// pauses (then readers rebuild the open header from the records).
 void Recorder::complete_file_locked(uint64_t end_time, int max_waits) {
     direct_allowed_ = false;
     may_start_thread_ = false;
     merge_locked(nullptr, UINT64_MAX);
     if (file_ == nullptr) return;
-    if (!output_.finish(stream_.output_used, max_waits)) return;  // readers rebuild an open header
+    if (!output_.finish(stream_.output_used, max_waits)) return;
     file_->write_header(stream_.total_peak, stream_.heap_peak, stream_.stack_peak, end_time);
     file_->close();
     file_ = nullptr;
