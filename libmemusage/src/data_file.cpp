@@ -2,9 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,9 +26,7 @@ int move_out_of_the_way(int fd) {
 DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time) {
     size_t length = strlen(path);
     if (length == 0 || length >= sizeof(path_)) return OpenResult::failed;
-    // Read and write: a shared mapping of the file needs both (see RecordOutput).
-    int fd = ::open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0 && errno == EACCES) fd = ::open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    int fd = ::open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return OpenResult::failed;
     // A second process of the same run (a sibling started with the same environment)
     // must not truncate a file that is being written.
@@ -62,8 +58,7 @@ bool DataFile::still_ours() {
     if (fd_ < 0) return false;
     struct stat st;
     if (fstat(fd_, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_) return true;
-    int fd = ::open(path_, O_RDWR | O_CLOEXEC);
-    if (fd < 0 && errno == EACCES) fd = ::open(path_, O_WRONLY | O_CLOEXEC);
+    int fd = ::open(path_, O_WRONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != device_ || st.st_ino != inode_) {
         if (fd >= 0) ::close(fd);
         fd_ = -1;
@@ -110,29 +105,6 @@ void DataFile::write_header(uint64_t total_peak, uint64_t heap_peak, uint64_t st
     header[1].stack = stack_peak;
     header[1].set_time(end_time);
     write_at(header, sizeof(header), 0);
-    errno = saved_errno;
-}
-
-void* DataFile::map(off_t offset, size_t bytes) {
-    if (!still_ours()) return nullptr;
-    // The system call itself: the exported mmap is ours, and would trace this one. The
-    // pages come in at once, cheaper than a fault each.
-    long result = syscall(SYS_mmap, nullptr, bytes, PROT_READ | PROT_WRITE,
-                          MAP_SHARED | MAP_POPULATE, fd_, offset);
-    return result == -1 ? nullptr : reinterpret_cast<void*>(result);
-}
-
-bool DataFile::reserve(off_t offset, off_t bytes) {
-    int saved_errno = errno;
-    bool reserved = still_ours() && fallocate(fd_, 0, offset, bytes) == 0;
-    errno = saved_errno;
-    return reserved;
-}
-
-void DataFile::set_end(off_t end) {
-    if (!still_ours()) return;
-    int saved_errno = errno;
-    if (ftruncate(fd_, end) == 0) end_ = end;
     errno = saved_errno;
 }
 

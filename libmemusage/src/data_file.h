@@ -22,17 +22,6 @@ class DataFile {
     bool is_open() const { return fd_ >= 0; }
 
     void append(const Record* records, size_t count);
-
-    // The file's bytes [offset, offset + bytes) in memory, shared with the file; null
-    // when it cannot be mapped (opened write-only, or the file system refuses).
-    void* map(off_t offset, size_t bytes);
-    // Has the file system find room for [offset, offset + bytes) and lengthens the file
-    // to cover it, if it is shorter (never the other way: another thread may be storing
-    // further on); false when the file system is full or cannot. Storing through a
-    // mapping beyond the file's end, or where there is no room, would be SIGBUS.
-    bool reserve(off_t offset, off_t bytes);
-    // The records end at `end`: the file is cut there.
-    void set_end(off_t end);
     void write_header(uint64_t total_peak, uint64_t heap_peak, uint64_t stack_peak,
                       uint64_t end_time);
 

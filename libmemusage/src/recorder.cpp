@@ -14,9 +14,10 @@ bool Recorder::init(DataFile* file, uint32_t buffer_records) {
     if (buffer_records == 0) buffer_records = 1;
     log_capacity_ = buffer_records < kMaxLogCapacity ? buffer_records : kMaxLogCapacity;
     if (file != nullptr && file->is_open()) {
-        if (!output_.init(file, buffer_records)) return false;
-        stream_.output = output_.current();
-        stream_.output_capacity = output_.capacity();
+        stream_.output =
+            static_cast<Record*>(allocate_pages(size_t{buffer_records} * sizeof(Record)));
+        if (stream_.output == nullptr) return false;
+        stream_.output_capacity = buffer_records;
         file_ = file;
     }
     direct_allowed_ = process_barrier::prepare();
@@ -122,9 +123,7 @@ void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack)
     log.events[n] = Event{time, 0, stack};
     log.published.store(n + 1, std::memory_order_release);
     if (!fills) return;
-    may_start_thread_ = false;
     empty_full_log_locked(log);
-    may_start_thread_ = true;
     pthread_mutex_unlock(&mutex_);
 }
 
@@ -202,10 +201,7 @@ const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t b
 }
 
 void Recorder::write_output() {
-    if (file_ != nullptr) {
-        stream_.output = output_.next(may_start_thread_);
-        stream_.output_capacity = output_.capacity();
-    }
+    if (file_ != nullptr) file_->append(stream_.output, stream_.output_used);
     stream_.output_used = 0;
 }
 
@@ -219,14 +215,12 @@ void Recorder::fold_counters_locked(Stats& totals) {
 }
 
 // The run is over: nobody records directly any more, and the file gets its last
-// records and its header, unless RecordOutput's thread is still busy after `max_waits`
-// pauses (then readers rebuild the open header from the records).
-void Recorder::complete_file_locked(uint64_t end_time, int max_waits) {
+// records and its header.
+void Recorder::complete_file_locked(uint64_t end_time) {
     direct_allowed_ = false;
-    may_start_thread_ = false;
     merge_locked(nullptr, UINT64_MAX);
     if (file_ == nullptr) return;
-    if (!output_.finish(stream_.output_used, max_waits)) return;
+    write_output();
     file_->write_header(stream_.total_peak, stream_.heap_peak, stream_.stack_peak, end_time);
     file_->close();
     file_ = nullptr;
@@ -249,7 +243,7 @@ void Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
         sched_yield();
     }
     // The thread recording directly may be the crashing one, stopped halfway.
-    if (revoke_direct_locked(crashing, kCrashWaits)) complete_file_locked(end_time, kCrashWaits);
+    if (revoke_direct_locked(crashing, kCrashWaits)) complete_file_locked(end_time);
     pthread_mutex_unlock(&mutex_);
 }
 
@@ -265,7 +259,6 @@ void Recorder::after_fork_in_child(ThreadLog* own) {
     // its own heap and peaks.
     if (file_ != nullptr) file_->close();
     file_ = nullptr;
-    output_.forget_after_fork();
     merge_locked(nullptr, UINT64_MAX);
     stream_.output = nullptr;
     stream_.output_used = 0;

@@ -13,7 +13,6 @@
 #include "data_file.h"
 #include "memusage/record.h"
 #include "memusage/stats.h"
-#include "record_output.h"
 #include "thread_log.h"
 
 namespace memusage {
@@ -110,11 +109,7 @@ class Recorder {
             uint64_t time = signal_time != nullptr      ? *signal_time
                             : stream_.output != nullptr ? cycle_counter()
                                                         : 0;
-            if (__builtin_expect(stream_.add(heap_change, stack, time), 0)) {
-                if (signal_time != nullptr) may_start_thread_ = false;
-                write_output();
-                if (signal_time != nullptr) may_start_thread_ = true;
-            }
+            if (__builtin_expect(stream_.add(heap_change, stack, time), 0)) write_output();
         }
         log.recording.store(false, std::memory_order_release);
         return direct;
@@ -136,9 +131,8 @@ class Recorder {
     void merge_locked(ThreadLog* own, uint64_t cutoff);
     const Event* emit_run(const Event* event, const Event* end, uint64_t bound);
     void write_output();
-    // How many times a fatal signal's handler waits (a yield, or RecordOutput's pause) at most.
-    static constexpr int kCrashWaits = 2000;
-    void complete_file_locked(uint64_t end_time, int max_waits = -1);
+    static constexpr int kCrashWaits = 2000;  // yields a fatal signal's handler waits at most
+    void complete_file_locked(uint64_t end_time);
     void fold_counters_locked(Stats& totals);
     bool ensure_cursor_room(uint32_t count);
 
@@ -154,11 +148,6 @@ class Recorder {
     ThreadLog* direct_owner_ = nullptr;
 
     Stream stream_;
-    RecordOutput output_;
-    // Whether writing the stream may start RecordOutput's thread: not in a signal
-    // handler, nor once the run is over. Like the stream, it belongs to the thread
-    // recording directly, else to the lock's holder.
-    bool may_start_thread_ = true;
     Stats retired_ = {};  // counters of threads that have exited
 };
 

@@ -110,7 +110,7 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
     if (profile.unwritten_tail_records != 0)
         warn(options, data_path + ": ignoring the last " +
                           std::to_string(profile.unwritten_tail_records) +
-                          " records, never written (the run was killed while writing)");
+                          " records, zeros: room made for records a kill stopped the run writing");
 
     const ProfileHeader& header = profile.header;
     spec.event_count = profile.events.size();
