@@ -191,7 +191,7 @@ const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t b
     do {
         if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time), 0)) {
             stream_ = stream;
-            write_output();  // which brings the next buffer
+            write_output();  // which starts the buffer over
             stream = stream_;
         }
         ++event;
