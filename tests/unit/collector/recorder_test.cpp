@@ -29,17 +29,27 @@ void expect_time_order(const std::vector<Record>& records) {
     }
 }
 
-std::vector<Record> record_one_thread(const std::vector<Change>& changes, uint32_t buffer_records,
-                                      Stats& totals) {
+// A recorder writing its records into a fresh scratch file.
+struct RecorderOnScratch {
+    explicit RecorderOnScratch(uint32_t buffer_records) {
+        ready = file.open(scratch.path(), 1) == DataFile::OpenResult::opened &&
+                recorder.init(&file, buffer_records);
+    }
+
     ScratchFile scratch;
     DataFile file;
-    EXPECT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
     Recorder recorder;
-    EXPECT_TRUE(recorder.init(&file, buffer_records));
-    ThreadLog* log = recorder.attach_thread();
-    for (const Change& c : changes) recorder.record(*log, c.heap, c.stack);
-    recorder.finish(totals, UINT64_MAX / 2);
-    return scratch.records();
+    bool ready = false;  // the file opened and the recorder set up
+};
+
+std::vector<Record> record_one_thread(const std::vector<Change>& changes, uint32_t buffer_records,
+                                      Stats& totals) {
+    RecorderOnScratch on(buffer_records);
+    EXPECT_TRUE(on.ready);
+    ThreadLog* log = on.recorder.attach_thread();
+    for (const Change& c : changes) on.recorder.record(*log, c.heap, c.stack);
+    on.recorder.finish(totals, UINT64_MAX / 2);
+    return on.scratch.records();
 }
 
 TEST(Recorder, OneThreadsRecordsReplayItsChanges) {
@@ -114,18 +124,16 @@ TEST(Recorder, CountersOfThreadsThatLeftAreKept) {
 }
 
 TEST(Recorder, SignalsRecordWithoutWaitingAndLoseNothingWhenTheLockIsFree) {
-    ScratchFile scratch;
-    DataFile file;
-    ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
-    Recorder recorder;
-    ASSERT_TRUE(recorder.init(&file, 1));  // every event fills the log
+    RecorderOnScratch on(1);  // every event fills the log
+    ASSERT_TRUE(on.ready);
+    Recorder& recorder = on.recorder;
     ThreadLog* log = recorder.attach_thread();
     recorder.record(*log, 10, 1);
     recorder.record_from_signal(*log, cycle_counter(), 2);
     recorder.record(*log, 5, 3);
     Stats totals = {};
     recorder.finish(totals, UINT64_MAX / 2);
-    auto events = events_of(scratch.records());
+    auto events = events_of(on.scratch.records());
     ASSERT_EQ(events.size(), 3u);
     EXPECT_EQ(events[1].heap, 10u);
     EXPECT_EQ(events[1].stack, 2u);
@@ -137,11 +145,9 @@ TEST(Recorder, SignalsRecordWithoutWaitingAndLoseNothingWhenTheLockIsFree) {
 TEST(RecorderThreads, EveryEventOnceInTimeOrder) {
     constexpr int kThreads = 4, kPairs = 20000;
     for (uint32_t buffer : {7u, 32768u}) {
-        ScratchFile scratch;
-        DataFile file;
-        ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
-        Recorder recorder;
-        ASSERT_TRUE(recorder.init(&file, buffer));
+        RecorderOnScratch on(buffer);
+        ASSERT_TRUE(on.ready);
+        Recorder& recorder = on.recorder;
         std::vector<std::thread> threads;
         for (int t = 0; t < kThreads; ++t)
             threads.emplace_back([&recorder, t] {
@@ -156,7 +162,7 @@ TEST(RecorderThreads, EveryEventOnceInTimeOrder) {
         for (auto& thread : threads) thread.join();
         Stats totals = {};
         recorder.finish(totals, cycle_counter());
-        auto records = scratch.records();
+        auto records = on.scratch.records();
         ASSERT_EQ(records.size(), kHeaderRecords + 2u * kThreads * kPairs) << "buffer " << buffer;
         expect_time_order(records);
         EXPECT_EQ(records.back().heap, 0u);
@@ -172,11 +178,9 @@ TEST(RecorderThreads, EveryEventOnceInTimeOrder) {
 TEST(RecorderThreads, ASecondThreadEndsDirectRecordingWithoutLosingAnEvent) {
     constexpr int kPairs = 200000;
     for (uint32_t buffer : {5u, 32768u}) {
-        ScratchFile scratch;
-        DataFile file;
-        ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
-        Recorder recorder;
-        ASSERT_TRUE(recorder.init(&file, buffer));
+        RecorderOnScratch on(buffer);
+        ASSERT_TRUE(on.ready);
+        Recorder& recorder = on.recorder;
         ThreadLog* first = recorder.attach_thread();
         EXPECT_TRUE(first->records_directly.load()) << "a thread alone records directly";
         std::atomic<bool> second_arrived{false};
@@ -197,7 +201,7 @@ TEST(RecorderThreads, ASecondThreadEndsDirectRecordingWithoutLosingAnEvent) {
         second.join();
         Stats totals = {};
         recorder.finish(totals, cycle_counter());
-        auto records = scratch.records();
+        auto records = on.scratch.records();
         ASSERT_EQ(records.size(), kHeaderRecords + 2u * (kPairs + kPairs / 10))
             << "buffer " << buffer;
         expect_time_order(records);
