@@ -27,13 +27,8 @@ bool Recorder::init(DataFile* file, uint32_t buffer_records) {
 ThreadLog* Recorder::attach_thread() {
     pthread_mutex_lock(&mutex_);
     ThreadLog* log = nullptr;
-    bool alone = true;
-    for (ThreadLog* other = logs_; other != nullptr; other = other->next) {
-        if (other->in_use)
-            alone = false;
-        else if (log == nullptr)
-            log = other;
-    }
+    for (ThreadLog* other = logs_; other != nullptr && log == nullptr; other = other->next)
+        if (!other->in_use) log = other;
     if (log == nullptr && ensure_cursor_room(log_count_ + 1)) {
         log = static_cast<ThreadLog*>(allocate_pages(ThreadLog::bytes_for(log_capacity_)));
         if (log != nullptr) {
@@ -51,7 +46,7 @@ ThreadLog* Recorder::attach_thread() {
         log->consumed = 0;
         log->capacity = log_capacity_;
         log->in_use = true;
-        if (alone)
+        if (alone_locked(*log))
             become_direct_locked(*log);
         else
             revoke_direct_locked(log);
