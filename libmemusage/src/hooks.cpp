@@ -255,6 +255,17 @@ MEMUSAGE_EXPORT int munmap(void* address, size_t length) {
     return original::munmap(address, length);
 }
 
+MEMUSAGE_EXPORT int mprotect(void* address, size_t length, int protection) {
+    if (tracing_maps()) {
+        CountingScope scope;
+        if (Counting* counting = scope.counting())
+            return traced::protect(*counting, address, length, protection);
+    }
+    if (original::mprotect == nullptr)
+        return static_cast<int>(syscall(SYS_mprotect, address, length, protection));
+    return original::mprotect(address, length, protection);
+}
+
 // A program that sets its own SIGPROF disposition gets SIGPROF to itself.
 MEMUSAGE_EXPORT int sigaction(int signal_number, const struct sigaction* action,
                               struct sigaction* old_action) {

@@ -27,6 +27,7 @@
     X(mmap)                          \
     X(mremap)                        \
     X(munmap)                        \
+    X(mprotect)                      \
     X(sigaction)                     \
     X(signal)                        \
     X(execve)                        \
