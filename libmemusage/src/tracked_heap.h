@@ -218,8 +218,11 @@ int posix_allocate_aligned(Counter counter, void** result, size_t alignment, siz
     }
     int saved_errno = errno;
     void* block = allocate_aligned(counter, alignment, size);
+    if (block == nullptr) {
+        errno = ENOMEM;  // as glibc's leaves it, besides returning it
+        return ENOMEM;
+    }
     errno = saved_errno;
-    if (block == nullptr) return ENOMEM;
     *result = block;
     return 0;
 }
