@@ -30,10 +30,14 @@ class Counting {
     }
     void failed(Call call) { ++log_.stats.failed_of(call); }
     void allocated(uint64_t size) { record(static_cast<int64_t>(size)); }
-    // A map placed over traced ones (MAP_FIXED) replaces their bytes.
-    void mapped(uint64_t length, uint64_t replaced_bytes) {
-        record(static_cast<int64_t>(length) - static_cast<int64_t>(replaced_bytes));
+    // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
+    // ones (MAP_FIXED) replaces their accessible bytes.
+    void mapped(uint64_t accessible_bytes, uint64_t replaced_bytes) {
+        record(static_cast<int64_t>(accessible_bytes) - static_cast<int64_t>(replaced_bytes));
     }
+    // mprotect made traced bytes accessible (a commit) or PROT_NONE again: no row, no
+    // call counted, only the heap.
+    void protection_changed(int64_t accessible_change) { record(accessible_change); }
 
     // realloc and mremap: growth counts as new memory, the new size as a request.
     void resize_requested(Call call, uint64_t old_size, uint64_t new_size) {
@@ -61,17 +65,20 @@ class Counting {
         record(-static_cast<int64_t>(size));
     }
 
-    // munmap: the row counts what was asked; the heap loses only what traced maps added.
+    // munmap: the row counts what was asked; the heap loses only the accessible bytes
+    // traced maps added.
     void unmap_requested() { ++log_.stats.calls_of(Call::munmap); }
-    void unmapped(uint64_t length, uint64_t traced_bytes) {
+    void unmapped(uint64_t length, uint64_t accessible_bytes) {
         log_.stats.bytes_of(Call::munmap) += length;
-        record(-static_cast<int64_t>(traced_bytes));
+        record(-static_cast<int64_t>(accessible_bytes));
     }
-    // mremap: the heap gains the new mapping and loses what the old one had traced.
-    void remapped(uint64_t old_size, uint64_t new_size, bool moved, uint64_t traced_old_bytes) {
+    // mremap: the heap gains the new mapping's accessible bytes and loses those the old
+    // one (and whatever the new one replaced) had.
+    void remapped(uint64_t old_size, uint64_t new_size, bool moved, uint64_t accessible_new,
+                  uint64_t accessible_old) {
         if (!moved) ++log_.stats.mremap_nomove;
         if (new_size < old_size) ++log_.stats.mremap_dec;
-        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(traced_old_bytes));
+        record(static_cast<int64_t>(accessible_new) - static_cast<int64_t>(accessible_old));
     }
 
   private:
@@ -89,6 +96,7 @@ struct Uncounted {
     void failed(Call) {}
     void allocated(uint64_t) {}
     void mapped(uint64_t, uint64_t) {}
+    void protection_changed(int64_t) {}
     void resize_requested(Call, uint64_t, uint64_t) {}
     void realloc_call() {}
     void realloc_freed(uint64_t) {}
@@ -97,7 +105,7 @@ struct Uncounted {
     void freed(uint64_t) {}
     void unmap_requested() {}
     void unmapped(uint64_t, uint64_t) {}
-    void remapped(uint64_t, uint64_t, bool, uint64_t) {}
+    void remapped(uint64_t, uint64_t, bool, uint64_t, uint64_t) {}
 };
 
 }  // namespace memusage

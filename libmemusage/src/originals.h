@@ -27,6 +27,7 @@
     X(mmap)                          \
     X(mremap)                        \
     X(munmap)                        \
+    X(mprotect)                      \
     X(sigaction)                     \
     X(signal)                        \
     X(execve)                        \
@@ -41,8 +42,11 @@ namespace memusage::original {
 MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_DECLARE_ORIGINAL)
 #undef MEMUSAGE_DECLARE_ORIGINAL
 
-// Looks every function up with dlsym(RTLD_NEXT). dlsym may allocate: those requests
-// are served by the bootstrap arena below. False if any is missing.
+// Looks every function up after us, by the version programs link it by (dlvsym; a
+// function libc defines under a version newer than its base one needs that version in
+// originals.cpp's table) and by dlsym, and takes whichever comes first. Both may
+// allocate: those requests are served by the bootstrap arena below. False if any is
+// missing.
 bool resolve();
 
 }  // namespace memusage::original

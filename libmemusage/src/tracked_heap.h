@@ -20,7 +20,7 @@ namespace detail {
 // glibc's collector adds its header without checking and hands out a few bytes for
 // malloc(SIZE_MAX - 8); we refuse what cannot carry a header.
 inline bool with_header(size_t size, size_t header, size_t& total) {
-    if (__builtin_add_overflow(size, header, &total)) {
+    if (__builtin_add_overflow(body_bytes(size), header, &total)) {
         errno = ENOMEM;
         return false;
     }
@@ -42,6 +42,11 @@ inline void* aligned_block(size_t alignment, size_t size) {
     if (!with_header(size, alignment, total)) return nullptr;
     void* real = original::memalign(alignment, total);
     return real != nullptr ? mark_aligned(real, alignment, size) : nullptr;
+}
+
+inline void free_real(void* user, const OurBlock& block) {
+    mark_freed(user, block);
+    original::free(block.real);
 }
 
 template <typename Counter>
@@ -103,7 +108,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
     if (size == 0) {
         counter.realloc_call();
         counter.realloc_freed(old.size);
-        original::free(old.real);
+        detail::free_real(block, old);
         return nullptr;
     }
     counter.resize_requested(Call::realloc, old.size, size);
@@ -115,7 +120,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
         resized = detail::plain_block(size);
         if (resized != nullptr) {
             memcpy(resized, block, old.size < size ? old.size : size);
-            original::free(old.real);
+            detail::free_real(block, old);
         }
     } else if (detail::with_header(size, sizeof(BlockHeader), total)) {
         void* real = original::realloc(old.real, total);
@@ -150,13 +155,15 @@ void release(Counter counter, void* block) {
     }
     OurBlock ours;
     if (!find_block(block, ours)) {
-        original::free(block);
+        // Not ours, or ours and freed before: glibc's checks get the address it knows.
+        void* freed_before = freed_real_block(block);
+        original::free(freed_before != nullptr ? freed_before : block);
         return;
     }
     // Recorded before the memory goes back, so another thread that gets it next is
     // recorded after us.
     counter.freed(ours.size);
-    original::free(ours.real);
+    detail::free_real(block, ours);
 }
 
 inline size_t usable_size(void* block) {
@@ -164,7 +171,8 @@ inline size_t usable_size(void* block) {
     OurBlock ours;
     if (!find_block(block, ours)) return original::malloc_usable_size(block);
     size_t offset = static_cast<size_t>(static_cast<char*>(block) - static_cast<char*>(ours.real));
-    return original::malloc_usable_size(ours.real) - offset;
+    // The padding is ours: with MALLOC_CHECK_, whose sizes are exact, malloc(7) says 7.
+    return original::malloc_usable_size(ours.real) - offset - padding_of(ours.size);
 }
 
 // memalign and aligned_alloc (the same function in glibc 2.36).
@@ -210,8 +218,11 @@ int posix_allocate_aligned(Counter counter, void** result, size_t alignment, siz
     }
     int saved_errno = errno;
     void* block = allocate_aligned(counter, alignment, size);
+    if (block == nullptr) {
+        errno = ENOMEM;  // as glibc's leaves it, besides returning it
+        return ENOMEM;
+    }
     errno = saved_errno;
-    if (block == nullptr) return ENOMEM;
     *result = block;
     return 0;
 }
