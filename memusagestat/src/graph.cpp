@@ -107,10 +107,10 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
         warn(options, data_path + ": ignoring the last " +
                           std::to_string(profile.ignored_tail_bytes) +
                           " bytes, a partial record (the run was killed while writing)");
-    if (profile.unwritten_tail_records != 0)
-        warn(options, data_path + ": ignoring the last " +
-                          std::to_string(profile.unwritten_tail_records) +
-                          " records, zeros: room made for records a kill stopped the run writing");
+    if (profile.header.repaired)
+        warn(options, data_path +
+                          ": the file is incomplete (the run died, or writing it failed): its "
+                          "peaks were recovered from its records");
 
     const ProfileHeader& header = profile.header;
     spec.event_count = profile.events.size();
@@ -125,6 +125,10 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
                               header.start_time, header.end_time};
     const EnvelopeSeries series =
         build_envelope(file, placement, envelope_parts(profile.events.size()));
+    if (const uint64_t timeless = profile.timeless_tail_records + series.timeless_records())
+        warn(options, data_path + ": ignoring " + std::to_string(timeless) +
+                          " records with time 0: room made for records, or a record cut short, "
+                          "by a kill while the run was writing");
 
     // The data can exceed a header written by a different run or a damaged file; the
     // scale then grows so that no curve leaves the frame.
