@@ -88,12 +88,16 @@ void warn(const GraphOptions& options, const std::string& message) {
 
 }  // namespace
 
+std::string picture_size_error(unsigned width, unsigned height) {
+    if (width <= kMaxPictureSide && height <= kMaxPictureSide) return {};
+    return "picture size " + std::to_string(width) + "x" + std::to_string(height) +
+           " too large (at most " + std::to_string(kMaxPictureSide) + " pixels a side)";
+}
+
 std::string draw_graph(const std::string& data_path, const std::string& out_path,
                        const GraphOptions& options) {
-    if (options.width > kMaxPictureSide || options.height > kMaxPictureSide)
-        return "picture size " + std::to_string(options.width) + "x" +
-               std::to_string(options.height) + " too large (at most " +
-               std::to_string(kMaxPictureSide) + " pixels a side)";
+    if (std::string error = picture_size_error(options.width, options.height); !error.empty())
+        return error;
     PlotSpec spec;
     spec.width = std::max(options.width, kMinPictureWidth);
     spec.height = std::max(options.height, kMinPictureHeight);

@@ -139,6 +139,38 @@ TEST_F(ProfileTest, NoGraphWhenNoProcessWasProfiled) {
     EXPECT_TRUE(temporary_directory_is_empty());
 }
 
+// A size the graph cannot have is a mistake found before the run, not after it.
+TEST_F(ProfileTest, GraphSizeTooLargeIsRefusedBeforeTheProgramRuns) {
+    std::string png = in_scratch("huge.png");
+    for (const char* option : {"-x", "-y"}) {
+        DriverRun result = run({option, "99999999", "-p", png, FIXTURE_PATH, "args", "ran"});
+        EXPECT_EQ(result.exit_code, 1) << result.err;
+        EXPECT_EQ(result.out.find("[ran]"), std::string::npos) << "the program ran";
+        EXPECT_NE(result.err.find("too large"), std::string::npos) << result.err;
+        EXPECT_FALSE(fs::exists(png));
+        EXPECT_TRUE(temporary_directory_is_empty());
+    }
+}
+
+TEST_F(ProfileTest, GraphThatCannotBeDrawnFailsTheRun) {
+    std::string png = in_scratch("no/such/directory/graph.png");
+    DriverRun result = run({"-p", png, FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(result.exit_code, 1) << "the program succeeded, the graph did not";
+    EXPECT_NE(result.err.find("cannot draw " + png), std::string::npos) << result.err;
+    result = run({"-p", png, FIXTURE_PATH, "exit", "5"});
+    EXPECT_EQ(result.exit_code, 5) << "a failing program's own status stays";
+    EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+// mkstemp users expect /tmp when TMPDIR names no directory (glibc's tmpfile does so).
+TEST_F(ProfileTest, TmpdirThatDoesNotExistFallsBackToTmp) {
+    std::string png = in_scratch("fallback.png");
+    DriverRun result = run_driver({"-p", png, FIXTURE_PATH, "exit", "0"}, scratch(),
+                                  {"TMPDIR=" + in_scratch("no-such-directory")});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_TRUE(fs::exists(png)) << result.err;
+}
+
 TEST_F(ProfileTest, StaticProgramRunsWithAMessage) {
     DriverRun result = run({"-p", in_scratch("static.png"), STATIC_FIXTURE_PATH, "exit", "6"});
     EXPECT_EQ(result.exit_code, 6) << "the program still runs";
