@@ -83,6 +83,24 @@ TEST_F(ProfileTest, ProgNameProfilesOnlyThatProcess) {
     EXPECT_EQ(nobody.exit_code, 0);
 }
 
+// issue 8's case: -n with siblings under a shell. The first process of the name writes
+// the file; the later ones leave it alone. Here the second prints, and so allocates
+// stdout's buffer: its peak would be in the kilobytes, the first one's is 115 bytes.
+TEST_F(ProfileTest, ProgNameWithSiblingsKeepsTheFirstOnesProfile) {
+    std::string data = in_scratch("siblings.dat");
+    std::string child = std::string("'") + CHILD_FIXTURE_PATH + "'";
+    DriverRun result = run({"--color=never", "--no-timer", "-n", "driver_fixture_child", "-d", data,
+                            "/bin/sh", "-c", child + " exit 0; " + child + " args x"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(count_of(result.err, kSummaryTitle), 2u) << result.err;
+    std::string bytes = read_file(data);
+    ASSERT_EQ(bytes.size(), 24u * (2 + 32)) << "the first one's 16 pairs";
+    uint64_t heap_peak = 0;
+    for (int i = 0; i < 8; ++i)
+        heap_peak |= uint64_t{static_cast<unsigned char>(bytes[24 + i])} << (8 * i);
+    EXPECT_EQ(heap_peak, 115u);
+}
+
 TEST_F(ProfileTest, PngHasTheRequestedSize) {
     std::string png = in_scratch("graph");  // .png gets appended
     DriverRun result = run({"-p", png, "-x", "420", "--y-size=310", FIXTURE_PATH, "exit", "0"});
