@@ -12,6 +12,7 @@
 
 #include "memusage/summary.h"
 #include "originals.h"
+#include "output_claim.h"
 #include "sampler.h"
 
 namespace memusage::collector {
@@ -36,7 +37,8 @@ constinit Stats totals{};
 // The standard error the program started with. The summary goes there even if the
 // program closes or redirects its own (coreutils close it before exiting).
 struct SavedStderr {
-    int fd = -1;
+    bool known = false;  // descriptor 2 was open when the collector started
+    int fd = -1;         // our copy of it
     dev_t device = 0;
     ino_t inode = 0;
 } saved_stderr;
@@ -65,16 +67,28 @@ void keep_stderr() {
     struct stat st;
     if (fstat(STDERR_FILENO, &st) != 0) return;
     int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 901);
-    if (fd < 0) return;
-    saved_stderr = SavedStderr{fd, st.st_dev, st.st_ino};
+    saved_stderr = SavedStderr{true, fd, st.st_dev, st.st_ino};
 }
 
+// Where our text may go: our copy of the standard error the program started with, or
+// the program's descriptor 2 if our copy is gone (closefrom) and that still leads to the
+// same file; else nowhere (-1). A program that closed everything may have opened a file
+// of its own as descriptor 2, or under our copy's number: our text must not land in it.
 int summary_fd() {
-    struct stat st;
-    if (saved_stderr.fd >= 0 && fstat(saved_stderr.fd, &st) == 0 &&
-        st.st_dev == saved_stderr.device && st.st_ino == saved_stderr.inode)
-        return saved_stderr.fd;
-    return STDERR_FILENO;
+    if (!saved_stderr.known) return -1;
+    for (int fd : {saved_stderr.fd, STDERR_FILENO}) {
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == saved_stderr.device &&
+            st.st_ino == saved_stderr.inode)
+            return fd;
+    }
+    return -1;
+}
+
+// Async-signal-safe: the data file reports a failed write from wherever it happens.
+void warn_on_stderr(const char* text, size_t length) {
+    int fd = summary_fd();
+    if (fd >= 0) write_all(fd, text, length);
 }
 
 bool use_color(int fd) {
@@ -85,6 +99,7 @@ bool use_color(int fd) {
 
 void print_summary() {
     int fd = summary_fd();
+    if (fd < 0) return;
     SummaryStyle style;
     style.color = use_color(fd);
     style.mmap_rows = config.trace_mmap;
@@ -135,9 +150,17 @@ void install_fatal_signal_handlers() {
     }
 }
 
+// Not when a process of the run that the environment names owns it (this process's
+// parent, say); an image exec'd in place of the owner takes the file over, as with
+// glibc; any other process only while no process of the run has written it.
 void open_data_file() {
     if (config.output_owner != 0 && config.output_owner != getpid()) return;
-    switch (data_file.open(config.output, cycle_counter())) {
+    FileState at_run_start;
+    bool taking_over = config.output_owner == getpid();
+    bool conditional =
+        !taking_over && output_claim::state_at_run_start(config.output, at_run_start);
+    data_file.report_write_errors_to(warn_on_stderr);
+    switch (data_file.open(config.output, cycle_counter(), conditional ? &at_run_start : nullptr)) {
         case DataFile::OpenResult::opened: {
             char pid[24];
             snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
@@ -176,6 +199,7 @@ State initialize() {
         _exit(127);
     }
     auto lookup = [](const char* name) -> const char* { return getenv(name); };
+    output_claim::mark_run_start();
     config = Config::read(lookup, program_invocation_short_name);
     if (!config.profiled) {
         state.store(State::passthrough, std::memory_order_release);

@@ -26,6 +26,8 @@ struct Config {
 // Set by the process that opens the data file, for the programs it starts: they
 // inherit MEMUSAGE_OUTPUT but must leave the file alone. An image exec'd in place of
 // the owner has the owner's process ID, and takes the file over as glibc's would.
+// Processes that do not descend from the owner are kept off by MEMUSAGE_OUTPUT_RUN
+// (memusage/run_start.h).
 inline constexpr const char kOutputOwnerVariable[] = "MEMUSAGE_OUTPUT_OWNER";
 
 // glibc's rule: leading digits; 0, garbage and anything above the default give the default.

@@ -1,5 +1,8 @@
 #include "environment.h"
 
+#include <limits.h>
+#include <memusage/run_start.h>
+
 #include <algorithm>
 #include <string_view>
 
@@ -80,7 +83,17 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
     // Left behind by a process of an enclosing run (memusage started from a profiled
     // shell): this run's data file has no owner yet.
     environment.unset("MEMUSAGE_OUTPUT_OWNER");
-    if (!data_path.empty()) environment.set("MEMUSAGE_OUTPUT", data_path);
+    environment.unset(kRunStartVariable);
+    if (!data_path.empty()) {
+        environment.set("MEMUSAGE_OUTPUT", data_path);
+        // The run starts here: whatever the program starts (siblings under a shell
+        // included, and even when the program itself cannot load the collector) sees
+        // whether a process of this run has already written the file.
+        char run_start[PATH_MAX + 128];
+        if (format_run_start(file_state(data_path.c_str()), data_path.c_str(), run_start,
+                             sizeof run_start))
+            environment.set(kRunStartVariable, run_start);
+    }
     if (!options.progname.empty()) environment.set("MEMUSAGE_PROG_NAME", options.progname);
     if (!options.buffer_size.empty()) {
         environment.set("MEMUSAGE_BUFFER_SIZE", options.buffer_size);

@@ -2,6 +2,9 @@
 // write or truncate the file; and section 2, MEMUSAGE_PROG_NAME picks the one process.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "collector_run.h"
 
 namespace collector_test {
@@ -105,6 +108,58 @@ TEST(Processes, ProgNameProfilesOnlyTheNamedProgram) {
     EXPECT_EQ(s.row("malloc").calls, 1u);
     EXPECT_EQ(s.row("malloc").bytes, 222u) << "the summary is not fixture B's";
     EXPECT_EQ(event_heaps(read_records(data)), (std::vector<uint64_t>{222, 0}));
+}
+
+// Siblings inherit nothing from each other: the shell between them passes on the start of
+// the run, and the later ones find the file written since then, even though the first has
+// exited and let go of it.
+TEST(Processes, TheFirstProcessOfTheNameKeepsTheFileFromItsSiblings) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    std::string program = "'" + fixture("collector_fixture_crashing") + "' exit ";
+    for (bool file_existed : {false, true}) {
+        SCOPED_TRACE(file_existed ? "over an old file" : "a new file");
+        Outcome outcome =
+            run({"/bin/sh", "-c", program + "3; " + program + "1; " + program + "5"},
+                {"MEMUSAGE_PROG_NAME=collector_fixture_crashing", "MEMUSAGE_OUTPUT=" + data,
+                 "MEMUSAGE_NO_TIMER=1", "MEMUSAGE_COLOR=never"});
+        ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+        EXPECT_EQ(count_summaries(outcome.err), 3) << "each one counts";
+        std::vector<Record> records = read_records(data);
+        EXPECT_EQ(event_heaps(records), (std::vector<uint64_t>{32, 64, 96}));
+        ASSERT_GE(records.size(), 2u);
+        EXPECT_EQ(records[1].heap, 96u) << "the first one's complete header";
+    }
+}
+
+// A relative name means another file in another directory, and a run of its own: an old
+// file there is taken, not mistaken for one a process of this run wrote.
+TEST(Processes, ASiblingInAnotherDirectoryWritesItsOwnFile) {
+    Scratch scratch;
+    std::string program = "'" + fixture("collector_fixture_crashing") + "' exit ";
+    std::filesystem::create_directory(scratch / "sub");
+    std::ofstream(scratch / "sub/profile") << "an old file";
+    std::string script =
+        "cd '" + scratch.path() + "' && " + program + "3; cd sub && " + program + "1";
+    Outcome outcome =
+        run({"/bin/sh", "-c", script}, {"MEMUSAGE_PROG_NAME=collector_fixture_crashing",
+                                        "MEMUSAGE_OUTPUT=profile", "MEMUSAGE_NO_TIMER=1"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(event_heaps(read_records(scratch / "profile")), (std::vector<uint64_t>{32, 64, 96}));
+    EXPECT_EQ(event_heaps(read_records(scratch / "sub/profile")), (std::vector<uint64_t>{32}));
+}
+
+// With the collector preloaded by hand, each run of a program starts a new run: the file
+// is created or truncated as glibc's is.
+TEST(Processes, EachRunOfAProgramTakesTheFileAgain) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    for (const char* blocks : {"4", "2"}) {
+        Outcome outcome = run({fixture("collector_fixture_crashing"), "exit", blocks},
+                              {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1"});
+        ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    }
+    EXPECT_EQ(event_heaps(read_records(data)), (std::vector<uint64_t>{32, 64}));
 }
 
 }  // namespace

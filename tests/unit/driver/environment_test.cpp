@@ -46,6 +46,19 @@ TEST(ChildEnvironment, AnEnclosingRunsDataFileOwnerIsForgotten) {
     EXPECT_EQ(value_of(result, "HOME"), "/h");
 }
 
+// The run starts with the driver, whatever the program is: it records the data file's
+// state for every process of the run, replacing the record of an enclosing run.
+TEST(ChildEnvironment, TheRunStartsWithTheDataFilesStateNow) {
+    Entries result = child_environment({"MEMUSAGE_OUTPUT_RUN=1:2:3:4:5:/old.dat"}, {}, kCollector,
+                                       "/nonexistent-directory/x.dat");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_OUTPUT_RUN"), "-:/nonexistent-directory/x.dat");
+    result = child_environment({"MEMUSAGE_OUTPUT_RUN=1:2:3:4:5:/old.dat"}, {}, kCollector, "");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_OUTPUT_RUN"), "<unset>");
+    result = child_environment({}, {}, kCollector, "/proc/self");
+    EXPECT_TRUE(value_of(result, "MEMUSAGE_OUTPUT_RUN").ends_with(":/proc/self"));
+    EXPECT_NE(value_of(result, "MEMUSAGE_OUTPUT_RUN")[0], '-');
+}
+
 TEST(ChildEnvironment, KeepsTheUsersPreloadAfterTheCollector) {
     Entries result = child_environment({"LD_PRELOAD=/a.so /b.so"}, {}, kCollector, "");
     EXPECT_EQ(value_of(result, "LD_PRELOAD"), kCollector + ":/a.so /b.so");
