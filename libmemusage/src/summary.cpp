@@ -176,7 +176,8 @@ void write_thread_table(const ThreadRow* rows, size_t count, const SummaryStyle&
         const ThreadRow& row = rows[i];
         out.printf("%10" PRId64 "  %-15.15s %12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %11" PRId64
                    " %11" PRIu64 "\n",
-                   row.tid, row.name, row.calls, row.allocated, row.freed, row.net, row.stack_peak);
+                   row.tid, row.name[0] != '\0' ? row.name : "-", row.calls, row.allocated,
+                   row.freed, row.net, row.stack_peak);
     }
 }
 

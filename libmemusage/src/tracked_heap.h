@@ -219,10 +219,14 @@ int posix_allocate_aligned(Counter counter, void** result, size_t alignment, siz
         counter.failed(Call::aligned);
         return EINVAL;
     }
+    // glibc's leaves errno alone on success and at ENOMEM on failure, as malloc does.
     int saved_errno = errno;
     void* block = allocate_aligned(counter, alignment, size);
+    if (block == nullptr) {
+        errno = ENOMEM;
+        return ENOMEM;
+    }
     errno = saved_errno;
-    if (block == nullptr) return ENOMEM;
     *result = block;
     return 0;
 }
