@@ -148,15 +148,9 @@ void open_data_file() {
     }
 }
 
-__attribute__((constructor)) void start_with_program() { current_state(); }
-
-__attribute__((destructor)) void finish_with_program() {
-    State expected = State::active;
-    if (!state.compare_exchange_strong(expected, State::finished)) return;
-    counting_log = nullptr;
-    sampler::stop();
-    if (config.thread_table && thread_log != nullptr) prctl(PR_GET_NAME, thread_log->name);
-    recorder.finish(totals, cycle_counter(), thread_log);
+// The summary, then what the run's settings add to it: what the allocation gate
+// refused, the per-thread table.
+void print_final_report() {
     print_summary(totals, -1);
     int fd = summary_fd();
     SummaryStyle style = summary_style(fd);
@@ -167,6 +161,18 @@ __attribute__((destructor)) void finish_with_program() {
         const ThreadRow* rows = recorder.thread_rows(count);
         write_thread_table(rows, count, style, write_to_fd, &fd);
     }
+}
+
+__attribute__((constructor)) void start_with_program() { current_state(); }
+
+__attribute__((destructor)) void finish_with_program() {
+    State expected = State::active;
+    if (!state.compare_exchange_strong(expected, State::finished)) return;
+    counting_log = nullptr;
+    sampler::stop();
+    if (config.thread_table && thread_log != nullptr) prctl(PR_GET_NAME, thread_log->name);
+    recorder.finish(totals, cycle_counter(), thread_log);
+    print_final_report();
 }
 
 }  // namespace

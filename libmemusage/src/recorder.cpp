@@ -284,11 +284,10 @@ __attribute__((no_sanitize("thread"))) void Recorder::snapshot(Stats& totals, Th
     pthread_mutex_unlock(&mutex_);
 }
 
-bool Recorder::keep_thread_rows() {
+void Recorder::keep_thread_rows() {
     pthread_mutex_lock(&mutex_);
     keep_rows_ = true;
     pthread_mutex_unlock(&mutex_);
-    return true;
 }
 
 void Recorder::keep_row_locked(const ThreadLog& log) {

@@ -98,8 +98,7 @@ class Recorder {
     void snapshot(Stats& totals, ThreadLog* own);
 
     // The per-thread table: from now on, every thread's row is kept when it ends.
-    // False if the kernel refuses the memory.
-    bool keep_thread_rows();
+    void keep_thread_rows();
     // The rows of the threads that ended and of those still running, in the order
     // they began; valid until the next call. Call after finish().
     const ThreadRow* thread_rows(size_t& count);
