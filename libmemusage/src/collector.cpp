@@ -6,10 +6,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <initializer_list>
+
+#include "allocation_gate.h"
 #include "memusage/summary.h"
 #include "originals.h"
 #include "output_claim.h"
@@ -55,13 +59,15 @@ void write_all(int fd, const char* text, size_t length) {
     }
 }
 
-void warn(const char* what, const char* detail) {
+void warn_parts(std::initializer_list<const char*> parts) {
     char line[512];
     size_t n = 0;
-    for (const char* part : {"memusage: ", what, detail, "\n"})
+    for (const char* part : parts)
         for (; *part != '\0' && n < sizeof(line) - 1; ++part) line[n++] = *part;
     write_all(STDERR_FILENO, line, n);
 }
+
+void warn(const char* what, const char* detail) { warn_parts({"memusage: ", what, detail, "\n"}); }
 
 void keep_stderr() {
     struct stat st;
@@ -97,20 +103,9 @@ bool use_color(int fd) {
     return isatty(fd) && (no_color == nullptr || no_color[0] == '\0');
 }
 
-void print_summary() {
-    int fd = summary_fd();
-    if (fd < 0) return;
-    SummaryStyle style;
-    style.color = use_color(fd);
-    style.mmap_rows = config.trace_mmap;
-    auto sink = [](void* context, const char* text, size_t length) {
-        write_all(*static_cast<int*>(context), text, length);
-    };
-    write_summary(totals, style, sink, &fd);
-}
-
 void on_thread_exit(void* value) {
     counting_log = nullptr;
+    if (config.thread_table) prctl(PR_GET_NAME, static_cast<ThreadLog*>(value)->name);
     recorder.detach_thread(static_cast<ThreadLog*>(value));
     thread_log = nullptr;  // a later call (another key's destructor) attaches anew
 }
@@ -175,6 +170,22 @@ void open_data_file() {
     }
 }
 
+// The summary, then what the run's settings add to it: what the allocation gate
+// refused, the per-thread table.
+void print_final_report() {
+    int fd = summary_fd();
+    if (fd < 0) return;
+    print_summary(totals, fd);
+    SummaryStyle style = summary_style(fd);
+    if (allocation_gate.active())
+        write_gate_report(allocation_gate.report(), style, write_to_fd, &fd);
+    if (config.thread_table) {
+        size_t count = 0;
+        const ThreadRow* rows = recorder.thread_rows(count);
+        write_thread_table(rows, count, style, write_to_fd, &fd);
+    }
+}
+
 __attribute__((constructor)) void start_with_program() { current_state(); }
 
 __attribute__((destructor)) void finish_with_program() {
@@ -182,11 +193,35 @@ __attribute__((destructor)) void finish_with_program() {
     if (!state.compare_exchange_strong(expected, State::finished)) return;
     counting_log = nullptr;
     sampler::stop();
+    if (config.thread_table && thread_log != nullptr) prctl(PR_GET_NAME, thread_log->name);
     recorder.finish(totals, cycle_counter(), thread_log);
-    print_summary();
+    print_final_report();
 }
 
 }  // namespace
+
+void write_to_fd(void* fd, const char* text, size_t length) {
+    write_all(*static_cast<int*>(fd), text, length);
+}
+
+SummaryStyle summary_style(int fd) {
+    SummaryStyle style;
+    style.color = use_color(fd);
+    style.mmap_rows = config.trace_mmap;
+    return style;
+}
+
+void print_summary(const Stats& stats, int fd) {
+    if (fd < 0) fd = summary_fd();
+    if (fd < 0) return;
+    SummaryStyle style = summary_style(fd);
+    write_summary(stats, style, write_to_fd, &fd);
+}
+
+void print_summary_line(const char* text, size_t length, int fd) {
+    if (fd < 0) fd = summary_fd();
+    if (fd >= 0) write_all(fd, text, length);
+}
 
 State initialize() {
     State expected = State::uninitialized;
@@ -205,6 +240,12 @@ State initialize() {
         state.store(State::passthrough, std::memory_order_release);
         return State::passthrough;
     }
+    for (int i = 0; i < config.rejected_count; ++i) {
+        warn_parts({"memusage: ", config.rejected[i].variable, " ignored: it should be ",
+                    config.rejected[i].expected, "\n"});
+    }
+    allocation_gate.configure(config.gate);
+    if (config.thread_table) recorder.keep_thread_rows();
     pthread_key_create(&thread_key, on_thread_exit);
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
     keep_stderr();
@@ -226,8 +267,8 @@ ThreadLog* begin_first_count() {
     attaching = true;
     ThreadLog* log = recorder.attach_thread();
     if (log != nullptr) {
-        if (getpid() == static_cast<pid_t>(syscall(SYS_gettid)))
-            log->stack_start = main_thread_stack_start;
+        log->tid = syscall(SYS_gettid);
+        if (getpid() == log->tid) log->stack_start = main_thread_stack_start;
         thread_log = log;
         pthread_setspecific(thread_key, log);
     }

@@ -10,6 +10,7 @@
 #include "counting.h"
 #include "data_file.h"
 #include "mapping_set.h"
+#include "memusage/summary.h"
 #include "recorder.h"
 
 namespace memusage::collector {
@@ -34,6 +35,15 @@ extern __thread ThreadLog* thread_log;
 extern __thread ThreadLog* counting_log;
 
 State initialize();
+
+// The summary of `stats` on `fd` (-1: the standard error the program started with),
+// coloured as the run's settings say; also what the in-process API prints.
+void print_summary(const Stats& stats, int fd);
+SummaryStyle summary_style(int fd);
+void write_to_fd(void* fd, const char* text, size_t length);
+// One line of ours where the summary goes (`fd` -1: the standard error the program
+// started with).
+void print_summary_line(const char* text, size_t length, int fd);
 // The first call a thread makes: its log, or null when the call must not count.
 ThreadLog* begin_first_count();
 

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "allocation_gate.h"
+
 namespace memusage {
 
 enum class ColorMode { automatic, always, never };
@@ -17,6 +19,18 @@ struct Config {
     bool timer = true;        // no MEMUSAGE_NO_TIMER
     bool trace_mmap = false;  // MEMUSAGE_TRACE_MMAP
     ColorMode color = ColorMode::automatic;
+    GateConfig gate;            // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
+    bool thread_table = false;  // MEMUSAGE_THREADS: a row per thread after the summary
+
+    // Variables that were set but could not be used, each with what it should have
+    // held: the collector says so on standard error and runs without them.
+    struct Rejected {
+        const char* variable;
+        const char* expected;
+    };
+    static constexpr int kMaxRejected = 6;
+    Rejected rejected[kMaxRejected] = {};
+    int rejected_count = 0;
 
     // `getenv` is the lookup to use (tests pass their own); `program_name` is the
     // short name of the running program.
@@ -29,6 +43,16 @@ struct Config {
 // Processes that do not descend from the owner are kept off by MEMUSAGE_OUTPUT_RUN
 // (memusage/run_start.h).
 inline constexpr const char kOutputOwnerVariable[] = "MEMUSAGE_OUTPUT_OWNER";
+
+// Where the MEMUSAGE_LIMIT and MEMUSAGE_FAIL_* variables are wrong, the words that say
+// what they should hold; the driver checks its options with the same parsers.
+inline constexpr const char kSizeExpected[] =
+    "a size in bytes: digits, then nothing or k, M, G (KiB, MiB, GiB)";
+inline constexpr const char kCallNumberExpected[] = "a call number, 1 or more";
+inline constexpr const char kProbabilityExpected[] = "a probability from 0 to 1";
+inline constexpr const char kSeedExpected[] = "a seed: digits";
+inline constexpr const char kOneInjectionExpected[] =
+    "only one of MEMUSAGE_FAIL_AT, MEMUSAGE_FAIL_FROM and MEMUSAGE_FAIL_PROBABILITY";
 
 // glibc's rule: leading digits; 0, garbage and anything above the default give the default.
 uint32_t parse_buffer_records(const char* text);

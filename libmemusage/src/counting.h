@@ -3,8 +3,11 @@
 // doing nothing: the heap code is written once and serves both.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 
+#include "allocation_gate.h"
+#include "heap_observer.h"
 #include "recorder.h"
 #include "thread_log.h"
 
@@ -29,6 +32,21 @@ class Counting {
         ++log_.stats.failed_of(call);
     }
     void failed(Call call) { ++log_.stats.failed_of(call); }
+
+    // Before the real allocator is asked: may an allocation call adding `bytes` to the
+    // heap go ahead? No, under the allocation limit or failure injection: the call
+    // fails as glibc's malloc fails for lack of memory. `bytes` stay reserved until
+    // the allocation fails after all (admission_unused) or is freed.
+    bool admit(Call call, uint64_t bytes) {
+        if (__builtin_expect(!allocation_gate.active(), 1)) return true;
+        if (allocation_gate.admit(call, bytes)) return true;
+        failed(call);
+        errno = ENOMEM;
+        return false;
+    }
+    void admission_unused(uint64_t bytes) {
+        if (__builtin_expect(allocation_gate.active(), 0)) allocation_gate.cancel(bytes);
+    }
     void allocated(uint64_t size) { record(static_cast<int64_t>(size)); }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
     // ones (MAP_FIXED) replaces their accessible bytes.
@@ -47,6 +65,7 @@ class Counting {
     }
     void realloc_call() { ++log_.stats.calls_of(Call::realloc); }
     void realloc_freed(uint64_t old_size) {
+        released(old_size);
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
         record(-static_cast<int64_t>(old_size));
@@ -54,12 +73,16 @@ class Counting {
     // "nomove" counts resizes done in place, whatever the label suggests.
     void reallocated(uint64_t old_size, uint64_t new_size, bool moved) {
         if (!moved) ++log_.stats.realloc_nomove;
-        if (new_size < old_size) ++log_.stats.realloc_dec;
+        if (new_size < old_size) {
+            ++log_.stats.realloc_dec;
+            released(old_size - new_size);
+        }
         record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size));
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
     void freed(uint64_t size) {
+        released(size);
         ++log_.stats.calls_of(Call::free);
         log_.stats.bytes_of(Call::free) += size;
         record(-static_cast<int64_t>(size));
@@ -82,7 +105,15 @@ class Counting {
     }
 
   private:
-    void record(int64_t heap_change) { recorder_.record(log_, heap_change, log_.stack_use(sp_)); }
+    void record(int64_t heap_change) {
+        log_.net_heap += heap_change;
+        recorder_.record(log_, heap_change, log_.stack_use(sp_));
+        if (__builtin_expect(heap_observer.armed(), 0))
+            heap_observer.notify(recorder_.current_heap(&log_));
+    }
+    void released(uint64_t bytes) {
+        if (__builtin_expect(allocation_gate.active(), 0)) allocation_gate.release(bytes);
+    }
 
     Recorder& recorder_;
     ThreadLog& log_;
@@ -94,6 +125,8 @@ struct Uncounted {
     void allocation_requested(Call, uint64_t) {}
     void impossible_request(Call) {}
     void failed(Call) {}
+    bool admit(Call, uint64_t) { return true; }
+    void admission_unused(uint64_t) {}
     void allocated(uint64_t) {}
     void mapped(uint64_t, uint64_t) {}
     void protection_changed(int64_t) {}

@@ -1,6 +1,9 @@
 #include "recorder.h"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -40,6 +43,11 @@ ThreadLog* Recorder::attach_thread() {
     if (log != nullptr) {
         memset(&log->stats, 0, sizeof(log->stats));
         log->stack_start = 0;
+        log->stack_peak = 0;
+        log->net_heap = 0;
+        log->serial = next_serial_++;
+        log->tid = 0;
+        memset(log->name, 0, sizeof(log->name));
         log->records_directly.store(false, std::memory_order_relaxed);
         log->recording.store(false, std::memory_order_relaxed);
         log->published.store(0, std::memory_order_relaxed);
@@ -60,6 +68,7 @@ void Recorder::detach_thread(ThreadLog* log) {
     if (direct_owner_ == log) revoke_direct_locked(log);
     merge_locked(log, cycle_counter_fenced());
     retired_.add_counts(log->stats);
+    if (keep_rows_) keep_row_locked(*log);
     log->in_use = false;
     pthread_mutex_unlock(&mutex_);
 }
@@ -240,6 +249,110 @@ void Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
     // The thread recording directly may be the crashing one, stopped halfway.
     if (revoke_direct_locked(crashing, kCrashWaits)) complete_file_locked(end_time);
     pthread_mutex_unlock(&mutex_);
+}
+
+// Another thread recording directly would be writing the stream while we read it:
+// that ends (it resumes once its log fills and it is alone again).
+void Recorder::bring_stream_up_to_date_locked(ThreadLog* own) {
+    if (direct_owner_ != nullptr && direct_owner_ != own) revoke_direct_locked(own);
+    merge_locked(own, cycle_counter_fenced());
+}
+
+Recorder::HeapFigures Recorder::figures(ThreadLog* own) {
+    pthread_mutex_lock(&mutex_);
+    bring_stream_up_to_date_locked(own);
+    HeapFigures figures = {stream_.heap > 0 ? static_cast<uint64_t>(stream_.heap) : 0,
+                           stream_.heap_peak, stream_.phase_peak, stream_.stack_peak};
+    pthread_mutex_unlock(&mutex_);
+    return figures;
+}
+
+void Recorder::reset_phase_peak(ThreadLog* own) {
+    pthread_mutex_lock(&mutex_);
+    bring_stream_up_to_date_locked(own);
+    stream_.phase_peak = stream_.heap > 0 ? static_cast<uint64_t>(stream_.heap) : 0;
+    pthread_mutex_unlock(&mutex_);
+}
+
+// Other threads' counters are written by their owners without synchronisation; each
+// is an aligned 64-bit word, which x86-64 loads whole, so a reading is some value the
+// counter had during the call. Deliberately racy, and so kept from ThreadSanitizer.
+__attribute__((no_sanitize("thread"))) void Recorder::snapshot(Stats& totals, ThreadLog* own) {
+    pthread_mutex_lock(&mutex_);
+    bring_stream_up_to_date_locked(own);
+    fold_counters_locked(totals);
+    pthread_mutex_unlock(&mutex_);
+}
+
+void Recorder::keep_thread_rows() {
+    pthread_mutex_lock(&mutex_);
+    keep_rows_ = true;
+    pthread_mutex_unlock(&mutex_);
+}
+
+void Recorder::keep_row_locked(const ThreadLog& log) {
+    if (row_count_ == row_capacity_) {
+        size_t capacity = row_capacity_ == 0 ? 256 : row_capacity_ * 2;
+        auto* rows = static_cast<ThreadRow*>(allocate_pages(capacity * sizeof(ThreadRow)));
+        if (rows == nullptr) return;  // the table will lack this thread; the summary does not
+        if (rows_ != nullptr) {
+            memcpy(rows, rows_, row_count_ * sizeof(ThreadRow));
+            free_pages(rows_, row_capacity_ * sizeof(ThreadRow));
+        }
+        rows_ = rows;
+        row_capacity_ = capacity;
+    }
+    ThreadRow& row = rows_[row_count_++];
+    row.serial = log.serial;
+    row.tid = log.tid;
+    memcpy(row.name, log.name, sizeof(row.name));
+    row.name[sizeof(row.name) - 1] = '\0';
+    row.calls = 0;
+    for (uint64_t calls : log.stats.calls) row.calls += calls;
+    row.allocated = log.stats.heap_total();
+    row.freed = log.stats.bytes_of(Call::free);
+    row.net = log.net_heap;
+    row.stack_peak = log.stack_peak;
+}
+
+namespace {
+
+// A running thread's name, from the kernel (the thread may be busy elsewhere).
+void read_thread_name(int64_t tid, char (&name)[16]) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%lld/comm", static_cast<long long>(tid));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, name, sizeof(name) - 1);
+    close(fd);
+    if (n <= 0) return;
+    size_t length = static_cast<size_t>(n);
+    if (name[length - 1] == '\n') --length;
+    name[length] = '\0';
+}
+
+}  // namespace
+
+const ThreadRow* Recorder::thread_rows(size_t& count) {
+    pthread_mutex_lock(&mutex_);
+    if (keep_rows_) {
+        for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
+            if (!log->in_use) continue;
+            if (log->name[0] == '\0') read_thread_name(log->tid, log->name);
+            keep_row_locked(*log);
+        }
+        keep_rows_ = false;  // each running thread once
+        // Insertion sort by serial: the table lists threads in the order they began.
+        for (size_t i = 1; i < row_count_; ++i) {
+            ThreadRow row = rows_[i];
+            size_t j = i;
+            for (; j > 0 && rows_[j - 1].serial > row.serial; --j) rows_[j] = rows_[j - 1];
+            rows_[j] = row;
+        }
+    }
+    count = row_count_;
+    pthread_mutex_unlock(&mutex_);
+    return rows_;
 }
 
 void Recorder::before_fork(ThreadLog* forking) {

@@ -13,6 +13,7 @@
 #include "data_file.h"
 #include "memusage/record.h"
 #include "memusage/stats.h"
+#include "memusage/summary.h"
 #include "thread_log.h"
 
 namespace memusage {
@@ -23,6 +24,7 @@ struct Stream {
     int64_t heap = 0;
     uint64_t last_time = 0;
     uint64_t heap_peak = 0, stack_peak = 0, total_peak = 0;
+    uint64_t phase_peak = 0;   // the heap peak since the program last reset it (the API)
     Record* output = nullptr;  // null without a data file: the events only feed the peaks
     uint32_t output_used = 0;
     uint32_t output_capacity = 0;
@@ -32,6 +34,7 @@ struct Stream {
         heap += heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
         heap_peak = current > heap_peak ? current : heap_peak;
+        phase_peak = current > phase_peak ? current : phase_peak;
         stack_peak = stack > stack_peak ? stack : stack_peak;
         total_peak = current + stack > total_peak ? current + stack : total_peak;
         if (output == nullptr) return false;
@@ -81,6 +84,24 @@ class Recorder {
     void finish(Stats& totals, uint64_t end_time, ThreadLog* finishing = nullptr);
     // After a fatal signal: the same for the file only, if the lock can be had soon.
     void finish_file_after_crash(uint64_t end_time, ThreadLog* crashing = nullptr);
+
+    // The in-process API's questions, answered from everything published so far: `own`
+    // is the asking thread's log (null if it has none). Each takes the lock.
+    struct HeapFigures {
+        uint64_t current, peak, phase_peak, stack_peak;
+    };
+    HeapFigures figures(ThreadLog* own);
+    uint64_t current_heap(ThreadLog* own) { return figures(own).current; }
+    void reset_phase_peak(ThreadLog* own);
+    // The whole process's counters and peaks as they stand: exact for the asking thread
+    // and for threads that ended, a moment's reading for threads still running.
+    void snapshot(Stats& totals, ThreadLog* own);
+
+    // The per-thread table: from now on, every thread's row is kept when it ends.
+    void keep_thread_rows();
+    // The rows of the threads that ended and of those still running, in the order
+    // they began; valid until the next call. Call after finish().
+    const ThreadRow* thread_rows(size_t& count);
 
     // fork(): the child keeps counting, but the parent's file is not its to write.
     // `forking` is the calling thread's log (null if it has none).
@@ -135,6 +156,13 @@ class Recorder {
     void complete_file_locked(uint64_t end_time);
     void fold_counters_locked(Stats& totals);
     bool ensure_cursor_room(uint32_t count);
+    void bring_stream_up_to_date_locked(ThreadLog* own);
+    void keep_row_locked(const ThreadLog& log);
+
+    bool keep_rows_ = false;
+    ThreadRow* rows_ = nullptr;
+    size_t row_count_ = 0, row_capacity_ = 0;
+    uint64_t next_serial_ = 0;
 
     pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
     DataFile* file_ = nullptr;

@@ -21,6 +21,13 @@ struct ThreadLog {
     // Owner only.
     Stats stats;
     uintptr_t stack_start;  // the first stack pointer seen on this thread
+    uint64_t stack_peak;    // the deepest this thread's stack went
+    int64_t net_heap;       // what this thread's events added to the heap, in sum
+
+    // For the per-thread table: set when the log is handed to a thread.
+    uint64_t serial;  // threads in the order they first counted
+    int64_t tid;
+    char name[16];  // the thread's name, read when it ends (or at exit)
 
     // While set, the thread records straight into the recorder's stream, without its
     // log, the lock or a fence: it is the only thread recording. The owner sets it,
@@ -46,7 +53,9 @@ struct ThreadLog {
 
     uint64_t stack_use(uintptr_t sp) {
         if (stack_start == 0) stack_start = sp;
-        return stack_start > sp ? stack_start - sp : 0;
+        uint64_t use = stack_start > sp ? stack_start - sp : 0;
+        stack_peak = use > stack_peak ? use : stack_peak;
+        return use;
     }
 };
 

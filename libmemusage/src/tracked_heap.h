@@ -51,10 +51,12 @@ inline void free_real(void* user, const OurBlock& block) {
 
 template <typename Counter>
 void* counted(Counter& counter, Call call, size_t size, void* block) {
-    if (block == nullptr)
+    if (block == nullptr) {
+        counter.admission_unused(size);
         counter.failed(call);
-    else
+    } else {
         counter.allocated(size);
+    }
     return block;
 }
 
@@ -63,6 +65,7 @@ void* counted(Counter& counter, Call call, size_t size, void* block) {
 template <typename Counter>
 void* allocate(Counter counter, size_t size) {
     counter.allocation_requested(Call::malloc, size);
+    if (!counter.admit(Call::malloc, size)) return nullptr;
     return detail::counted(counter, Call::malloc, size, detail::plain_block(size));
 }
 
@@ -75,6 +78,7 @@ void* allocate_zeroed(Counter counter, size_t count, size_t size) {
         return nullptr;
     }
     counter.allocation_requested(Call::calloc, bytes);
+    if (!counter.admit(Call::calloc, bytes)) return nullptr;
     // malloc and memset, as glibc's collector does: the real calloc skips the
     // per-thread cache, so it would lay the heap out differently and the program
     // would see other addresses (and other in-place resizes) than under glibc's.
@@ -96,10 +100,12 @@ template <typename Counter>
 void* reallocate(Counter counter, void* block, size_t size) {
     if (block == nullptr) {
         counter.resize_requested(Call::realloc, 0, size);
+        if (!counter.admit(Call::realloc, size)) return nullptr;
         void* fresh = detail::plain_block(size);
-        if (fresh == nullptr)
+        if (fresh == nullptr) {
+            counter.admission_unused(size);
             counter.failed(Call::realloc);
-        else
+        } else
             counter.reallocated(0, size, true);
         return fresh;
     }
@@ -112,6 +118,8 @@ void* reallocate(Counter counter, void* block, size_t size) {
         return nullptr;
     }
     counter.resize_requested(Call::realloc, old.size, size);
+    uint64_t growth = size > old.size ? size - old.size : 0;
+    if (!counter.admit(Call::realloc, growth)) return nullptr;
     void* resized = nullptr;
     bool moved = true;
     size_t total;
@@ -129,10 +137,12 @@ void* reallocate(Counter counter, void* block, size_t size) {
             resized = mark_plain(real, size);
         }
     }
-    if (resized == nullptr)
+    if (resized == nullptr) {
+        counter.admission_unused(growth);
         counter.failed(Call::realloc);
-    else
+    } else {
         counter.reallocated(old.size, size, moved);
+    }
     return resized;
 }
 
@@ -179,6 +189,7 @@ inline size_t usable_size(void* block) {
 template <typename Counter>
 void* allocate_aligned(Counter counter, size_t alignment, size_t size) {
     counter.allocation_requested(Call::aligned, size);
+    if (!counter.admit(Call::aligned, size)) return nullptr;
     void* block = nullptr;
     if (alignment > SIZE_MAX / 2 + 1) {
         errno = EINVAL;
@@ -216,6 +227,7 @@ int posix_allocate_aligned(Counter counter, void** result, size_t alignment, siz
         counter.failed(Call::aligned);
         return EINVAL;
     }
+    // glibc's leaves errno alone on success and at ENOMEM on failure, as malloc does.
     int saved_errno = errno;
     void* block = allocate_aligned(counter, alignment, size);
     if (block == nullptr) {

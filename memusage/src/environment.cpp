@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 namespace memusage {
 namespace {
@@ -101,6 +102,22 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
     if (options.no_timer) environment.set("MEMUSAGE_NO_TIMER", "yes");
     if (options.trace_mmap) environment.set("MEMUSAGE_TRACE_MMAP", "yes");
     if (options.color) environment.set("MEMUSAGE_COLOR", color_word(*options.color));
+    // An injection asked for here replaces any the caller's environment had: two
+    // would make the collector ignore both.
+    if (!options.fail_at.empty() || !options.fail_from.empty() ||
+        !options.fail_probability.empty()) {
+        for (const char* name : {"MEMUSAGE_FAIL_AT", "MEMUSAGE_FAIL_FROM",
+                                 "MEMUSAGE_FAIL_PROBABILITY", "MEMUSAGE_FAIL_SEED"})
+            environment.unset(name);
+    }
+    for (const auto& [name, value] : {std::pair{"MEMUSAGE_LIMIT", &options.limit},
+                                      {"MEMUSAGE_FAIL_AT", &options.fail_at},
+                                      {"MEMUSAGE_FAIL_FROM", &options.fail_from},
+                                      {"MEMUSAGE_FAIL_PROBABILITY", &options.fail_probability},
+                                      {"MEMUSAGE_FAIL_SEED", &options.fail_seed}}) {
+        if (!value->empty()) environment.set(name, *value);
+    }
+    if (options.thread_table) environment.set("MEMUSAGE_THREADS", "yes");
     return environment.take();
 }
 

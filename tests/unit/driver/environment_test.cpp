@@ -88,6 +88,22 @@ TEST(ChildEnvironment, EveryOptionBecomesItsVariable) {
     EXPECT_EQ(value_of(result, "MEMUSAGE_COLOR"), "never");
 }
 
+TEST(ChildEnvironment, OutOfMemoryTestingAndThreadTable) {
+    DriverOptions options;
+    options.limit = "64k";
+    options.fail_probability = "0.5";
+    options.fail_seed = "9";
+    options.thread_table = true;
+    Entries result =
+        child_environment({"MEMUSAGE_FAIL_AT=3", "MEMUSAGE_LIMIT=1"}, options, kCollector, "");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_LIMIT"), "64k");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_FAIL_PROBABILITY"), "0.5");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_FAIL_SEED"), "9");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_THREADS"), "yes");
+    // The caller's own injection would otherwise make the collector refuse both.
+    EXPECT_EQ(value_of(result, "MEMUSAGE_FAIL_AT"), "<unset>");
+}
+
 TEST(ChildEnvironment, ColourWords) {
     DriverOptions options;
     options.color = ColorWhen::always;
