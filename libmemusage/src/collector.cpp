@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "memusage/summary.h"
@@ -94,11 +93,10 @@ void print_summary() {
     write_summary(totals, style, sink, &fd);
 }
 
-void on_thread_exit(void* value) {
-    counting_log = nullptr;
-    recorder.detach_thread(static_cast<ThreadLog*>(value));
-    thread_log = nullptr;  // a later call (another key's destructor) attaches anew
-}
+// Not the thread's last call: other keys' destructors and glibc's own teardown still
+// allocate and free, counted in the same log, which the recorder takes back once the
+// thread is gone.
+void on_thread_exit(void* value) { recorder.end_thread(static_cast<ThreadLog*>(value)); }
 
 void before_fork() {
     if (state.load() == State::active) recorder.before_fork(thread_log);
@@ -195,20 +193,25 @@ State initialize() {
     return State::active;
 }
 
-ThreadLog* begin_first_count() {
-    // A thread with a log that may not count is inside a hook, or past the summary.
+UncommonCount begin_uncommon_count() {
     static __thread bool attaching = false;
-    if (thread_log != nullptr || attaching || current_state() != State::active) return nullptr;
+    if (attaching || current_state() != State::active) return {nullptr, nullptr};
+    if (thread_log != nullptr) {
+        // Inside one of the thread's calls. Nothing the hooks do calls the allocator, so
+        // this is a signal handler's call, counted as glibc counts it when it can be.
+        ThreadLog* nested = recorder.begin_nested(*thread_log);
+        if (nested != nullptr) counting_log = nested;
+        return {nested, nullptr};
+    }
     attaching = true;
-    ThreadLog* log = recorder.attach_thread();
+    ThreadLog* log = recorder.attach_thread(&counting_log);
     if (log != nullptr) {
-        if (getpid() == static_cast<pid_t>(syscall(SYS_gettid)))
-            log->stack_start = main_thread_stack_start;
+        if (log->owner_thread == log->owner_process) log->stack_start = main_thread_stack_start;
         thread_log = log;
         pthread_setspecific(thread_key, log);
     }
     attaching = false;
-    return log;
+    return {log, log};
 }
 
 }  // namespace memusage::collector

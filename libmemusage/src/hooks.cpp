@@ -26,13 +26,16 @@ namespace {
 // looking up the originals (then the bootstrap arena serves what they cannot yet).
 bool untracked(State s) { return s == State::passthrough || s == State::initializing; }
 
+// A block gets our header only when its allocation is counted, so that its free counts
+// exactly when its allocation did.
+void* allocate_uncounted(size_t size) {
+    return original::malloc != nullptr ? original::malloc(size) : bootstrap::allocate(size);
+}
+
 // The arena's blocks are few and tiny (dlsym's): moving one out is rare.
 void* move_out_of_arena(void* block, size_t size) {
     if (size == 0) return nullptr;
-    void* moved =
-        untracked(collector::current_state())
-            ? (original::malloc != nullptr ? original::malloc(size) : bootstrap::allocate(size))
-            : tracked::allocate(Uncounted{}, size);
+    void* moved = allocate_uncounted(size);
     if (moved != nullptr) {
         size_t old_size = bootstrap::size_of(block);
         memcpy(moved, block, old_size < size ? old_size : size);
@@ -65,10 +68,8 @@ void* aligned_allocation(void* (*original_function)(size_t, size_t), size_t alig
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_aligned(*scope.counting(), alignment, size);
-    if (untracked(collector::current_state()))
-        return original_function != nullptr ? original_function(alignment, size)
-                                            : bootstrap::allocate(size, alignment);
-    return tracked::allocate_aligned(Uncounted{}, alignment, size);
+    return original_function != nullptr ? original_function(alignment, size)
+                                        : bootstrap::allocate(size, alignment);
 }
 
 // A profiling tick must not arrive while the new image still has SIGPROF's default
@@ -127,9 +128,7 @@ MEMUSAGE_EXPORT void* malloc(size_t size) {
     CountingScope scope;
     if (__builtin_expect(scope.counting() != nullptr, 1))
         return tracked::allocate(*scope.counting(), size);
-    if (untracked(collector::current_state()))
-        return original::malloc != nullptr ? original::malloc(size) : bootstrap::allocate(size);
-    return tracked::allocate(Uncounted{}, size);
+    return allocate_uncounted(size);
 }
 
 MEMUSAGE_EXPORT void free(void* block) {
@@ -148,19 +147,16 @@ MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_zeroed(*scope.counting(), count, size);
-    if (untracked(collector::current_state())) {
-        if (original::calloc != nullptr) return original::calloc(count, size);
-        size_t bytes;
-        return __builtin_mul_overflow(count, size, &bytes) ? nullptr : bootstrap::allocate(bytes);
-    }
-    return tracked::allocate_zeroed(Uncounted{}, count, size);
+    if (original::calloc != nullptr) return original::calloc(count, size);
+    size_t bytes;
+    return __builtin_mul_overflow(count, size, &bytes) ? nullptr : bootstrap::allocate(bytes);
 }
 
 MEMUSAGE_EXPORT void* realloc(void* block, size_t size) {
     if (__builtin_expect(bootstrap::owns(block), 0)) return move_out_of_arena(block, size);
     CountingScope scope;
     if (scope.counting() != nullptr) return tracked::reallocate(*scope.counting(), block, size);
-    if (untracked(collector::current_state()))
+    if (block == nullptr || untracked(collector::current_state()))
         return original::realloc != nullptr ? original::realloc(block, size)
                                             : bootstrap::allocate(size);
     return tracked::reallocate(Uncounted{}, block, size);
@@ -173,7 +169,8 @@ MEMUSAGE_EXPORT void* reallocarray(void* block, size_t count, size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::reallocate_array(*scope.counting(), block, count, size);
-    if (untracked(collector::current_state())) return original::reallocarray(block, count, size);
+    if (block == nullptr || untracked(collector::current_state()))
+        return original::reallocarray(block, count, size);
     return tracked::reallocate_array(Uncounted{}, block, count, size);
 }
 
@@ -197,25 +194,21 @@ MEMUSAGE_EXPORT int posix_memalign(void** result, size_t alignment, size_t size)
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::posix_allocate_aligned(*scope.counting(), result, alignment, size);
-    if (untracked(collector::current_state()))
-        return original::posix_memalign(result, alignment, size);
-    return tracked::posix_allocate_aligned(Uncounted{}, result, alignment, size);
+    return original::posix_memalign(result, alignment, size);
 }
 
 MEMUSAGE_EXPORT void* valloc(size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_page_aligned(*scope.counting(), size, false);
-    if (untracked(collector::current_state())) return original::valloc(size);
-    return tracked::allocate_page_aligned(Uncounted{}, size, false);
+    return original::valloc(size);
 }
 
 MEMUSAGE_EXPORT void* pvalloc(size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_page_aligned(*scope.counting(), size, true);
-    if (untracked(collector::current_state())) return original::pvalloc(size);
-    return tracked::allocate_page_aligned(Uncounted{}, size, true);
+    return original::pvalloc(size);
 }
 
 MEMUSAGE_EXPORT void* mmap(void* address, size_t length, int protection, int flags, int fd,
