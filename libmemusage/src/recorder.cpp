@@ -19,6 +19,8 @@ namespace {
 // How many of the recorder's locks this thread wants or holds, and its mark as holder.
 __thread unsigned lock_wanted_here = 0;
 __thread char this_thread;
+// This thread is writing the record buffer: the merge it may be part of has caught up.
+__thread bool writing_here = false;
 
 // How long the end of the run waits for a call in progress, or for a lock this thread
 // may hold; a thread stopped longer than this (by a signal handler that blocks, say)
@@ -390,24 +392,28 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
         if (top.next->time < bound) {
             // Everything up to the next thread's first event goes in one run.
             uint64_t next_head = head(1) < head(2) ? head(1) : head(2);
-            top.next = emit_run(top.next, top.end, next_head < bound ? next_head : bound);
+            top.next = emit_run(*top.log, top.next, top.end, next_head < bound ? next_head : bound);
+            top.log->consumed = static_cast<uint32_t>(top.next - top.log->events);
             if (top.next != top.end) {
                 sift_down(0);
                 continue;
             }
         }
-        top.log->consumed = static_cast<uint32_t>(top.next - top.log->events);
         cursors_[0] = cursors_[--count];
         sift_down(0);
     }
 }
 
 // The hot loop of the merge: the stream's state stays in registers.
-const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t bound) {
+const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event* end,
+                                uint64_t bound) {
     Stream stream = stream_;
     do {
         if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time), 0)) {
             stream_ = stream;
+            // The log says how far it is merged whenever the buffer is written: a signal
+            // handler's exit() that stops the write finds the merge caught up.
+            log.consumed = static_cast<uint32_t>(event + 1 - log.events);
             write_output();  // which starts the buffer over
             stream = stream_;
         }
@@ -418,8 +424,12 @@ const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t b
 }
 
 void Recorder::write_output() {
+    writing_here = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     if (file_ != nullptr) file_->append(stream_.output, stream_.output_used);
     stream_.output_used = 0;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    writing_here = false;
 }
 
 void Recorder::fold_counters_locked(Stats& totals) {
@@ -450,6 +460,10 @@ void Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
     // directly: that event is never completed, and no thread may wait for it.
     if (finishing != nullptr) finishing->recording.store(false, std::memory_order_release);
     bool locked = lock_unless_held_here();
+    // The same stopped inside the lock, writing the buffer: that work never resumes, so
+    // the lock is this thread's to use, and the merge has caught up with the write.
+    if (!locked && writing_here && holder_.load(std::memory_order_relaxed) == &this_thread)
+        locked = true;
     stopping_ = true;
     bool others_counting = false;
     for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
@@ -458,9 +472,9 @@ void Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
         others_counting |= log != finishing && log->counting_slot != nullptr;
     }
     if (!locked) {
-        // This thread holds the lock, stopped halfway through merging or writing: the
-        // file stays as a killed run leaves it (every full buffer; readers repair the
-        // header), and the counters are whole.
+        // This thread holds the lock, stopped halfway through a merge: the file stays as
+        // a killed run leaves it (every full buffer; readers repair the header), and the
+        // counters are whole.
         fold_counters_locked(totals);
         return;
     }

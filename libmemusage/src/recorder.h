@@ -164,7 +164,7 @@ class Recorder {
     void merge_full_log(ThreadLog& log);
     void empty_full_log_locked(ThreadLog& log);
     void merge_locked(ThreadLog* own, uint64_t cutoff);
-    const Event* emit_run(const Event* event, const Event* end, uint64_t bound);
+    const Event* emit_run(ThreadLog& log, const Event* event, const Event* end, uint64_t bound);
     void write_output();
     static constexpr int kCrashWaits = 2000;  // yields a fatal signal's handler waits at most
     void complete_file_locked(uint64_t end_time);
