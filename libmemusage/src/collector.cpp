@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <initializer_list>
@@ -103,11 +102,13 @@ bool use_color(int fd) {
     return isatty(fd) && (no_color == nullptr || no_color[0] == '\0');
 }
 
+// Not the thread's last call: other keys' destructors and glibc's own teardown still
+// allocate and free, counted in the same log, which the recorder takes back once the
+// thread is gone. The thread's name is read while it is still the thread's.
 void on_thread_exit(void* value) {
-    counting_log = nullptr;
-    if (config.thread_table) prctl(PR_GET_NAME, static_cast<ThreadLog*>(value)->name);
-    recorder.detach_thread(static_cast<ThreadLog*>(value));
-    thread_log = nullptr;  // a later call (another key's destructor) attaches anew
+    auto* log = static_cast<ThreadLog*>(value);
+    if (config.thread_table) prctl(PR_GET_NAME, log->name);
+    recorder.end_thread(log);
 }
 
 void before_fork() {
@@ -260,20 +261,28 @@ State initialize() {
     return State::active;
 }
 
-ThreadLog* begin_first_count() {
-    // A thread with a log that may not count is inside a hook, or past the summary.
+UncommonCount begin_uncommon_count() {
     static __thread bool attaching = false;
-    if (thread_log != nullptr || attaching || current_state() != State::active) return nullptr;
+    if (attaching || current_state() != State::active) return {nullptr, nullptr};
+    if (thread_log != nullptr) {
+        // Inside one of the thread's calls. The C library's allocator never calls ours,
+        // so this is a signal handler's call, counted as glibc counts it when it can be.
+        // Another allocator after us may be calling back from inside our call to it: its
+        // calls pass through, uncounted and without our header, which it would not know.
+        if (!original::allocator_is_libc) return {nullptr, nullptr};
+        ThreadLog* nested = recorder.begin_nested(*thread_log);
+        if (nested != nullptr) counting_log = nested;
+        return {nested, nullptr};
+    }
     attaching = true;
-    ThreadLog* log = recorder.attach_thread();
+    ThreadLog* log = recorder.attach_thread(&counting_log);
     if (log != nullptr) {
-        log->tid = syscall(SYS_gettid);
-        if (getpid() == log->tid) log->stack_start = main_thread_stack_start;
+        if (log->owner_thread == log->owner_process) log->stack_start = main_thread_stack_start;
         thread_log = log;
         pthread_setspecific(thread_key, log);
     }
     attaching = false;
-    return log;
+    return {log, log};
 }
 
 }  // namespace memusage::collector

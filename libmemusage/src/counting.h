@@ -120,7 +120,8 @@ class Counting {
     uintptr_t sp_;
 };
 
-// For calls that must not be counted: nested inside a hook, or after the summary.
+// For calls that must not be counted (inside a hook where counting would have to wait,
+// or after the summary) on blocks that may carry our header; new blocks get none.
 struct Uncounted {
     void allocation_requested(Call, uint64_t) {}
     void impossible_request(Call) {}

@@ -69,6 +69,10 @@ bool resolve() {
     found = found && name != nullptr;
     MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_RESOLVE_ORIGINAL)
 #undef MEMUSAGE_RESOLVE_ORIGINAL
+    // execve is always the C library's: where malloc comes from elsewhere, another
+    // allocator sits between us and it.
+    if (found) allocator_is_libc = object_of(reinterpret_cast<void*>(malloc)) ==
+                                   object_of(reinterpret_cast<void*>(execve));
     return found;
 }
 

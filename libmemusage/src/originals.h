@@ -42,6 +42,10 @@ namespace memusage::original {
 MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_DECLARE_ORIGINAL)
 #undef MEMUSAGE_DECLARE_ORIGINAL
 
+// Whether the next malloc is the C library's own, which never calls back into ours.
+// Another allocator preloaded after us may (one whose malloc is built on aligned_alloc).
+inline bool allocator_is_libc = true;
+
 // Looks every function up after us, by the version programs link it by (dlvsym; a
 // function libc defines under a version newer than its base one needs that version in
 // originals.cpp's table) and by dlsym, and takes whichever comes first. Both may

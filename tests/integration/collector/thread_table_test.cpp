@@ -47,14 +47,17 @@ TEST(ThreadTable, ARowPerThreadWithItsOwnWork) {
     size_t count = 0;
     std::map<std::string, TableRow> rows = thread_table(outcome.err, count);
     EXPECT_EQ(count, rows.size()) << outcome.err;
-    // What each thread did itself. "idle" made no call: it may have no row.
-    EXPECT_EQ(rows["early"].calls, 2u);
+    // What each thread did itself, and what glibc's thread teardown adds to every
+    // thread alike (calls without bytes), which "early" shows.
+    ASSERT_GE(rows["early"].calls, 2u);
+    const uint64_t teardown = rows["early"].calls - 2;
+    EXPECT_LE(teardown, 4u);
     EXPECT_EQ(rows["early"].allocated, 50u);
     EXPECT_EQ(rows["early"].freed, 50u);
-    EXPECT_EQ(rows["reader"].calls, 20u);
+    EXPECT_EQ(rows["reader"].calls, 20u + teardown);
     EXPECT_EQ(rows["reader"].allocated, 1000u);
     EXPECT_EQ(rows["reader"].net, 0);
-    EXPECT_EQ(rows["writer"].calls, 5u);
+    EXPECT_EQ(rows["writer"].calls, 5u + teardown);
     EXPECT_EQ(rows["writer"].net, 1000);
     if (rows.count("idle") != 0) {
         EXPECT_EQ(rows["idle"].allocated, 0u);
