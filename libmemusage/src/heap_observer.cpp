@@ -16,8 +16,8 @@ __thread bool inside_callback = false;
 void HeapObserver::set(HeapCallback callback, void* cookie) {
     pthread_mutex_lock(&setting);
     version_.fetch_add(1, std::memory_order_acq_rel);
-    callback_.store(callback, std::memory_order_relaxed);
-    cookie_.store(cookie, std::memory_order_relaxed);
+    callback_.store(callback, std::memory_order_release);
+    cookie_.store(cookie, std::memory_order_release);
     version_.fetch_add(1, std::memory_order_release);
     pthread_mutex_unlock(&setting);
 }
@@ -29,9 +29,9 @@ void HeapObserver::notify(uint64_t current_bytes) {
     // A sequence lock: read the pair again if set() was changing it meanwhile.
     for (;;) {
         uint64_t before = version_.load(std::memory_order_acquire);
-        callback = callback_.load(std::memory_order_relaxed);
-        cookie = cookie_.load(std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_acquire);
+        // Acquire loads: the second reading of the version cannot move before them.
+        callback = callback_.load(std::memory_order_acquire);
+        cookie = cookie_.load(std::memory_order_acquire);
         if ((before & 1) == 0 && version_.load(std::memory_order_relaxed) == before) break;
     }
     if (callback == nullptr) return;
