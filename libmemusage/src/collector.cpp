@@ -100,14 +100,20 @@ void on_thread_exit(void* value) {
     thread_log = nullptr;  // a later call (another key's destructor) attaches anew
 }
 
-void before_fork() {
-    if (state.load() == State::active) recorder.before_fork(thread_log);
-}
-void after_fork_in_parent() {
-    if (state.load() == State::active) recorder.after_fork_in_parent();
-}
+// fork() must stay what glibc makes it: free of deadlocks with stdio, and
+// async-signal-safe in a single-threaded program. So nothing is locked before it
+// (the parent needs nothing), and the child repairs what the fork caught halfway,
+// without waiting. Its own calls are not counted meanwhile: a signal handler that
+// allocates there would find the recorder half-repaired.
 void after_fork_in_child() {
-    if (state.load() == State::active) recorder.after_fork_in_child(thread_log);
+    if (state.load(std::memory_order_acquire) != State::active) return;
+    ThreadLog* counting = counting_log;
+    counting_log = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    mappings.after_fork_in_child();
+    recorder.after_fork_in_child(thread_log);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    counting_log = counting;
 }
 
 void on_fatal_signal(int signal_number) {
@@ -182,7 +188,7 @@ State initialize() {
         return State::passthrough;
     }
     pthread_key_create(&thread_key, on_thread_exit);
-    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
     keep_stderr();
     if (config.output != nullptr) open_data_file();
     if (!recorder.init(&data_file, config.buffer_records)) {

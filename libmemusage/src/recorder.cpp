@@ -128,9 +128,13 @@ bool Recorder::ensure_cursor_room(uint32_t count) {
     while (capacity < count) capacity *= 2;
     auto* cursors = static_cast<Cursor*>(allocate_pages(capacity * sizeof(Cursor)));
     if (cursors == nullptr) return false;
-    if (cursors_ != nullptr) free_pages(cursors_, cursor_capacity_ * sizeof(Cursor));
+    // Replaced before the old one goes: a fork in between leaves the child usable ones.
+    Cursor* old_cursors = cursors_;
+    uint32_t old_capacity = cursor_capacity_;
     cursors_ = cursors;
     cursor_capacity_ = capacity;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (old_cursors != nullptr) free_pages(old_cursors, old_capacity * sizeof(Cursor));
     return true;
 }
 
@@ -168,30 +172,34 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
         if (top.next->time < bound) {
             // Everything up to the next thread's first event goes in one run.
             uint64_t next_head = head(1) < head(2) ? head(1) : head(2);
-            top.next = emit_run(top.next, top.end, next_head < bound ? next_head : bound);
+            top.next = emit_run(*top.log, top.next, top.end, next_head < bound ? next_head : bound);
             if (top.next != top.end) {
                 sift_down(0);
                 continue;
             }
         }
-        top.log->consumed = static_cast<uint32_t>(top.next - top.log->events);
         cursors_[0] = cursors_[--count];
         sift_down(0);
     }
 }
 
-// The hot loop of the merge: the stream's state stays in registers.
-const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t bound) {
+// The hot loop of the merge: the stream's state stays in registers. Whenever the
+// stream is stored, the log says how far it is merged: a fork that catches a merge
+// (during a write, most likely) leaves the child a stream and logs that agree.
+const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event* end,
+                                uint64_t bound) {
     Stream stream = stream_;
     do {
         if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time), 0)) {
             stream_ = stream;
+            log.consumed = static_cast<uint32_t>(event + 1 - log.events);
             write_output();  // which starts the buffer over
             stream = stream_;
         }
         ++event;
     } while (event != end && event->time < bound);
     stream_ = stream;
+    log.consumed = static_cast<uint32_t>(event - log.events);
     return event;
 }
 
@@ -242,27 +250,29 @@ void Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
     pthread_mutex_unlock(&mutex_);
 }
 
-void Recorder::before_fork(ThreadLog* forking) {
-    pthread_mutex_lock(&mutex_);
-    // The child is the forking thread alone: it must not inherit another thread's
-    // direct recording stopped halfway.
-    if (direct_owner_ != forking) revoke_direct_locked(forking);
-}
-
 void Recorder::after_fork_in_child(ThreadLog* own) {
     // The parent writes its pending events to its file; the child only needs them for
-    // its own heap and peaks.
-    if (file_ != nullptr) file_->close();
+    // its own heap and peaks. The file goes first, whatever else the fork interrupted:
+    // nothing of the child's may reach it.
+    DataFile* file = file_;
     file_ = nullptr;
-    merge_locked(nullptr, UINT64_MAX);
     stream_.output = nullptr;
     stream_.output_used = 0;
-    for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
-        log->consumed = 0;
-        log->published.store(0, std::memory_order_relaxed);
-        if (log->in_use && log != own) {  // threads that do not exist in the child
-            retired_.add_counts(log->stats);
-            log->in_use = false;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (file != nullptr) file->close();
+    // A thread that recorded directly does not exist here (unless it is this one).
+    if (direct_owner_ != own) direct_owner_ = nullptr;
+    // A held lock means that another thread was inside the recorder at the fork (it
+    // never finishes here), or that this one was and a signal handler forked: its work
+    // resumes when the handler returns. Either way the logs stay as they are, merged
+    // later like any others; the lock is simply free again.
+    if (pthread_mutex_trylock(&mutex_) == 0) {
+        merge_locked(nullptr, UINT64_MAX);
+        for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
+            if (log->in_use && log != own) {  // threads that do not exist in the child
+                retired_.add_counts(log->stats);
+                log->in_use = false;
+            }
         }
     }
     pthread_mutex_init(&mutex_, nullptr);

@@ -83,9 +83,12 @@ class Recorder {
     void finish_file_after_crash(uint64_t end_time, ThreadLog* crashing = nullptr);
 
     // fork(): the child keeps counting, but the parent's file is not its to write.
-    // `forking` is the calling thread's log (null if it has none).
-    void before_fork(ThreadLog* forking);
-    void after_fork_in_parent() { pthread_mutex_unlock(&mutex_); }
+    // `own` is the forking thread's log (null if it has none). Nothing is prepared in
+    // the parent: holding the lock across fork() would deadlock against stdio (another
+    // thread waits for it under a FILE lock that fork() itself waits for), and against
+    // fork() called by a signal handler that interrupted this thread in the recorder.
+    // The child therefore starts from whatever state the fork caught; this takes no
+    // lock, never waits, and is safe in a signal handler.
     void after_fork_in_child(ThreadLog* own);
 
   private:
@@ -129,7 +132,7 @@ class Recorder {
     void merge_full_log(ThreadLog& log);
     void empty_full_log_locked(ThreadLog& log);
     void merge_locked(ThreadLog* own, uint64_t cutoff);
-    const Event* emit_run(const Event* event, const Event* end, uint64_t bound);
+    const Event* emit_run(ThreadLog& log, const Event* event, const Event* end, uint64_t bound);
     void write_output();
     static constexpr int kCrashWaits = 2000;  // yields a fatal signal's handler waits at most
     void complete_file_locked(uint64_t end_time);
