@@ -121,6 +121,24 @@ int exec_searching(const char* file, char* const argv[]) {
     return with_sampling_paused([&] { return original::execvp(file, argv); });
 }
 
+// The program sets a signal's disposition: SIGPROF is its own now.
+void program_takes_signal(int signal_number) {
+    if (collector::current_state() != State::active) return;
+    sampler::yield_to_program(signal_number);
+}
+
+// The program's action, as installed.
+const struct sigaction* allowed_action(int signal_number, const struct sigaction* action,
+                                       struct sigaction* allowed) {
+    if (action == nullptr) {         // it only asks
+        collector::current_state();  // the originals are known
+        return nullptr;
+    }
+    program_takes_signal(signal_number);
+    *allowed = *action;
+    return allowed;
+}
+
 }  // namespace
 
 MEMUSAGE_EXPORT void* malloc(size_t size) {
@@ -255,17 +273,59 @@ MEMUSAGE_EXPORT int munmap(void* address, size_t length) {
     return original::munmap(address, length);
 }
 
-// A program that sets its own SIGPROF disposition gets SIGPROF to itself.
+// Every way of setting a signal's disposition comes here first: a program that sets
+// its own SIGPROF disposition gets SIGPROF to itself.
 MEMUSAGE_EXPORT int sigaction(int signal_number, const struct sigaction* action,
                               struct sigaction* old_action) {
-    if (collector::current_state() == State::active && action != nullptr)
-        sampler::yield_to_program(signal_number);
-    return original::sigaction(signal_number, action, old_action);
+    struct sigaction allowed;
+    return original::sigaction(signal_number, allowed_action(signal_number, action, &allowed),
+                               old_action);
+}
+
+MEMUSAGE_EXPORT int __sigaction(int signal_number, const struct sigaction* action,
+                                struct sigaction* old_action) {
+    struct sigaction allowed;
+    return original::__sigaction(signal_number, allowed_action(signal_number, action, &allowed),
+                                 old_action);
 }
 
 MEMUSAGE_EXPORT sighandler_t signal(int signal_number, sighandler_t handler) {
-    if (collector::current_state() == State::active) sampler::yield_to_program(signal_number);
+    program_takes_signal(signal_number);
     return original::signal(signal_number, handler);
+}
+
+MEMUSAGE_EXPORT sighandler_t bsd_signal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::bsd_signal(signal_number, handler);
+}
+
+MEMUSAGE_EXPORT sighandler_t ssignal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::ssignal(signal_number, handler);
+}
+
+// One-shot handlers (SA_RESETHAND): SIGPROF's next tick would be death.
+MEMUSAGE_EXPORT sighandler_t sysv_signal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::sysv_signal(signal_number, handler);
+}
+
+// What `signal` is in programs built for strict X/Open.
+MEMUSAGE_EXPORT sighandler_t __sysv_signal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::__sysv_signal(signal_number, handler);
+}
+
+// SIG_HOLD only blocks the signal, leaving its disposition as it is.
+MEMUSAGE_EXPORT sighandler_t sigset(int signal_number, sighandler_t disposition) {
+    collector::current_state();  // the originals are known
+    if (disposition != SIG_HOLD) program_takes_signal(signal_number);
+    return original::sigset(signal_number, disposition);
+}
+
+MEMUSAGE_EXPORT int sigignore(int signal_number) {
+    program_takes_signal(signal_number);
+    return original::sigignore(signal_number);
 }
 
 MEMUSAGE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
