@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fatal_signals.h"
 #include "memusage/summary.h"
 #include "originals.h"
 #include "sampler.h"
@@ -95,6 +96,7 @@ void print_summary() {
 }
 
 void on_thread_exit(void* value) {
+    fatal_signals::take_back_thread_stack(static_cast<ThreadLog*>(value)->signal_stack);
     counting_log = nullptr;
     recorder.detach_thread(static_cast<ThreadLog*>(value));
     thread_log = nullptr;  // a later call (another key's destructor) attaches anew
@@ -127,18 +129,25 @@ void on_fatal_signal(int signal_number) {
 }
 
 // Only where the program left the default: a program that ignores or handles these
-// signals itself keeps doing so.
+// signals itself keeps doing so. On the thread's alternate stack, which a stack
+// overflow needs; and the faults are unblocked here, where a mask inherited through
+// exec could hold them (the threads to come inherit this one's).
 void install_fatal_signal_handlers() {
+    sigset_t held_faults;
+    sigemptyset(&held_faults);
     for (int signal_number : kFatalSignals) {
         struct sigaction current;
         if (original::sigaction(signal_number, nullptr, &current) != 0) continue;
         if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
         struct sigaction action = {};
         action.sa_handler = on_fatal_signal;
-        action.sa_flags = SA_RESETHAND | SA_NODEFER;
+        action.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
         sigemptyset(&action.sa_mask);
-        original::sigaction(signal_number, &action, nullptr);
+        if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
+        fatal_signals::hold(signal_number);
+        if (fatal_signals::is_fault(signal_number)) sigaddset(&held_faults, signal_number);
     }
+    original::pthread_sigmask(SIG_UNBLOCK, &held_faults, nullptr);
 }
 
 void open_data_file() {
@@ -212,6 +221,7 @@ ThreadLog* begin_first_count() {
             log->stack_start = main_thread_stack_start;
         thread_log = log;
         pthread_setspecific(thread_key, log);
+        fatal_signals::give_thread_a_stack(log->signal_stack);
     }
     attaching = false;
     return log;

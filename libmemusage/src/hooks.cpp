@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "fatal_signals.h"
 #include "originals.h"
 #include "pages.h"
 #include "sampler.h"
@@ -121,13 +122,14 @@ int exec_searching(const char* file, char* const argv[]) {
     return with_sampling_paused([&] { return original::execvp(file, argv); });
 }
 
-// The program sets a signal's disposition: SIGPROF is its own now.
+// The program sets a signal's disposition: SIGPROF, or a fault signal, is its own now.
 void program_takes_signal(int signal_number) {
     if (collector::current_state() != State::active) return;
     sampler::yield_to_program(signal_number);
+    fatal_signals::release_to_program(signal_number);
 }
 
-// The program's action, as installed.
+// The program's action, as installed: its handler's mask lets our fault handler run.
 const struct sigaction* allowed_action(int signal_number, const struct sigaction* action,
                                        struct sigaction* allowed) {
     if (action == nullptr) {         // it only asks
@@ -136,7 +138,17 @@ const struct sigaction* allowed_action(int signal_number, const struct sigaction
     }
     program_takes_signal(signal_number);
     *allowed = *action;
+    fatal_signals::unblock_held_faults(&allowed->sa_mask);
     return allowed;
+}
+
+// True when `mask` would block signals, then `allowed` is it without the held faults.
+bool blocking_held_faults(int how, const sigset_t* mask, sigset_t* allowed) {
+    collector::current_state();  // the originals are known
+    if (mask == nullptr || how == SIG_UNBLOCK) return false;
+    *allowed = *mask;
+    fatal_signals::unblock_held_faults(allowed);
+    return true;
 }
 
 }  // namespace
@@ -274,7 +286,8 @@ MEMUSAGE_EXPORT int munmap(void* address, size_t length) {
 }
 
 // Every way of setting a signal's disposition comes here first: a program that sets
-// its own SIGPROF disposition gets SIGPROF to itself.
+// its own SIGPROF disposition gets SIGPROF to itself, and one that sets a fault
+// signal's has its handler (or the default death) instead of ours.
 MEMUSAGE_EXPORT int sigaction(int signal_number, const struct sigaction* action,
                               struct sigaction* old_action) {
     struct sigaction allowed;
@@ -326,6 +339,29 @@ MEMUSAGE_EXPORT sighandler_t sigset(int signal_number, sighandler_t disposition)
 MEMUSAGE_EXPORT int sigignore(int signal_number) {
     program_takes_signal(signal_number);
     return original::sigignore(signal_number);
+}
+
+// The masks: never the fault signals our handler holds (fatal_signals.h says why).
+MEMUSAGE_EXPORT int sigprocmask(int how, const sigset_t* mask, sigset_t* old_mask) {
+    sigset_t allowed;
+    if (blocking_held_faults(how, mask, &allowed)) mask = &allowed;
+    return original::sigprocmask(how, mask, old_mask);
+}
+
+MEMUSAGE_EXPORT int pthread_sigmask(int how, const sigset_t* mask, sigset_t* old_mask) {
+    sigset_t allowed;
+    if (blocking_held_faults(how, mask, &allowed)) mask = &allowed;
+    return original::pthread_sigmask(how, mask, old_mask);
+}
+
+MEMUSAGE_EXPORT int sigblock(int mask) {
+    collector::current_state();  // the originals are known
+    return original::sigblock(fatal_signals::unblock_held_faults(mask));
+}
+
+MEMUSAGE_EXPORT int sigsetmask(int mask) {
+    collector::current_state();
+    return original::sigsetmask(fatal_signals::unblock_held_faults(mask));
 }
 
 MEMUSAGE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {

@@ -36,6 +36,10 @@
     X(__sysv_signal)                 \
     X(sigset)                        \
     X(sigignore)                     \
+    X(sigprocmask)                   \
+    X(pthread_sigmask)               \
+    X(sigblock)                      \
+    X(sigsetmask)                    \
     X(execve)                        \
     X(execvp)                        \
     X(execvpe)                       \

@@ -21,6 +21,9 @@ struct ThreadLog {
     // Owner only.
     Stats stats;
     uintptr_t stack_start;  // the first stack pointer seen on this thread
+    // The alternate signal stack of the thread that has the log, kept with the log so
+    // that the next thread to have it needs no new one (fatal_signals.h).
+    void* signal_stack;
 
     // While set, the thread records straight into the recorder's stream, without its
     // log, the lock or a fence: it is the only thread recording. The owner sets it,
