@@ -180,6 +180,8 @@ __attribute__((destructor)) void finish_with_program() {
 
 }  // namespace
 
+void repair_in_forked_child() { after_fork_in_child(); }
+
 State initialize() {
     State expected = State::uninitialized;
     if (!state.compare_exchange_strong(expected, State::initializing)) return expected;

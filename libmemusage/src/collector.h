@@ -36,6 +36,8 @@ extern __thread ThreadLog* counting_log;
 State initialize();
 // The first call a thread makes: its log, or null when the call must not count.
 ThreadLog* begin_first_count();
+// In the child of a fork that ran no fork handlers (_Fork): the repair fork's child gets.
+void repair_in_forked_child();
 
 inline State current_state() {
     State s = state.load(std::memory_order_acquire);

@@ -2,6 +2,7 @@
 // may, and otherwise finds out why not (nested in a hook, not profiling, still
 // starting, past the summary) and does the right uncounted thing. Nothing else
 // happens here.
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -339,6 +340,31 @@ MEMUSAGE_EXPORT sighandler_t sigset(int signal_number, sighandler_t disposition)
 MEMUSAGE_EXPORT int sigignore(int signal_number) {
     program_takes_signal(signal_number);
     return original::sigignore(signal_number);
+}
+
+// glibc 2.34's fork without the fork handlers, async-signal-safe whatever the threads:
+// its child needs the repair all the same, or it writes into its parent's file. Looked
+// up apart from the originals, which must all exist.
+namespace {
+pid_t (*next_underscore_fork)() = nullptr;
+__attribute__((constructor)) void find_underscore_fork() {
+    next_underscore_fork = reinterpret_cast<pid_t (*)()>(dlsym(RTLD_NEXT, "_Fork"));
+}
+}  // namespace
+
+MEMUSAGE_EXPORT pid_t _Fork() {
+    if (next_underscore_fork == nullptr) find_underscore_fork();  // before our constructor
+    if (next_underscore_fork == nullptr) {
+        errno = ENOSYS;
+        return -1;
+    }
+    pid_t pid = next_underscore_fork();
+    if (pid == 0 && collector::current_state() == State::active) {
+        int saved_errno = errno;
+        collector::repair_in_forked_child();
+        errno = saved_errno;
+    }
+    return pid;
 }
 
 // The masks: never the fault signals our handler holds (fatal_signals.h says why).

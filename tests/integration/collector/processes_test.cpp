@@ -34,6 +34,23 @@ TEST(Processes, ForkedChildrenStayOutOfTheParentsFile) {
     }
 }
 
+// _Fork runs no fork handlers, yet its child must leave the file alone just the same, even
+// when it outlives the parent, which has completed the file by then.
+TEST(Processes, ChildOfUnderscoreForkStaysOutOfTheParentsFile) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    Outcome outcome = run({fixture("collector_fixture_forking"), "_Fork"},
+                          {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(count_summaries(outcome.err), 2) << "the child prints its own";
+    std::vector<Record> records = read_records(data);
+    ASSERT_EQ(records.size(), 2u + 2 * 20);
+    std::vector<uint64_t> heaps = event_heaps(records);
+    for (size_t i = 0; i < heaps.size(); ++i)
+        ASSERT_EQ(heaps[i], i % 2 == 0 ? 64u : 0u) << "record " << i + 2;
+    EXPECT_EQ(records[1].heap, 64u) << "the parent's header";
+}
+
 // An image exec'd in place of the owner (same process, no fork) is the process being
 // profiled from then on, and takes the file over as with glibc: `memusage ./wrapper`
 // where the wrapper execs the real program profiles the real program.
