@@ -17,8 +17,8 @@ stack_t current_alternate_stack() {
     return current;
 }
 
-// Runs `body` on a new thread that starts without an alternate stack (a sanitizer's
-// runtime may have given it one).
+// Runs `body` on a new thread that starts and ends without an alternate stack (a
+// sanitizer's runtime may have given it one, and unmaps whatever is left at the end).
 template <typename Body>
 void on_a_bare_thread(Body body) {
     std::thread thread([&] {
@@ -26,6 +26,7 @@ void on_a_bare_thread(Body body) {
         off.ss_flags = SS_DISABLE;
         sigaltstack(&off, nullptr);
         body();
+        sigaltstack(&off, nullptr);
     });
     thread.join();
 }
