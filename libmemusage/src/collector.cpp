@@ -13,6 +13,7 @@
 #include <initializer_list>
 
 #include "allocation_gate.h"
+#include "fatal_signals.h"
 #include "memusage/summary.h"
 #include "originals.h"
 #include "output_claim.h"
@@ -108,17 +109,24 @@ bool use_color(int fd) {
 void on_thread_exit(void* value) {
     auto* log = static_cast<ThreadLog*>(value);
     if (config.thread_table) prctl(PR_GET_NAME, log->name);
+    fatal_signals::take_back_thread_stack(log->signal_stack);
     recorder.end_thread(log);
 }
 
-void before_fork() {
-    if (state.load() == State::active) recorder.before_fork(thread_log);
-}
-void after_fork_in_parent() {
-    if (state.load() == State::active) recorder.after_fork_in_parent();
-}
+// fork() must stay what glibc makes it: free of deadlocks with stdio, and
+// async-signal-safe in a single-threaded program. So nothing is locked before it
+// (the parent needs nothing), and the child repairs what the fork caught halfway,
+// without waiting. Its own calls are not counted meanwhile: a signal handler that
+// allocates there would find the recorder half-repaired.
 void after_fork_in_child() {
-    if (state.load() == State::active) recorder.after_fork_in_child(thread_log);
+    if (state.load(std::memory_order_acquire) != State::active) return;
+    ThreadLog* counting = counting_log;
+    counting_log = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    mappings.after_fork_in_child();
+    recorder.after_fork_in_child(thread_log);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    counting_log = counting;
 }
 
 void on_fatal_signal(int signal_number) {
@@ -132,18 +140,25 @@ void on_fatal_signal(int signal_number) {
 }
 
 // Only where the program left the default: a program that ignores or handles these
-// signals itself keeps doing so.
+// signals itself keeps doing so. On the thread's alternate stack, which a stack
+// overflow needs; and the faults are unblocked here, where a mask inherited through
+// exec could hold them (the threads to come inherit this one's).
 void install_fatal_signal_handlers() {
+    sigset_t held_faults;
+    sigemptyset(&held_faults);
     for (int signal_number : kFatalSignals) {
         struct sigaction current;
         if (original::sigaction(signal_number, nullptr, &current) != 0) continue;
         if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
         struct sigaction action = {};
         action.sa_handler = on_fatal_signal;
-        action.sa_flags = SA_RESETHAND | SA_NODEFER;
+        action.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
         sigemptyset(&action.sa_mask);
-        original::sigaction(signal_number, &action, nullptr);
+        if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
+        fatal_signals::hold(signal_number);
+        if (fatal_signals::is_fault(signal_number)) sigaddset(&held_faults, signal_number);
     }
+    original::pthread_sigmask(SIG_UNBLOCK, &held_faults, nullptr);
 }
 
 // Not when a process of the run that the environment names owns it (this process's
@@ -224,6 +239,8 @@ void print_summary_line(const char* text, size_t length, int fd) {
     if (fd >= 0) write_all(fd, text, length);
 }
 
+void repair_in_forked_child() { after_fork_in_child(); }
+
 State initialize() {
     State expected = State::uninitialized;
     if (!state.compare_exchange_strong(expected, State::initializing)) return expected;
@@ -248,7 +265,7 @@ State initialize() {
     allocation_gate.configure(config.gate);
     if (config.thread_table) recorder.keep_thread_rows();
     pthread_key_create(&thread_key, on_thread_exit);
-    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
     keep_stderr();
     if (config.output != nullptr) open_data_file();
     if (!recorder.init(&data_file, config.buffer_records)) {
@@ -280,6 +297,7 @@ UncommonCount begin_uncommon_count() {
         if (log->owner_thread == log->owner_process) log->stack_start = main_thread_stack_start;
         thread_log = log;
         pthread_setspecific(thread_key, log);
+        fatal_signals::give_thread_a_stack(log->signal_stack);
     }
     attaching = false;
     return {log, log};

@@ -54,6 +54,8 @@ struct UncommonCount {
 // and calls that must not count. (Returned by value: nothing of the scope escapes, and
 // the fast path keeps it all in registers.)
 UncommonCount begin_uncommon_count();
+// In the child of a fork that ran no fork handlers (_Fork): the repair fork's child gets.
+void repair_in_forked_child();
 
 inline State current_state() {
     State s = state.load(std::memory_order_acquire);

@@ -2,12 +2,14 @@
 // may, and otherwise finds out why not (nested in a hook, not profiling, still
 // starting, past the summary) and does the right uncounted thing. Nothing else
 // happens here.
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collector.h"
+#include "fatal_signals.h"
 #include "originals.h"
 #include "pages.h"
 #include "sampler.h"
@@ -124,6 +126,35 @@ int exec_path(const char* path, char* const argv[], char* const envp[]) {
 
 int exec_searching(const char* file, char* const argv[]) {
     return with_sampling_paused([&] { return original::execvp(file, argv); });
+}
+
+// The program sets a signal's disposition: SIGPROF, or a fault signal, is its own now.
+void program_takes_signal(int signal_number) {
+    if (collector::current_state() != State::active) return;
+    sampler::yield_to_program(signal_number);
+    fatal_signals::release_to_program(signal_number);
+}
+
+// The program's action, as installed: its handler's mask lets our fault handler run.
+const struct sigaction* allowed_action(int signal_number, const struct sigaction* action,
+                                       struct sigaction* allowed) {
+    if (action == nullptr) {         // it only asks
+        collector::current_state();  // the originals are known
+        return nullptr;
+    }
+    program_takes_signal(signal_number);
+    *allowed = *action;
+    fatal_signals::unblock_held_faults(&allowed->sa_mask);
+    return allowed;
+}
+
+// True when `mask` would block signals, then `allowed` is it without the held faults.
+bool blocking_held_faults(int how, const sigset_t* mask, sigset_t* allowed) {
+    collector::current_state();  // the originals are known
+    if (mask == nullptr || how == SIG_UNBLOCK) return false;
+    *allowed = *mask;
+    fatal_signals::unblock_held_faults(allowed);
+    return true;
 }
 
 }  // namespace
@@ -263,17 +294,108 @@ MEMUSAGE_EXPORT int mprotect(void* address, size_t length, int protection) {
     return original::mprotect(address, length, protection);
 }
 
-// A program that sets its own SIGPROF disposition gets SIGPROF to itself.
+// Every way of setting a signal's disposition comes here first: a program that sets
+// its own SIGPROF disposition gets SIGPROF to itself, and one that sets a fault
+// signal's has its handler (or the default death) instead of ours.
 MEMUSAGE_EXPORT int sigaction(int signal_number, const struct sigaction* action,
                               struct sigaction* old_action) {
-    if (collector::current_state() == State::active && action != nullptr)
-        sampler::yield_to_program(signal_number);
-    return original::sigaction(signal_number, action, old_action);
+    struct sigaction allowed;
+    return original::sigaction(signal_number, allowed_action(signal_number, action, &allowed),
+                               old_action);
+}
+
+MEMUSAGE_EXPORT int __sigaction(int signal_number, const struct sigaction* action,
+                                struct sigaction* old_action) {
+    struct sigaction allowed;
+    return original::__sigaction(signal_number, allowed_action(signal_number, action, &allowed),
+                                 old_action);
 }
 
 MEMUSAGE_EXPORT sighandler_t signal(int signal_number, sighandler_t handler) {
-    if (collector::current_state() == State::active) sampler::yield_to_program(signal_number);
+    program_takes_signal(signal_number);
     return original::signal(signal_number, handler);
+}
+
+MEMUSAGE_EXPORT sighandler_t bsd_signal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::bsd_signal(signal_number, handler);
+}
+
+MEMUSAGE_EXPORT sighandler_t ssignal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::ssignal(signal_number, handler);
+}
+
+// One-shot handlers (SA_RESETHAND): SIGPROF's next tick would be death.
+MEMUSAGE_EXPORT sighandler_t sysv_signal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::sysv_signal(signal_number, handler);
+}
+
+// What `signal` is in programs built for strict X/Open.
+MEMUSAGE_EXPORT sighandler_t __sysv_signal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::__sysv_signal(signal_number, handler);
+}
+
+// SIG_HOLD only blocks the signal, leaving its disposition as it is.
+MEMUSAGE_EXPORT sighandler_t sigset(int signal_number, sighandler_t disposition) {
+    collector::current_state();  // the originals are known
+    if (disposition != SIG_HOLD) program_takes_signal(signal_number);
+    return original::sigset(signal_number, disposition);
+}
+
+MEMUSAGE_EXPORT int sigignore(int signal_number) {
+    program_takes_signal(signal_number);
+    return original::sigignore(signal_number);
+}
+
+// glibc 2.34's fork without the fork handlers, async-signal-safe whatever the threads:
+// its child needs the repair all the same, or it writes into its parent's file. Looked
+// up apart from the originals, which must all exist.
+namespace {
+pid_t (*next_underscore_fork)() = nullptr;
+__attribute__((constructor)) void find_underscore_fork() {
+    next_underscore_fork = reinterpret_cast<pid_t (*)()>(dlsym(RTLD_NEXT, "_Fork"));
+}
+}  // namespace
+
+MEMUSAGE_EXPORT pid_t _Fork() {
+    if (next_underscore_fork == nullptr) find_underscore_fork();  // before our constructor
+    if (next_underscore_fork == nullptr) {
+        errno = ENOSYS;
+        return -1;
+    }
+    pid_t pid = next_underscore_fork();
+    if (pid == 0 && collector::current_state() == State::active) {
+        int saved_errno = errno;
+        collector::repair_in_forked_child();
+        errno = saved_errno;
+    }
+    return pid;
+}
+
+// The masks: never the fault signals our handler holds (fatal_signals.h says why).
+MEMUSAGE_EXPORT int sigprocmask(int how, const sigset_t* mask, sigset_t* old_mask) {
+    sigset_t allowed;
+    if (blocking_held_faults(how, mask, &allowed)) mask = &allowed;
+    return original::sigprocmask(how, mask, old_mask);
+}
+
+MEMUSAGE_EXPORT int pthread_sigmask(int how, const sigset_t* mask, sigset_t* old_mask) {
+    sigset_t allowed;
+    if (blocking_held_faults(how, mask, &allowed)) mask = &allowed;
+    return original::pthread_sigmask(how, mask, old_mask);
+}
+
+MEMUSAGE_EXPORT int sigblock(int mask) {
+    collector::current_state();  // the originals are known
+    return original::sigblock(fatal_signals::unblock_held_faults(mask));
+}
+
+MEMUSAGE_EXPORT int sigsetmask(int mask) {
+    collector::current_state();
+    return original::sigsetmask(fatal_signals::unblock_held_faults(mask));
 }
 
 MEMUSAGE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {

@@ -1,5 +1,6 @@
 #include "mapping_set.h"
 
+#include <atomic>
 #include <cstring>
 
 #include "pages.h"
@@ -19,12 +20,14 @@ bool MappingSet::insert_at(size_t index, Range range) {
         size_t capacity = capacity_ == 0 ? 256 : capacity_ * 2;
         auto* ranges = static_cast<Range*>(allocate_pages(capacity * sizeof(Range)));
         if (ranges == nullptr) return false;
-        if (ranges_ != nullptr) {
-            memcpy(ranges, ranges_, count_ * sizeof(Range));
-            free_pages(ranges_, capacity_ * sizeof(Range));
-        }
+        if (ranges_ != nullptr) memcpy(ranges, ranges_, count_ * sizeof(Range));
+        // Replaced before the old one goes: a fork in between leaves the child usable ones.
+        Range* old_ranges = ranges_;
+        size_t old_capacity = capacity_;
         ranges_ = ranges;
         capacity_ = capacity;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        if (old_ranges != nullptr) free_pages(old_ranges, old_capacity * sizeof(Range));
     }
     memmove(ranges_ + index + 1, ranges_ + index, (count_ - index) * sizeof(Range));
     ranges_[index] = range;

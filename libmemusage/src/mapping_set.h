@@ -30,6 +30,12 @@ class MappingSet {
 
     size_t range_count() const { return count_; }
 
+    // fork(): the lock may have been held by a thread the child does not have, or by
+    // this one, interrupted by a signal handler that forked. Nothing waits: the lock is
+    // free again, and a change the fork caught halfway may leave one range wrong in
+    // the child (never memory it cannot use).
+    void after_fork_in_child() { pthread_mutex_init(&mutex_, nullptr); }
+
   private:
     struct Range {
         uintptr_t start, end;

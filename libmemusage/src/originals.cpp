@@ -71,8 +71,9 @@ bool resolve() {
 #undef MEMUSAGE_RESOLVE_ORIGINAL
     // execve is always the C library's: where malloc comes from elsewhere, another
     // allocator sits between us and it.
-    if (found) allocator_is_libc = object_of(reinterpret_cast<void*>(malloc)) ==
-                                   object_of(reinterpret_cast<void*>(execve));
+    if (found)
+        allocator_is_libc = object_of(reinterpret_cast<void*>(malloc)) ==
+                            object_of(reinterpret_cast<void*>(execve));
     return found;
 }
 

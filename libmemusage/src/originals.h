@@ -30,11 +30,29 @@
     X(mprotect)                      \
     X(sigaction)                     \
     X(signal)                        \
+    X(__sigaction)                   \
+    X(bsd_signal)                    \
+    X(ssignal)                       \
+    X(sysv_signal)                   \
+    X(__sysv_signal)                 \
+    X(sigset)                        \
+    X(sigignore)                     \
+    X(sigprocmask)                   \
+    X(pthread_sigmask)               \
+    X(sigblock)                      \
+    X(sigsetmask)                    \
     X(execve)                        \
     X(execvp)                        \
     X(execvpe)                       \
     X(fexecve)                       \
     X(execveat)
+
+// Exported by glibc, but declared by its headers only for other standards, or not at all.
+extern "C" {
+sighandler_t bsd_signal(int signal_number, sighandler_t handler) noexcept;
+int __sigaction(int signal_number, const struct sigaction* action,
+                struct sigaction* old_action) noexcept;
+}
 
 namespace memusage::original {
 

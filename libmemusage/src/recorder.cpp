@@ -354,10 +354,12 @@ bool Recorder::ensure_cursor_room(uint32_t count) {
     while (capacity < count) capacity *= 2;
     auto* cursors = static_cast<Cursor*>(allocate_pages(capacity * sizeof(Cursor)));
     if (cursors == nullptr) return false;
+    // Replaced before the old one goes: a fork in between leaves the child usable ones.
     Cursor* old_cursors = cursors_;
     uint32_t old_capacity = cursor_capacity_;
     cursors_ = cursors;
     cursor_capacity_ = capacity;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     if (old_cursors != nullptr) free_pages(old_cursors, old_capacity * sizeof(Cursor));
     return true;
 }
@@ -400,7 +402,6 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
             // Everything up to the next thread's first event goes in one run.
             uint64_t next_head = head(1) < head(2) ? head(1) : head(2);
             top.next = emit_run(*top.log, top.next, top.end, next_head < bound ? next_head : bound);
-            top.log->consumed = static_cast<uint32_t>(top.next - top.log->events);
             if (top.next != top.end) {
                 sift_down(0);
                 continue;
@@ -411,7 +412,9 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
     }
 }
 
-// The hot loop of the merge: the stream's state stays in registers.
+// The hot loop of the merge: the stream's state stays in registers. Whenever the
+// stream is stored, the log says how far it is merged: a fork that catches a merge
+// (during a write, most likely) leaves the child a stream and logs that agree.
 const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event* end,
                                 uint64_t bound) {
     Stream stream = stream_;
@@ -427,6 +430,7 @@ const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event*
         ++event;
     } while (event != end && event->time < bound);
     stream_ = stream;
+    log.consumed = static_cast<uint32_t>(event - log.events);
     return event;
 }
 
@@ -506,6 +510,8 @@ void Recorder::wait_for_calls_in_progress(const ThreadLog* finishing) {
         lock();
         for (const ThreadLog* log = logs_; log != nullptr && !in_progress; log = log->next) {
             if (!log->in_use || log == finishing || log->counting_slot == nullptr) continue;
+            // A thread gone without its destructors having run took its slot with it.
+            if (!thread_alive(log->owner_process, log->owner_thread)) continue;
             // Empty, or the nested log: inside a call.
             const ThreadLog* counting = __atomic_load_n(log->counting_slot, __ATOMIC_ACQUIRE);
             in_progress = counting == nullptr || counting->parent != nullptr;
@@ -637,30 +643,38 @@ const ThreadRow* Recorder::thread_rows(size_t& count) {
     return rows_;
 }
 
-void Recorder::before_fork(ThreadLog* forking) {
-    pthread_mutex_lock(&mutex_);
-    // The child is the forking thread alone: it must not inherit another thread's
-    // direct recording stopped halfway.
-    if (direct_owner_ != forking) revoke_direct_locked(forking);
-}
-
 void Recorder::after_fork_in_child(ThreadLog* own) {
     // The parent writes its pending events to its file; the child only needs them for
-    // its own heap and peaks.
-    if (file_ != nullptr) file_->close();
+    // its own heap and peaks. The file goes first, whatever else the fork interrupted:
+    // nothing of the child's may reach it.
+    DataFile* file = file_;
     file_ = nullptr;
-    merge_locked(nullptr, UINT64_MAX);
     stream_.output = nullptr;
     stream_.output_used = 0;
-    for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
-        log->consumed = 0;
-        log->published.store(0, std::memory_order_relaxed);
-        bool own_thread = log == own || (own != nullptr && log == own->nested);
-        if (log->in_use && !own_thread) {  // threads that do not exist in the child
-            retired_.add_counts(log->stats);
-            log->in_use = false;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (file != nullptr) file->close();
+    // A thread that recorded directly does not exist here (unless it is this one).
+    if (direct_owner_ != own) direct_owner_ = nullptr;
+    // A held lock means that another thread was inside the recorder at the fork (it
+    // never finishes here), or that this one was and a signal handler forked: its work
+    // resumes when the handler returns. Either way the logs stay as they are, merged
+    // later like any others; the lock is simply free again.
+    if (pthread_mutex_trylock(&mutex_) == 0) {
+        merge_locked(nullptr, UINT64_MAX);
+        for (ThreadLog* log = logs_; log != nullptr; log = log->next) {
+            // Threads that do not exist in the child; the forking thread keeps its logs.
+            bool own_thread = log == own || (own != nullptr && log == own->nested);
+            if (log->in_use && !own_thread) {
+                retired_.add_counts(log->stats);
+                log->in_use = false;
+                log->ended = false;
+            }
         }
+        ended_count_ = 0;
     }
+    // The lock's holder, if another thread, does not exist here.
+    if (holder_.load(std::memory_order_relaxed) != &this_thread)
+        holder_.store(nullptr, std::memory_order_relaxed);
     pthread_mutex_init(&mutex_, nullptr);
 }
 

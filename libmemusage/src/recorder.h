@@ -121,9 +121,12 @@ class Recorder {
     const ThreadRow* thread_rows(size_t& count);
 
     // fork(): the child keeps counting, but the parent's file is not its to write.
-    // `forking` is the calling thread's log (null if it has none).
-    void before_fork(ThreadLog* forking);
-    void after_fork_in_parent() { pthread_mutex_unlock(&mutex_); }
+    // `own` is the forking thread's log (null if it has none). Nothing is prepared in
+    // the parent: holding the lock across fork() would deadlock against stdio (another
+    // thread waits for it under a FILE lock that fork() itself waits for), and against
+    // fork() called by a signal handler that interrupted this thread in the recorder.
+    // The child therefore starts from whatever state the fork caught; this takes no
+    // lock, never waits, and is safe in a signal handler.
     void after_fork_in_child(ThreadLog* own);
 
   private:

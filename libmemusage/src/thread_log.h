@@ -29,6 +29,9 @@ struct ThreadLog {
     // For the per-thread table: set when the log is handed to a thread.
     uint64_t serial;  // threads in the order they first counted
     char name[16];    // the thread's name, read when it ends (or at exit)
+    // The alternate signal stack of the thread that has the log, kept with the log so
+    // that the next thread to have it needs no new one (fatal_signals.h).
+    void* signal_stack;
 
     // While set, the thread records straight into the recorder's stream, without its
     // log, the lock or a fence: it is the only thread recording. The owner sets it,

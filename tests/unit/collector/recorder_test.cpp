@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -390,6 +391,49 @@ TEST(RecorderThreads, FinishWaitsForACallInProgressAndStopsTheRest) {
     EXPECT_EQ(records[2].heap, 50u);
     EXPECT_LE(records[2].time(), records[1].time()) << "no record after the end";
     EXPECT_EQ(recorder.attach_thread(), nullptr) << "no new log once the run ends";
+}
+
+// fork() takes no lock, so a child may start with the lock held by a thread it does
+// not have, halfway through a merge or a write. The child must still count, finish
+// without waiting, and write nothing into the parent's file.
+TEST(RecorderThreads, AForkedChildFinishesWhateverTheForkCaught) {
+    RecorderOnScratch on(1);  // a merge and a write under the lock for every event
+    ASSERT_TRUE(on.ready);
+    std::atomic<bool> stop{false};
+    auto allocate_and_free = [&] {
+        ThreadLog* log = on.recorder.attach_thread();
+        while (!stop.load(std::memory_order_relaxed)) {
+            on.recorder.record(*log, 1, 0);
+            on.recorder.record(*log, -1, 0);
+        }
+        on.recorder.detach_thread(log);
+    };
+    std::thread first(allocate_and_free), second(allocate_and_free);
+    ThreadLog* own = on.recorder.attach_thread();
+    for (int i = 0; i < 50; ++i) {
+        pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            alarm(10);  // a child that hangs dies of SIGALRM instead
+            on.recorder.after_fork_in_child(own);
+            for (int j = 0; j < 10; ++j) on.recorder.record(*own, j % 2 == 0 ? 5 : -5, 0);
+            Stats totals = {};
+            on.recorder.finish(totals, UINT64_MAX / 2, own);
+            _exit(totals.heap_peak >= 5 ? 0 : 1);
+        }
+        int status = -1;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    }
+    stop.store(true);
+    first.join();
+    second.join();
+    Stats totals = {};
+    on.recorder.finish(totals, UINT64_MAX / 2, own);
+    std::vector<Record> records = on.scratch.records();
+    for (const Record& record : events_of(records))
+        ASSERT_LE(record.heap, 2u) << "a child's event in the parent's file";
+    expect_time_order(records);
 }
 
 }  // namespace
