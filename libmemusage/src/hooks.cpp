@@ -305,7 +305,7 @@ MEMUSAGE_EXPORT int sigaction(int signal_number, const struct sigaction* action,
 }
 
 MEMUSAGE_EXPORT int __sigaction(int signal_number, const struct sigaction* action,
-                                struct sigaction* old_action) {
+                                struct sigaction* old_action) noexcept {
     struct sigaction allowed;
     return original::__sigaction(signal_number, allowed_action(signal_number, action, &allowed),
                                  old_action);
@@ -316,7 +316,7 @@ MEMUSAGE_EXPORT sighandler_t signal(int signal_number, sighandler_t handler) {
     return original::signal(signal_number, handler);
 }
 
-MEMUSAGE_EXPORT sighandler_t bsd_signal(int signal_number, sighandler_t handler) {
+MEMUSAGE_EXPORT sighandler_t bsd_signal(int signal_number, sighandler_t handler) noexcept {
     program_takes_signal(signal_number);
     return original::bsd_signal(signal_number, handler);
 }
