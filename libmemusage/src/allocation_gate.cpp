@@ -1,5 +1,7 @@
 #include "allocation_gate.h"
 
+#include "counting_extras.h"
+
 namespace memusage {
 
 constinit AllocationGate allocation_gate;
@@ -20,6 +22,7 @@ uint64_t mixed(uint64_t seed, uint64_t number) {
 void AllocationGate::configure(const GateConfig& config) {
     config_ = config;
     active_ = config.active();
+    if (active_) counting_extras::turn_on();
 }
 
 bool AllocationGate::inject(uint64_t number) const {

@@ -6,8 +6,7 @@
 #include <cerrno>
 #include <cstdint>
 
-#include "allocation_gate.h"
-#include "heap_observer.h"
+#include "counting_extras.h"
 #include "recorder.h"
 #include "thread_log.h"
 
@@ -38,15 +37,13 @@ class Counting {
     // fails as glibc's malloc fails for lack of memory. `bytes` stay reserved until
     // the allocation fails after all (admission_unused) or is freed.
     bool admit(Call call, uint64_t bytes) {
-        if (__builtin_expect(!allocation_gate.active(), 1)) return true;
-        if (allocation_gate.admit(call, bytes)) return true;
+        if (__builtin_expect(!counting_extras::active(), 1)) return true;
+        if (counting_extras::admit(call, bytes)) return true;
         failed(call);
         errno = ENOMEM;
         return false;
     }
-    void admission_unused(uint64_t bytes) {
-        if (__builtin_expect(allocation_gate.active(), 0)) allocation_gate.cancel(bytes);
-    }
+    void admission_unused(uint64_t bytes) { released(bytes); }
     void allocated(uint64_t size) { record(static_cast<int64_t>(size)); }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
     // ones (MAP_FIXED) replaces their accessible bytes.
@@ -106,13 +103,13 @@ class Counting {
 
   private:
     void record(int64_t heap_change) {
-        log_.net_heap += heap_change;
-        recorder_.record(log_, heap_change, log_.stack_use(sp_));
-        if (__builtin_expect(heap_observer.armed(), 0))
-            heap_observer.notify(recorder_.current_heap(&log_));
+        uint64_t stack = log_.stack_use(sp_);
+        if (__builtin_expect(counting_extras::active(), 0))
+            return counting_extras::record(recorder_, log_, heap_change, stack);
+        recorder_.record(log_, heap_change, stack);
     }
     void released(uint64_t bytes) {
-        if (__builtin_expect(allocation_gate.active(), 0)) allocation_gate.release(bytes);
+        if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);
     }
 
     Recorder& recorder_;

@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include "counting_extras.h"
+
 namespace memusage {
 
 constinit HeapObserver heap_observer;
@@ -14,6 +16,7 @@ __thread bool inside_callback = false;
 }  // namespace
 
 void HeapObserver::set(HeapCallback callback, void* cookie) {
+    if (callback != nullptr) counting_extras::turn_on();
     pthread_mutex_lock(&setting);
     version_.fetch_add(1, std::memory_order_acq_rel);
     callback_.store(callback, std::memory_order_release);

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "clock.h"
+#include "counting_extras.h"
 #include "pages.h"
 #include "process_barrier.h"
 
@@ -447,7 +448,7 @@ void Recorder::fold_counters_locked(Stats& totals) {
     totals.add_counts(retired_);
     for (ThreadLog* log = logs_; log != nullptr; log = log->next)
         if (log->in_use) totals.add_counts(log->stats);
-    totals.heap_peak = stream_.heap_peak;
+    totals.heap_peak = stream_.run_peak();
     totals.stack_peak = stream_.stack_peak;
     totals.total_peak = stream_.total_peak;
 }
@@ -460,7 +461,7 @@ void Recorder::complete_file_locked(uint64_t end_time) {
     if (file_ == nullptr) return;
     write_output();
     if (stream_.last_time > end_time) end_time = stream_.last_time;
-    file_->write_header(stream_.total_peak, stream_.heap_peak, stream_.stack_peak, end_time);
+    file_->write_header(stream_.total_peak, stream_.run_peak(), stream_.stack_peak, end_time);
     file_->close();
     file_ = nullptr;
     stream_.output = nullptr;
@@ -545,7 +546,7 @@ Recorder::HeapFigures Recorder::figures(ThreadLog* own) {
     lock();
     bring_stream_up_to_date_locked(own);
     HeapFigures figures = {stream_.heap > 0 ? static_cast<uint64_t>(stream_.heap) : 0,
-                           stream_.heap_peak, stream_.phase_peak, stream_.stack_peak};
+                           stream_.run_peak(), stream_.heap_peak, stream_.stack_peak};
     unlock();
     return figures;
 }
@@ -553,7 +554,7 @@ Recorder::HeapFigures Recorder::figures(ThreadLog* own) {
 void Recorder::reset_phase_peak(ThreadLog* own) {
     lock();
     bring_stream_up_to_date_locked(own);
-    stream_.phase_peak = stream_.heap > 0 ? static_cast<uint64_t>(stream_.heap) : 0;
+    stream_.start_phase();
     unlock();
 }
 
@@ -568,6 +569,7 @@ __attribute__((no_sanitize("thread"))) void Recorder::snapshot(Stats& totals, Th
 }
 
 void Recorder::keep_thread_rows() {
+    counting_extras::turn_on();
     lock();
     keep_rows_ = true;
     unlock();

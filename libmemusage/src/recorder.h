@@ -23,8 +23,19 @@ namespace memusage {
 struct Stream {
     int64_t heap = 0;
     uint64_t last_time = 0;
+    // heap_peak is the peak since the program last reset it (the in-process API);
+    // run_peak() is the whole run's. Keeping the earlier phases' peak aside costs the
+    // events nothing.
     uint64_t heap_peak = 0, stack_peak = 0, total_peak = 0;
-    uint64_t phase_peak = 0;   // the heap peak since the program last reset it (the API)
+    uint64_t earlier_phases_peak = 0;
+
+    uint64_t run_peak() const {
+        return heap_peak > earlier_phases_peak ? heap_peak : earlier_phases_peak;
+    }
+    void start_phase() {
+        earlier_phases_peak = run_peak();
+        heap_peak = heap > 0 ? static_cast<uint64_t>(heap) : 0;
+    }
     Record* output = nullptr;  // null without a data file: the events only feed the peaks
     uint32_t output_used = 0;
     uint32_t output_capacity = 0;
@@ -34,7 +45,6 @@ struct Stream {
         heap += heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
         heap_peak = current > heap_peak ? current : heap_peak;
-        phase_peak = current > phase_peak ? current : phase_peak;
         stack_peak = stack > stack_peak ? stack : stack_peak;
         total_peak = current + stack > total_peak ? current + stack : total_peak;
         if (output == nullptr) return false;
@@ -197,11 +207,6 @@ class Recorder {
     void bring_stream_up_to_date_locked(ThreadLog* own);
     void keep_row_locked(const ThreadLog& log);
 
-    bool keep_rows_ = false;
-    ThreadRow* rows_ = nullptr;
-    size_t row_count_ = 0, row_capacity_ = 0;
-    uint64_t next_serial_ = 0;
-
     pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
     std::atomic<const void*> holder_{nullptr};  // which thread holds the lock (lock())
     DataFile* file_ = nullptr;
@@ -219,6 +224,12 @@ class Recorder {
 
     Stream stream_;
     Stats retired_ = {};  // counters of threads that have exited
+
+    // The per-thread table's rows (of threads that ended, then of all at the end).
+    bool keep_rows_ = false;
+    ThreadRow* rows_ = nullptr;
+    size_t row_count_ = 0, row_capacity_ = 0;
+    uint64_t next_serial_ = 0;
 };
 
 }  // namespace memusage

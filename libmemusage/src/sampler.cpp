@@ -32,7 +32,9 @@ void on_tick(int, siginfo_t*, void* context) {
                        ? static_cast<uintptr_t>(interrupted->uc_mcontext.gregs[REG_RSP])
                        : stack_pointer();
     collector::counting_log = nullptr;
-    collector::recorder.record_from_signal(*log, cycle_counter(), log->stack_use(sp));
+    uint64_t stack = log->stack_use(sp);
+    log->note_stack(stack);
+    collector::recorder.record_from_signal(*log, cycle_counter(), stack);
     collector::counting_log = log;
     errno = saved_errno;
 }

@@ -23,12 +23,6 @@ struct ThreadLog {
     // Owner only.
     Stats stats;
     uintptr_t stack_start;  // the first stack pointer seen on this thread
-    uint64_t stack_peak;    // the deepest this thread's stack went
-    int64_t net_heap;       // what this thread's events added to the heap, in sum
-
-    // For the per-thread table: set when the log is handed to a thread.
-    uint64_t serial;  // threads in the order they first counted
-    char name[16];    // the thread's name, read when it ends (or at exit)
     // The alternate signal stack of the thread that has the log, kept with the log so
     // that the next thread to have it needs no new one (fatal_signals.h).
     void* signal_stack;
@@ -65,6 +59,12 @@ struct ThreadLog {
     pid_t owner_process, owner_thread;
     bool ended;  // the owner's thread-specific destructor has run
 
+    // For the per-thread table (owner only, and kept only while the table is on).
+    uint64_t stack_peak;  // the deepest this thread's stack went
+    int64_t net_heap;     // what this thread's events added to the heap, in sum
+    uint64_t serial;      // threads in the order they first counted (recorder)
+    char name[16];        // the thread's name, read when it ends (or at exit)
+
     Event events[1];  // `capacity` of them; the log is allocated with room for all
 
     static size_t bytes_for(uint32_t capacity) {
@@ -73,10 +73,10 @@ struct ThreadLog {
 
     uint64_t stack_use(uintptr_t sp) {
         if (stack_start == 0) stack_start = sp;
-        uint64_t use = stack_start > sp ? stack_start - sp : 0;
-        stack_peak = use > stack_peak ? use : stack_peak;
-        return use;
+        return stack_start > sp ? stack_start - sp : 0;
     }
+    // For the per-thread table (kept only while that is on).
+    void note_stack(uint64_t use) { stack_peak = use > stack_peak ? use : stack_peak; }
 };
 
 }  // namespace memusage

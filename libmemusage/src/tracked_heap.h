@@ -63,7 +63,7 @@ void* counted(Counter& counter, Call call, size_t size, void* block) {
 }  // namespace detail
 
 template <typename Counter>
-void* allocate(Counter counter, size_t size) {
+__attribute__((always_inline)) inline void* allocate(Counter counter, size_t size) {
     counter.allocation_requested(Call::malloc, size);
     if (!counter.admit(Call::malloc, size)) return nullptr;
     return detail::counted(counter, Call::malloc, size, detail::plain_block(size));
@@ -157,17 +157,23 @@ void* reallocate_array(Counter counter, void* block, size_t count, size_t size) 
     return reallocate(counter, block, bytes);
 }
 
+// Not ours, or ours and freed before: glibc's checks get the address it knows. Out of
+// line, so that free's common path stays small enough to be inlined into the hook.
+__attribute__((noinline)) inline void release_foreign(void* block) {
+    void* freed_before = freed_real_block(block);
+    original::free(freed_before != nullptr ? freed_before : block);
+}
+
+// Inlined into the hooks: called out of line, the Counting would go through memory.
 template <typename Counter>
-void release(Counter counter, void* block) {
+__attribute__((always_inline)) inline void release(Counter counter, void* block) {
     if (block == nullptr) {
         counter.free_null();
         return;
     }
     OurBlock ours;
     if (!find_block(block, ours)) {
-        // Not ours, or ours and freed before: glibc's checks get the address it knows.
-        void* freed_before = freed_real_block(block);
-        original::free(freed_before != nullptr ? freed_before : block);
+        release_foreign(block);
         return;
     }
     // Recorded before the memory goes back, so another thread that gets it next is

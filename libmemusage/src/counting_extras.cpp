@@ -1,0 +1,26 @@
+#include "counting_extras.h"
+
+#include "allocation_gate.h"
+#include "heap_observer.h"
+#include "recorder.h"
+#include "thread_log.h"
+
+namespace memusage::counting_extras {
+
+__attribute__((noinline)) bool admit(Call call, uint64_t bytes) {
+    return !allocation_gate.active() || allocation_gate.admit(call, bytes);
+}
+
+__attribute__((noinline)) void release(uint64_t bytes) {
+    if (allocation_gate.active()) allocation_gate.release(bytes);
+}
+
+__attribute__((noinline)) void record(Recorder& recorder, ThreadLog& log, int64_t heap_change,
+                                      uint64_t stack) {
+    log.net_heap += heap_change;
+    log.note_stack(stack);
+    recorder.record(log, heap_change, stack);
+    if (heap_observer.armed()) heap_observer.notify(recorder.current_heap(&log));
+}
+
+}  // namespace memusage::counting_extras

@@ -1,0 +1,30 @@
+// The optional work a counted call may have: the allocation gate (limit, failure
+// injection), the program's heap callback, the per-thread table's figures. One flag
+// says whether any is on, so that a run without them pays one predictable branch.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "memusage/stats.h"
+
+namespace memusage {
+
+struct ThreadLog;
+class Recorder;
+
+namespace counting_extras {
+
+// Set at start-up (the gate, the table) or by the program (the callback); never cleared.
+inline std::atomic<bool> on{false};
+inline bool active() { return on.load(std::memory_order_relaxed); }
+inline void turn_on() { on.store(true, std::memory_order_relaxed); }
+
+// The slow halves, out of line so the common path stays small.
+bool admit(Call call, uint64_t bytes);  // false: the call must fail with ENOMEM
+void release(uint64_t bytes);           // bytes left the heap, or an admission went unused
+// The event recorded, with what the extras add around it.
+void record(Recorder& recorder, ThreadLog& log, int64_t heap_change, uint64_t stack);
+
+}  // namespace counting_extras
+}  // namespace memusage
