@@ -26,6 +26,11 @@ struct ThreadLog {
     // The alternate signal stack of the thread that has the log, kept with the log so
     // that the next thread to have it needs no new one (fatal_signals.h).
     void* signal_stack;
+    // For the per-thread table (owner only, and kept only while the table is on).
+    uint64_t stack_peak;  // the deepest this thread's stack went
+    int64_t net_heap;     // what this thread's events added to the heap, in sum
+    uint64_t serial;      // threads in the order they first counted (recorder)
+    char name[16];        // the thread's name, read when it ends (or at exit)
 
     // While set, the thread records straight into the recorder's stream, without its
     // log, the lock or a fence: it is the only thread recording. The owner sets it,
@@ -59,11 +64,6 @@ struct ThreadLog {
     pid_t owner_process, owner_thread;
     bool ended;  // the owner's thread-specific destructor has run
 
-    // For the per-thread table (owner only, and kept only while the table is on).
-    uint64_t stack_peak;  // the deepest this thread's stack went
-    int64_t net_heap;     // what this thread's events added to the heap, in sum
-    uint64_t serial;      // threads in the order they first counted (recorder)
-    char name[16];        // the thread's name, read when it ends (or at exit)
 
     Event events[1];  // `capacity` of them; the log is allocated with room for all
 
