@@ -17,29 +17,10 @@
 # would be measured, the same for both collectors, instead of the collectors).
 set -euo pipefail
 
-source_dir=$(cd "$(dirname "$0")/../../.." && pwd)
-build_dir=${1:-$source_dir/build-bench}
 runs=${RUNS:-7}
 steps=${STEPS:-5000000}
-glibc=${GLIBC_LIBMEMUSAGE:-/usr/lib/x86_64-linux-gnu/libmemusage.so}
-
-cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF >/dev/null
-cmake --build "$build_dir" -j"$(nproc)" --target memusage >/dev/null
-ours=$(find "$build_dir" -name libmemusage.so -print -quit)
-helpers=$build_dir/bench-collector
-mkdir -p "$helpers"
-${CC:-cc} -O2 -Wall -Wextra -pthread -o "$helpers/alloc_churn" "$source_dir/tests/bench/collector/alloc_churn.c"
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
-workload=$helpers/alloc_churn
-measure=$helpers/measure
-[ -f "$glibc" ] || glibc=
-
-work=$(mktemp -d)
-data_dir=${DATA_DIR:-$([ -d /dev/shm ] && echo /dev/shm || echo "$work")}
-data_file=$(mktemp "$data_dir/memusage-bench-XXXXXX")
-trap 'rm -rf "$work" "$data_file"' EXIT
-
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+workload_source=alloc_churn.c
+source "$(dirname "$0")/bench_setup.sh"
 # time_of RESULT-FILE [VARIABLE=VALUE]...: one run of the workload, appending
 # "nanoseconds rss_kib" to the file.
 time_of() {

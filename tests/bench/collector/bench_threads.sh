@@ -15,29 +15,10 @@
 # DATA_DIR (where the data files go; default /dev/shm when there is one).
 set -euo pipefail
 
-source_dir=$(cd "$(dirname "$0")/../../.." && pwd)
-build_dir=${1:-$source_dir/build-bench}
 runs=${RUNS:-5}
 threads=${THREADS:-100000}
-glibc=${GLIBC_LIBMEMUSAGE:-/usr/lib/x86_64-linux-gnu/libmemusage.so}
-
-cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF >/dev/null
-cmake --build "$build_dir" -j"$(nproc)" --target memusage >/dev/null
-ours=$(find "$build_dir" -name libmemusage.so -print -quit)
-helpers=$build_dir/bench-collector
-mkdir -p "$helpers"
-${CC:-cc} -O2 -Wall -Wextra -pthread -o "$helpers/short_threads" "$source_dir/tests/bench/collector/short_threads.c"
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
-workload=$helpers/short_threads
-measure=$helpers/measure
-[ -f "$glibc" ] || glibc=
-
-work=$(mktemp -d)
-data_dir=${DATA_DIR:-$([ -d /dev/shm ] && echo /dev/shm || echo "$work")}
-data_file=$(mktemp "$data_dir/memusage-bench-XXXXXX")
-trap 'rm -rf "$work" "$data_file"' EXIT
-
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+workload_source=short_threads.c
+source "$(dirname "$0")/bench_setup.sh"
 # one_run RESULT-FILE [VARIABLE=VALUE]...: appends "nanoseconds rss_kib" to the file.
 one_run() {
     local out=$1

@@ -1,0 +1,26 @@
+# Sourced by the collector benchmarks: builds the collector and the measuring helper
+# into BUILD_DIR (the script's first argument, default build-bench beside the sources)
+# and compiles the workload named by $workload_source. Sets source_dir, ours, glibc
+# (empty when glibc's collector is absent), workload, measure, work, data_file, and
+# median() (the median of numbers on standard input).
+source_dir=$(cd "$(dirname "$0")/../../.." && pwd)
+build_dir=${1:-$source_dir/build-bench}
+glibc=${GLIBC_LIBMEMUSAGE:-/usr/lib/x86_64-linux-gnu/libmemusage.so}
+
+cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF >/dev/null
+cmake --build "$build_dir" -j"$(nproc)" --target memusage >/dev/null
+ours=$(find "$build_dir" -name libmemusage.so -print -quit)
+helpers=$build_dir/bench-collector
+mkdir -p "$helpers"
+workload=$helpers/$(basename "$workload_source" .c)
+${CC:-cc} -O2 -Wall -Wextra -pthread -o "$workload" "$source_dir/tests/bench/collector/$workload_source"
+${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
+measure=$helpers/measure
+[ -f "$glibc" ] || glibc=
+
+work=$(mktemp -d)
+data_dir=${DATA_DIR:-$([ -d /dev/shm ] && echo /dev/shm || echo "$work")}
+data_file=$(mktemp "$data_dir/memusage-bench-XXXXXX")
+trap 'rm -rf "$work" "$data_file"' EXIT
+
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
