@@ -13,6 +13,7 @@
 #include "memusage/summary.h"
 #include "originals.h"
 #include "sampler.h"
+#include "sites.h"
 
 namespace memusage::collector {
 
@@ -108,6 +109,7 @@ void after_fork_in_parent() {
 }
 void after_fork_in_child() {
     if (state.load() == State::active) recorder.after_fork_in_child(thread_log);
+    sites::after_fork_in_child();
 }
 
 void on_fatal_signal(int signal_number) {
@@ -115,7 +117,7 @@ void on_fatal_signal(int signal_number) {
     State expected = State::active;
     if (state.compare_exchange_strong(expected, State::finished)) {
         sampler::stop();
-        recorder.finish_file_after_crash(cycle_counter(), thread_log);
+        if (recorder.finish_file_after_crash(cycle_counter(), thread_log)) sites::finish(true);
     }
     raise(signal_number);
 }
@@ -160,6 +162,7 @@ __attribute__((destructor)) void finish_with_program() {
     counting_log = nullptr;
     sampler::stop();
     recorder.finish(totals, cycle_counter(), thread_log);
+    if (const char* problem = sites::finish(false)) warn(problem, "");
     print_summary();
 }
 
@@ -188,6 +191,10 @@ State initialize() {
     if (!recorder.init(&data_file, config.buffer_records)) {
         warn("out of memory for the record buffer", "");
         data_file.close();
+    }
+    if (config.sites != nullptr) {
+        if (const char* problem = sites::start(config.sites, config.sites_owner)) warn(problem, "");
+        recorder.keep_site_figures(sites::accounts());
     }
     install_fatal_signal_handlers();
     state.store(State::active, std::memory_order_release);

@@ -6,6 +6,8 @@
 #include <cstdint>
 
 #include "recorder.h"
+#include "site_accounts.h"
+#include "sites.h"
 #include "thread_log.h"
 
 namespace memusage {
@@ -29,7 +31,7 @@ class Counting {
         ++log_.stats.failed_of(call);
     }
     void failed(Call call) { ++log_.stats.failed_of(call); }
-    void allocated(uint64_t size) { record(static_cast<int64_t>(size)); }
+    void allocated(uint64_t size) { record(static_cast<int64_t>(size), site_); }
     // A map placed over traced ones (MAP_FIXED) replaces their bytes.
     void mapped(uint64_t length, uint64_t replaced_bytes) {
         record(static_cast<int64_t>(length) - static_cast<int64_t>(replaced_bytes));
@@ -45,20 +47,20 @@ class Counting {
     void realloc_freed(uint64_t old_size) {
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
-        record(-static_cast<int64_t>(old_size));
+        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_));
     }
     // "nomove" counts resizes done in place, whatever the label suggests.
     void reallocated(uint64_t old_size, uint64_t new_size, bool moved) {
         if (!moved) ++log_.stats.realloc_nomove;
         if (new_size < old_size) ++log_.stats.realloc_dec;
-        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size));
+        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size), site_);
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
     void freed(uint64_t size) {
         ++log_.stats.calls_of(Call::free);
         log_.stats.bytes_of(Call::free) += size;
-        record(-static_cast<int64_t>(size));
+        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_));
     }
 
     // munmap: the row counts what was asked; the heap loses only what traced maps added.
@@ -74,12 +76,27 @@ class Counting {
         record(static_cast<int64_t>(new_size) - static_cast<int64_t>(traced_old_bytes));
     }
 
+    // Allocation sites (sites.h). A new block's site: the calling stack's, 0 when off.
+    uint32_t site() {
+        if (__builtin_expect(sites::enabled, 0)) {
+            uint32_t id = sites::capture_site();
+            site_ = site_word(SiteChange::new_block, id);
+            return id;
+        }
+        return 0;
+    }
+    // An existing block, resized or freed: it keeps the site it was allocated at.
+    void keep_site(uint32_t id) { site_ = site_word(SiteChange::resize, id); }
+
   private:
-    void record(int64_t heap_change) { recorder_.record(log_, heap_change, log_.stack_use(sp_)); }
+    void record(int64_t heap_change, uint32_t site = 0) {
+        recorder_.record(log_, heap_change, log_.stack_use(sp_), site);
+    }
 
     Recorder& recorder_;
     ThreadLog& log_;
     uintptr_t sp_;
+    uint32_t site_ = 0;  // the site word (site_accounts.h) of this call's block
 };
 
 // For calls that must not be counted: nested inside a hook, or after the summary.
@@ -95,6 +112,8 @@ struct Uncounted {
     void reallocated(uint64_t, uint64_t, bool) {}
     void free_null() {}
     void freed(uint64_t) {}
+    uint32_t site() { return 0; }
+    void keep_site(uint32_t) {}
     void unmap_requested() {}
     void unmapped(uint64_t, uint64_t) {}
     void remapped(uint64_t, uint64_t, bool, uint64_t) {}

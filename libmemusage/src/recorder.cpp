@@ -109,13 +109,13 @@ void Recorder::merge_full_log(ThreadLog& log) {
 
 void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack) {
     if (log.records_directly.load(std::memory_order_relaxed) &&
-        record_directly(log, 0, stack, &time))
+        record_directly(log, 0, stack, 0, &time))
         return;
     uint32_t n = log.published.load(std::memory_order_relaxed);
     // Filling the log means merging it, which needs the lock: only if it is free.
     bool fills = n + 1 == log.capacity;
     if (fills && pthread_mutex_trylock(&mutex_) != 0) return;
-    log.events[n] = Event{time, 0, stack};
+    log.events[n] = Event{time, 0, saturated(stack), 0};
     log.published.store(n + 1, std::memory_order_release);
     if (!fills) return;
     empty_full_log_locked(log);
@@ -184,7 +184,8 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
 const Event* Recorder::emit_run(const Event* event, const Event* end, uint64_t bound) {
     Stream stream = stream_;
     do {
-        if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time), 0)) {
+        if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time, event->site),
+                             0)) {
             stream_ = stream;
             write_output();  // which starts the buffer over
             stream = stream_;
@@ -214,6 +215,7 @@ void Recorder::fold_counters_locked(Stats& totals) {
 void Recorder::complete_file_locked(uint64_t end_time) {
     direct_allowed_ = false;
     merge_locked(nullptr, UINT64_MAX);
+    stream_.sites = nullptr;  // complete: what threads still do after this changes no figure
     if (file_ == nullptr) return;
     write_output();
     file_->write_header(stream_.total_peak, stream_.heap_peak, stream_.stack_peak, end_time);
@@ -230,16 +232,18 @@ void Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
     pthread_mutex_unlock(&mutex_);
 }
 
-void Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
+bool Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
     // The lock may belong to a thread that is writing right now (wait for it a little)
     // or to the crashing thread itself (give up: readers repair a zero header).
     for (int attempt = 0; pthread_mutex_trylock(&mutex_) != 0; ++attempt) {
-        if (attempt == kCrashWaits) return;
+        if (attempt == kCrashWaits) return false;
         sched_yield();
     }
     // The thread recording directly may be the crashing one, stopped halfway.
-    if (revoke_direct_locked(crashing, kCrashWaits)) complete_file_locked(end_time);
+    bool completed = revoke_direct_locked(crashing, kCrashWaits);
+    if (completed) complete_file_locked(end_time);
     pthread_mutex_unlock(&mutex_);
+    return completed;
 }
 
 void Recorder::before_fork(ThreadLog* forking) {

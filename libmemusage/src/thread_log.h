@@ -14,8 +14,10 @@ namespace memusage {
 struct Event {
     uint64_t time;        // cycle counter
     int64_t heap_change;  // bytes this event added to (or took from) the heap
-    uint64_t stack;       // the thread's stack use at the event
+    uint32_t stack;       // the thread's stack use at the event (saturated: 4 GiB is plenty)
+    uint32_t site;        // the site word (site_accounts.h); 0 when sites are off
 };
+static_assert(sizeof(Event) == 24, "a log holds as many events as before sites");
 
 struct ThreadLog {
     // Owner only.
