@@ -18,6 +18,8 @@ std::string_view help_text() {
            "      --no-timer          Do not sample the stack with a timer\n"
            "   -m,--mmap              Also trace mmap, mremap and munmap\n"
            "      --color=WHEN        Colour the summary: auto, always or never\n"
+           "      --sites[=N]         After the summary, report the top N (10) allocation\n"
+           "                          sites: by bytes at the heap peak, leaked, allocated\n"
            "\n"
            "   -?,--help              Print this help and exit\n"
            "      --usage             Print a short usage message and exit\n"
@@ -39,8 +41,8 @@ std::string_view help_text() {
 
 std::string_view usage_text() {
     return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
-           "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--time-based]\n"
-           "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
+           "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--sites[=N]]\n"
+           "\t    [--time-based] [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
            "\t    PROGRAM [PROGRAMOPTION]...\n";
 }
 
