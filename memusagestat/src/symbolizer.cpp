@@ -207,8 +207,17 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
     std::vector<SourceFrame> frames;
     Dwarf_Addr bias = 0;
     if (Dwarf_Die* cu = dwfl_module_addrdie(mod, pc, &bias)) {
+        // The innermost scope holding the address, then the DIEs that enclose it in the
+        // tree: dwarf_getscopes alone would continue, past the first inlined call, in the
+        // scopes of that call's abstract definition instead of the function it is in.
         Dwarf_Die* scopes = nullptr;
         int count = dwarf_getscopes(cu, pc - bias, &scopes);
+        if (count > 0) {
+            Dwarf_Die innermost = scopes[0];
+            std::free(scopes);
+            scopes = nullptr;
+            count = dwarf_getscopes_die(&innermost, &scopes);
+        }
         for (int i = 0; i < count; ++i) {
             int tag = dwarf_tag(&scopes[i]);
             if (tag == DW_TAG_inlined_subroutine) {
