@@ -118,13 +118,27 @@ TEST(SitesReport, CppLeaksThroughOperatorNewAndTheStandardLibraryNameThePrograms
     const Entry* through_new =
         find_entry(entries, kLeakRanking, "leak_through_new() (" + location(kCpp, "new"));
     ASSERT_NE(through_new, nullptr);
-    EXPECT_NE(through_new->stack[0].find(" via operator new("), std::string::npos)
-        << through_new->text();
+    EXPECT_TRUE(through_new->stack[0].ends_with(" via operator new")) << through_new->text();
     const Entry* through_vector = find_entry(
         entries, kLeakRanking, "leak_through_vector() (" + location(kCpp, "vector_storage"));
     ASSERT_NE(through_vector, nullptr);
-    EXPECT_NE(through_vector->stack[0].find(" via std::vector<int"), std::string::npos)
+    EXPECT_TRUE(through_vector->stack[0].ends_with(" via std::vector::resize"))
         << through_vector->text();
+}
+
+// Inlined calls nest: the program's function inlined into main, the standard library's
+// inlined into it. Each level is a frame, and the folding stops at the program's own.
+TEST(SitesReport, OptimizedCppShowsEveryInlinedLevel) {
+    std::string report = report_of_run({fixture("sites_fixture_inlined")});
+    const std::string source = "sites_inlined.cpp";
+    const std::string inlined = "at fill_numbers (" + location(source, "push_back") + ") [inlined]";
+    expect_site(report, kLeakRanking, inlined, "4096 bytes in 1 block");
+    std::vector<Entry> entries = entries_of(report);
+    const Entry* entry = find_entry(entries, kLeakRanking, inlined);
+    ASSERT_NE(entry, nullptr) << report;
+    ASSERT_EQ(entry->stack.size(), 2u) << entry->text();
+    EXPECT_EQ(entry->stack[0], inlined + " via std::vector::push_back");
+    EXPECT_EQ(entry->stack[1], "by main (" + location(source, "call") + ")");
 }
 
 TEST(SitesReport, CppWithoutDebugInformationStillNamesFunctions) {
