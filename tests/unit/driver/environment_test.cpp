@@ -46,6 +46,15 @@ TEST(ChildEnvironment, AnEnclosingRunsDataFileOwnerIsForgotten) {
     EXPECT_EQ(value_of(result, "HOME"), "/h");
 }
 
+TEST(ChildEnvironment, SitesGoToTheirFileAndAnEnclosingRunsOwnerIsForgotten) {
+    Entries result =
+        child_environment({"MEMUSAGE_SITES_OWNER=4242"}, {}, kCollector, "", "/tmp/run.sites");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES"), "/tmp/run.sites");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES_OWNER"), "<unset>");
+    result = child_environment({"HOME=/h"}, {}, kCollector, "");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES"), "<unset>");
+}
+
 TEST(ChildEnvironment, KeepsTheUsersPreloadAfterTheCollector) {
     Entries result = child_environment({"LD_PRELOAD=/a.so /b.so"}, {}, kCollector, "");
     EXPECT_EQ(value_of(result, "LD_PRELOAD"), kCollector + ":/a.so /b.so");
