@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!memusagestat::parse_sites(bytes, profile).empty()) return 0;
     profile.modules.clear();
     memusagestat::Symbolizer symbolizer(profile.modules);
-    (void)memusagestat::sites_report(profile, symbolizer,
-                                     memusagestat::SitesReportOptions{1 + size % 5});
+    (void)memusagestat::sites_report(
+        profile, symbolizer, memusagestat::SitesReportOptions{static_cast<unsigned>(1 + size % 5)});
     return 0;
 }
