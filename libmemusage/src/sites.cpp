@@ -21,13 +21,13 @@ constexpr uint32_t kMaxStacks = 1u << 20;
 constexpr uint64_t kMaxFrames = uint64_t{kMaxStacks} * 16;
 
 constinit StackTable stacks;
-char message[4200];
 constinit SiteAccounts site_accounts;
 constinit SitesFile file;
 bool have_unwinder = false;
 const char* config_path = nullptr;
 std::atomic<bool> written{false};
 
+char message[4200];
 const char* cannot_write(const char* path) {
     snprintf(message, sizeof message, "cannot write the allocation sites file %s", path);
     return message;

@@ -8,12 +8,14 @@
 #include <atomic>
 #include <cstdint>
 
+#include "memusage/sites_format.h"
+
 namespace memusage {
 
 class StackTable {
   public:
-    static constexpr uint32_t kNoSite = 0;     // blocks that belong to no site
-    static constexpr uint32_t kTableFull = 1;  // every stack first seen after the table filled
+    static constexpr uint32_t kNoSite = 0;  // blocks that belong to no site
+    static constexpr uint32_t kTableFull = sites_format::kTableFullSiteId;
     static constexpr uint32_t kFirstId = 2;
 
     // Reserves room for `max_stacks` stacks of `max_frames` return addresses in all.

@@ -1,5 +1,7 @@
 #include "sites_report.h"
 
+#include <memusage/sites_format.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -105,7 +107,8 @@ std::vector<std::string> described_stack(const AllocationSite& site, const Sites
     }
     if (frames.empty()) {
         if (profile.unwinder_missing) return {"(no stack: libunwind.so.8 could not be loaded)"};
-        if (site.id == 1) return {"(stacks first seen after the stack table filled up)"};
+        if (site.id == memusage::sites_format::kTableFullSiteId)
+            return {"(stacks first seen after the stack table filled up)"};
         return {"(no stack)"};
     }
     size_t first = 0;

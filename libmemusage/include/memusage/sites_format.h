@@ -22,6 +22,10 @@ inline constexpr uint32_t kVersion = 1;
 // The deepest stack kept: frames beyond it (towards main) are dropped.
 inline constexpr uint32_t kMaxDepth = 64;
 
+// The site of every stack first seen after the collector's stack table filled up; its
+// stack is empty.
+inline constexpr uint32_t kTableFullSiteId = 1;
+
 // FileHeader::flags
 inline constexpr uint32_t kEndedByCrash = 1;     // written from a fatal signal's handler
 inline constexpr uint32_t kStackTableFull = 2;   // later new stacks count under one site
