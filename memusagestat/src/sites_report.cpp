@@ -7,68 +7,11 @@
 #include <cstdio>
 #include <functional>
 #include <map>
-#include <string_view>
+
+#include "frame_folding.h"
 
 namespace memusagestat {
 namespace {
-
-// The demangled name of a function template starts with its return type:
-// "void std::vector<int>::_M_realloc_insert<int>(...)". This is the name after it.
-std::string_view without_return_type(std::string_view name) {
-    if (name.starts_with("operator")) return name;
-    int depth = 0;
-    size_t start = 0;
-    for (size_t i = 0; i < name.size(); ++i) {
-        char c = name[i];
-        if (c == '(' && depth == 0) break;
-        if (c == '<' || c == '(') ++depth;
-        if (c == '>' || c == ')') --depth;
-        if (c == ' ' && depth == 0) {
-            if (name.substr(i + 1).starts_with("operator")) break;
-            start = i + 1;
-        }
-    }
-    return name.substr(start);
-}
-
-// A function's name without return type, template arguments or parameters, for naming the
-// call a site allocated through: "std::vector::push_back", "operator new".
-std::string short_name(std::string_view full) {
-    std::string_view name = without_return_type(full);
-    std::string result;
-    int depth = 0;
-    for (size_t i = 0; i < name.size(); ++i) {
-        char c = name[i];
-        bool in_operator_name = result.ends_with("operator") || result.ends_with("operator<") ||
-                                result.ends_with("operator>") || result.ends_with("operator-");
-        if (c == '<' && !in_operator_name) {
-            ++depth;
-        } else if (c == '>' && depth > 0 && !in_operator_name) {
-            --depth;
-        } else if (depth == 0) {
-            if (c == '(' && !result.ends_with("operator")) break;
-            result += c;
-        }
-    }
-    // libstdc++'s inline namespace says nothing a reader needs.
-    for (size_t at; (at = result.find("std::__cxx11::")) != std::string::npos;)
-        result.erase(at + 5, 9);
-    return result.empty() ? std::string(full) : result;
-}
-
-// Functions that allocate on behalf of their caller: the site is the caller.
-bool is_wrapper(const SourceFrame& frame) {
-    if (frame.runtime) return true;
-    std::string_view name = without_return_type(frame.function);
-    for (const char* prefix :
-         {"operator new", "std::", "__gnu_cxx::", "g_malloc", "g_malloc0", "g_realloc",
-          "g_try_malloc", "g_try_realloc", "g_slice_", "g_strdup", "g_strndup", "g_memdup"})
-        if (name.starts_with(prefix)) return true;
-    return false;
-}
-
-// What runs a program or a thread before its own code: not worth a line.
-bool is_below_main(const SourceFrame& frame) { return frame.runtime || frame.function == "_start"; }
 
 std::string hex(uint64_t value) {
     char text[24];
