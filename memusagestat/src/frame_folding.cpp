@@ -52,6 +52,12 @@ bool is_wrapper(const SourceFrame& frame) {
     return false;
 }
 
-bool is_below_main(const SourceFrame& frame) { return frame.runtime || frame.function == "_start"; }
+bool is_below_main(const SourceFrame& frame) {
+    for (const char* start :
+         {"_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+          "start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal"})
+        if (frame.function == start) return true;
+    return false;
+}
 
 }  // namespace memusagestat

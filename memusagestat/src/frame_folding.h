@@ -13,7 +13,7 @@ namespace memusagestat {
 // A frame of code that allocates for its caller: the site is the caller.
 bool is_wrapper(const SourceFrame& frame);
 
-// Code that runs a program or a thread before its own: not worth a line.
+// The C library's code that starts a program or a thread: the stack shown ends before it.
 bool is_below_main(const SourceFrame& frame);
 
 // The demangled name of a function template starts with its return type:

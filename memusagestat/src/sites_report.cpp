@@ -62,9 +62,12 @@ std::vector<std::string> described_stack(const AllocationSite& site, const Sites
         via = outermost_wrapper.function.empty() ? describe(outermost_wrapper)
                                                  : short_name(outermost_wrapper.function);
     }
+    // Down to main, or to the code that started the thread; then without the wrappers a
+    // thread's entry goes through (std::thread's, the runtime's).
     size_t end = first + 1;
-    while (end < frames.size() && frames[end - 1].function != "main") ++end;
-    while (end > first + 1 && is_below_main(frames[end - 1])) --end;
+    while (end < frames.size() && frames[end - 1].function != "main" && !is_below_main(frames[end]))
+        ++end;
+    while (end > first + 1 && is_wrapper(frames[end - 1])) --end;
     std::vector<std::string> lines;
     for (size_t i = first; i < end; ++i) lines.push_back(describe(frames[i]));
     return lines;

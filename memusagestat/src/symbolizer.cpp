@@ -60,7 +60,8 @@ std::string base_name(const std::string& path) {
 
 bool is_runtime(const std::string& path) {
     std::string name = base_name(path);
-    for (const char* prefix : {"libc.so", "libstdc++.so", "libglib-2.0.so", "libgcc_s.so"})
+    for (const char* prefix :
+         {"libc.so", "libstdc++.so", "libglib-2.0.so", "libgcc_s.so", "ld-linux"})
         if (name.starts_with(prefix)) return true;
     return false;
 }
@@ -195,6 +196,9 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
     GElf_Sym symbol;
     std::string outer_name = demangled(
         dwfl_module_addrinfo(mod, pc, &symbol_offset, &symbol, nullptr, nullptr, nullptr));
+    // A versioned symbol of the symbol table: "pthread_create@GLIBC_2.2.5".
+    if (size_t version = outer_name.find('@'); version != std::string::npos)
+        outer_name.erase(version);
     std::string file;
     int line = 0;
     if (Dwfl_Line* source = dwfl_module_getsrc(mod, pc)) {

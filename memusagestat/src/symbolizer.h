@@ -22,7 +22,7 @@ struct SourceFrame {
     bool inlined = false;  // inlined into the frame after it
     std::string module;    // the module's path, or empty when the address is in none
     uint64_t offset = 0;   // the address as an ELF virtual address of the module
-    bool runtime = false;  // in the C or C++ runtime, or GLib (libc.so.6, libstdc++.so.6, ...)
+    bool runtime = false;  // in the C or C++ runtime, the loader or GLib (libc.so.6, ld-linux...)
 };
 
 class Symbolizer {

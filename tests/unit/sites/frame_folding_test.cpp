@@ -61,9 +61,12 @@ TEST(FrameFolding, ShortNamesDropTypesArgumentsAndTheInlineNamespace) {
 
 TEST(FrameFolding, WhatRunsBeforeMainIsBelowIt) {
     EXPECT_TRUE(is_below_main(named("_start")));
+    EXPECT_TRUE(is_below_main(named("__libc_start_call_main", true)));
     EXPECT_TRUE(is_below_main(named("start_thread", true)));
+    EXPECT_TRUE(is_below_main(named("clone3", true)));
     EXPECT_FALSE(is_below_main(named("main")));
     EXPECT_FALSE(is_below_main(named("worker")));
+    EXPECT_FALSE(is_below_main(named("_IO_puts", true)));
 }
 
 }  // namespace
