@@ -62,6 +62,15 @@ TEST(SitesReport, NamesTheLineOfEveryLeakInACProgramWithDebugInformation) {
     expect_site(report, kLeakRanking, "at after_peak (" + location(kC, "after_peak") + ")",
                 "50000 bytes in 1 block");
     EXPECT_EQ(report.find("libmemusage"), std::string::npos) << "the collector's own frames";
+    // Stacks end at main, or at the thread's own start function.
+    std::vector<Entry> entries = entries_of(report);
+    const Entry* direct = find_entry(entries, kLeakRanking, "at leak_direct (");
+    ASSERT_NE(direct, nullptr);
+    ASSERT_EQ(direct->stack.size(), 2u) << direct->text();
+    EXPECT_TRUE(direct->stack[1].starts_with("by main (")) << direct->text();
+    const Entry* threaded = find_entry(entries, kLeakRanking, "at thread_leak (");
+    ASSERT_NE(threaded, nullptr);
+    EXPECT_EQ(threaded->stack.size(), 1u) << threaded->text();
 }
 
 TEST(SitesReport, BytesAtThePeakAreThoseOfThatMomentNotOfTheEnd) {
