@@ -2,10 +2,13 @@
 // size and a magic word, as glibc's collector does. free and realloc recognise our
 // blocks by the magic and pass anything else through untouched. Aligned blocks sit
 // further into their real block; the real block's start is kept just below the header.
+// A block we freed carries a mark instead, so that its second free reaches the real
+// allocator's double-free checks with the address that allocator knows.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace memusage {
 
@@ -22,6 +25,14 @@ enum class BlockKind : uint64_t {
 };
 
 inline BlockHeader* header_of(void* user) { return static_cast<BlockHeader*>(user) - 1; }
+
+// Every block has room for its freed mark (below) after the header: smaller requests are
+// padded to this, and malloc_usable_size does not count the padding.
+inline constexpr size_t kFreedMarkBytes = 8;
+inline size_t body_bytes(size_t size) { return size < kFreedMarkBytes ? kFreedMarkBytes : size; }
+inline size_t padding_of(uint64_t size) {
+    return size < kFreedMarkBytes ? kFreedMarkBytes - size : 0;
+}
 
 // Mixing in the address keeps a header copied elsewhere (by realloc, by the program)
 // from passing for one of ours.
@@ -68,7 +79,8 @@ struct OurBlock {
     uint32_t site = 0;  // the allocation site, 0 for none
 };
 
-// False for blocks that are not ours (allocated before we started, or by someone else).
+// False for blocks that are not ours (allocated before we started, or by someone else),
+// and for ours once freed.
 inline bool find_block(void* user, OurBlock& block) {
     BlockHeader* header = header_of(user);
     if (header->magic == magic_for(header, BlockKind::plain)) {
@@ -86,6 +98,58 @@ inline bool find_block(void* user, OurBlock& block) {
         return true;
     }
     return false;
+}
+
+// Freeing a block hands its header over to the real allocator: glibc's per-thread cache
+// writes its list link and key over exactly those 16 bytes, so a second free would no
+// longer know the block, pass on an address glibc never gave out, and die of whatever
+// glibc's checks make of it (SIGSEGV as often as not) instead of the program's usual
+// "double free detected". So before the real free, the block (the program's no longer)
+// gets a mark saying how far back the real block starts, and the word just below it a
+// value no size has.
+namespace freed {
+inline constexpr uint64_t kMarkMagic = 0xf5eedb10cf5eedb1ULL;
+inline constexpr uint64_t kBelow = 0xf4eedf4eedf4eedfULL;  // also never one of our magics
+// Below a block glibc hands out lies its size, never 0 and always under this; below a block
+// we freed lies kBelow, glibc's cache key (a random word) or a list link (an address, or
+// null: a large block's header 16 bytes into its real block, as a sited block's or one
+// aligned to 32, lies under the size-list links glibc's large blocks clear).
+inline constexpr uint64_t kLeastWordBelow = uint64_t{1} << 40;
+// Where the mark goes: at the start of the block, which glibc's lists of small blocks
+// leave alone; in large blocks (from well below glibc's 1 KiB "large" on) 16 bytes
+// further, past the two more words glibc's lists of large blocks write.
+inline constexpr uint64_t kLargeBlock = 512;
+inline constexpr size_t kMarkPlaces[] = {0, 16};
+
+inline uint64_t mark_for(const void* user) {
+    return kMarkMagic ^ reinterpret_cast<uintptr_t>(user);
+}
+}  // namespace freed
+
+inline void mark_freed(void* user, const OurBlock& block) {
+    uint64_t offset =
+        static_cast<uint64_t>(static_cast<char*>(user) - static_cast<char*>(block.real));
+    uint64_t mark = freed::mark_for(user) ^ offset;
+    size_t place = freed::kMarkPlaces[block.size >= freed::kLargeBlock];
+    memcpy(static_cast<char*>(user) + place, &mark, sizeof mark);
+    header_of(user)->magic = freed::kBelow;
+}
+
+// The real block behind one of our blocks that was freed already, or null. A mark left in
+// memory that was since handed out as someone else's block is not taken for ours: glibc
+// wrote that block's size just below it.
+inline void* freed_real_block(void* user) {
+    uint64_t below = header_of(user)->magic;
+    if (below != 0 && below < freed::kLeastWordBelow) return nullptr;
+    for (size_t place : freed::kMarkPlaces) {
+        uint64_t mark;
+        memcpy(&mark, static_cast<char*>(user) + place, sizeof mark);
+        uint64_t offset = mark ^ freed::mark_for(user);
+        if (offset >= sizeof(BlockHeader) && (offset & (offset - 1)) == 0 &&
+            offset <= reinterpret_cast<uintptr_t>(user))
+            return static_cast<char*>(user) - offset;
+    }
+    return nullptr;
 }
 
 }  // namespace memusage

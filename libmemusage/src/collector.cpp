@@ -6,12 +6,17 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <initializer_list>
+
+#include "allocation_gate.h"
+#include "fatal_signals.h"
 #include "memusage/summary.h"
 #include "originals.h"
+#include "output_claim.h"
 #include "sampler.h"
 #include "sites.h"
 
@@ -37,7 +42,8 @@ constinit Stats totals{};
 // The standard error the program started with. The summary goes there even if the
 // program closes or redirects its own (coreutils close it before exiting).
 struct SavedStderr {
-    int fd = -1;
+    bool known = false;  // descriptor 2 was open when the collector started
+    int fd = -1;         // our copy of it
     dev_t device = 0;
     ino_t inode = 0;
 } saved_stderr;
@@ -54,28 +60,42 @@ void write_all(int fd, const char* text, size_t length) {
     }
 }
 
-void warn(const char* what, const char* detail) {
+void warn_parts(std::initializer_list<const char*> parts) {
     char line[512];
     size_t n = 0;
-    for (const char* part : {"memusage: ", what, detail, "\n"})
+    for (const char* part : parts)
         for (; *part != '\0' && n < sizeof(line) - 1; ++part) line[n++] = *part;
     write_all(STDERR_FILENO, line, n);
 }
+
+void warn(const char* what, const char* detail) { warn_parts({"memusage: ", what, detail, "\n"}); }
 
 void keep_stderr() {
     struct stat st;
     if (fstat(STDERR_FILENO, &st) != 0) return;
     int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 901);
-    if (fd < 0) return;
-    saved_stderr = SavedStderr{fd, st.st_dev, st.st_ino};
+    saved_stderr = SavedStderr{true, fd, st.st_dev, st.st_ino};
 }
 
+// Where our text may go: our copy of the standard error the program started with, or
+// the program's descriptor 2 if our copy is gone (closefrom) and that still leads to the
+// same file; else nowhere (-1). A program that closed everything may have opened a file
+// of its own as descriptor 2, or under our copy's number: our text must not land in it.
 int summary_fd() {
-    struct stat st;
-    if (saved_stderr.fd >= 0 && fstat(saved_stderr.fd, &st) == 0 &&
-        st.st_dev == saved_stderr.device && st.st_ino == saved_stderr.inode)
-        return saved_stderr.fd;
-    return STDERR_FILENO;
+    if (!saved_stderr.known) return -1;
+    for (int fd : {saved_stderr.fd, STDERR_FILENO}) {
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == saved_stderr.device &&
+            st.st_ino == saved_stderr.inode)
+            return fd;
+    }
+    return -1;
+}
+
+// Async-signal-safe: the data file reports a failed write from wherever it happens.
+void warn_on_stderr(const char* text, size_t length) {
+    int fd = summary_fd();
+    if (fd >= 0) write_all(fd, text, length);
 }
 
 bool use_color(int fd) {
@@ -84,32 +104,31 @@ bool use_color(int fd) {
     return isatty(fd) && (no_color == nullptr || no_color[0] == '\0');
 }
 
-void print_summary() {
-    int fd = summary_fd();
-    SummaryStyle style;
-    style.color = use_color(fd);
-    style.mmap_rows = config.trace_mmap;
-    auto sink = [](void* context, const char* text, size_t length) {
-        write_all(*static_cast<int*>(context), text, length);
-    };
-    write_summary(totals, style, sink, &fd);
-}
-
+// Not the thread's last call: other keys' destructors and glibc's own teardown still
+// allocate and free, counted in the same log, which the recorder takes back once the
+// thread is gone. The thread's name is read while it is still the thread's.
 void on_thread_exit(void* value) {
-    counting_log = nullptr;
-    recorder.detach_thread(static_cast<ThreadLog*>(value));
-    thread_log = nullptr;  // a later call (another key's destructor) attaches anew
+    auto* log = static_cast<ThreadLog*>(value);
+    if (config.thread_table) prctl(PR_GET_NAME, log->name);
+    fatal_signals::take_back_thread_stack(log->signal_stack);
+    recorder.end_thread(log);
 }
 
-void before_fork() {
-    if (state.load() == State::active) recorder.before_fork(thread_log);
-}
-void after_fork_in_parent() {
-    if (state.load() == State::active) recorder.after_fork_in_parent();
-}
+// fork() must stay what glibc makes it: free of deadlocks with stdio, and
+// async-signal-safe in a single-threaded program. So nothing is locked before it
+// (the parent needs nothing), and the child repairs what the fork caught halfway,
+// without waiting. Its own calls are not counted meanwhile: a signal handler that
+// allocates there would find the recorder half-repaired.
 void after_fork_in_child() {
-    if (state.load() == State::active) recorder.after_fork_in_child(thread_log);
-    sites::after_fork_in_child();
+    sites::after_fork_in_child();  // the sites file is the parent's, whatever the state
+    if (state.load(std::memory_order_acquire) != State::active) return;
+    ThreadLog* counting = counting_log;
+    counting_log = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    mappings.after_fork_in_child();
+    recorder.after_fork_in_child(thread_log);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    counting_log = counting;
 }
 
 void on_fatal_signal(int signal_number) {
@@ -123,23 +142,38 @@ void on_fatal_signal(int signal_number) {
 }
 
 // Only where the program left the default: a program that ignores or handles these
-// signals itself keeps doing so.
+// signals itself keeps doing so. On the thread's alternate stack, which a stack
+// overflow needs; and the faults are unblocked here, where a mask inherited through
+// exec could hold them (the threads to come inherit this one's).
 void install_fatal_signal_handlers() {
+    sigset_t held_faults;
+    sigemptyset(&held_faults);
     for (int signal_number : kFatalSignals) {
         struct sigaction current;
         if (original::sigaction(signal_number, nullptr, &current) != 0) continue;
         if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
         struct sigaction action = {};
         action.sa_handler = on_fatal_signal;
-        action.sa_flags = SA_RESETHAND | SA_NODEFER;
+        action.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
         sigemptyset(&action.sa_mask);
-        original::sigaction(signal_number, &action, nullptr);
+        if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
+        fatal_signals::hold(signal_number);
+        if (fatal_signals::is_fault(signal_number)) sigaddset(&held_faults, signal_number);
     }
+    original::pthread_sigmask(SIG_UNBLOCK, &held_faults, nullptr);
 }
 
+// Not when a process of the run that the environment names owns it (this process's
+// parent, say); an image exec'd in place of the owner takes the file over, as with
+// glibc; any other process only while no process of the run has written it.
 void open_data_file() {
     if (config.output_owner != 0 && config.output_owner != getpid()) return;
-    switch (data_file.open(config.output, cycle_counter())) {
+    FileState at_run_start;
+    bool taking_over = config.output_owner == getpid();
+    bool conditional =
+        !taking_over && output_claim::state_at_run_start(config.output, at_run_start);
+    data_file.report_write_errors_to(warn_on_stderr);
+    switch (data_file.open(config.output, cycle_counter(), conditional ? &at_run_start : nullptr)) {
         case DataFile::OpenResult::opened: {
             char pid[24];
             snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
@@ -154,6 +188,22 @@ void open_data_file() {
     }
 }
 
+// The summary, then what the run's settings add to it: what the allocation gate
+// refused, the per-thread table.
+void print_final_report() {
+    int fd = summary_fd();
+    if (fd < 0) return;
+    print_summary(totals, fd);
+    SummaryStyle style = summary_style(fd);
+    if (allocation_gate.active())
+        write_gate_report(allocation_gate.report(), style, write_to_fd, &fd);
+    if (config.thread_table) {
+        size_t count = 0;
+        const ThreadRow* rows = recorder.thread_rows(count);
+        write_thread_table(rows, count, style, write_to_fd, &fd);
+    }
+}
+
 __attribute__((constructor)) void start_with_program() { current_state(); }
 
 __attribute__((destructor)) void finish_with_program() {
@@ -161,12 +211,42 @@ __attribute__((destructor)) void finish_with_program() {
     if (!state.compare_exchange_strong(expected, State::finished)) return;
     counting_log = nullptr;
     sampler::stop();
-    recorder.finish(totals, cycle_counter(), thread_log);
-    if (const char* problem = sites::finish(false)) warn(problem, "");
-    print_summary();
+    if (config.thread_table && thread_log != nullptr) prctl(PR_GET_NAME, thread_log->name);
+    bool complete = recorder.finish(totals, cycle_counter(), thread_log);
+    // A run whose end stopped a merge halfway leaves the sites file as a killed run
+    // leaves it, as it does the data file.
+    if (complete) {
+        if (const char* problem = sites::finish(false)) warn(problem, "");
+    }
+    print_final_report();
 }
 
 }  // namespace
+
+void write_to_fd(void* fd, const char* text, size_t length) {
+    write_all(*static_cast<int*>(fd), text, length);
+}
+
+SummaryStyle summary_style(int fd) {
+    SummaryStyle style;
+    style.color = use_color(fd);
+    style.mmap_rows = config.trace_mmap;
+    return style;
+}
+
+void print_summary(const Stats& stats, int fd) {
+    if (fd < 0) fd = summary_fd();
+    if (fd < 0) return;
+    SummaryStyle style = summary_style(fd);
+    write_summary(stats, style, write_to_fd, &fd);
+}
+
+void print_summary_line(const char* text, size_t length, int fd) {
+    if (fd < 0) fd = summary_fd();
+    if (fd >= 0) write_all(fd, text, length);
+}
+
+void repair_in_forked_child() { after_fork_in_child(); }
 
 State initialize() {
     State expected = State::uninitialized;
@@ -179,13 +259,20 @@ State initialize() {
         _exit(127);
     }
     auto lookup = [](const char* name) -> const char* { return getenv(name); };
+    output_claim::mark_run_start();
     config = Config::read(lookup, program_invocation_short_name);
     if (!config.profiled) {
         state.store(State::passthrough, std::memory_order_release);
         return State::passthrough;
     }
+    for (int i = 0; i < config.rejected_count; ++i) {
+        warn_parts({"memusage: ", config.rejected[i].variable, " ignored: it should be ",
+                    config.rejected[i].expected, "\n"});
+    }
+    allocation_gate.configure(config.gate);
+    if (config.thread_table) recorder.keep_thread_rows();
     pthread_key_create(&thread_key, on_thread_exit);
-    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
     keep_stderr();
     if (config.output != nullptr) open_data_file();
     if (!recorder.init(&data_file, config.buffer_records)) {
@@ -202,20 +289,30 @@ State initialize() {
     return State::active;
 }
 
-ThreadLog* begin_first_count() {
-    // A thread with a log that may not count is inside a hook, or past the summary.
+UncommonCount begin_uncommon_count() {
     static __thread bool attaching = false;
-    if (thread_log != nullptr || attaching || current_state() != State::active) return nullptr;
+    if (attaching || current_state() != State::active) return {nullptr, nullptr};
+    if (thread_log != nullptr) {
+        // Inside one of the thread's calls. The C library's allocator never calls ours,
+        // so this is a signal handler's call, counted as glibc counts it when it can be.
+        // Another allocator after us may be calling back from inside our call to it: its
+        // calls pass through, uncounted and without our header, which it would not know.
+        if (!original::allocator_is_libc) return {nullptr, nullptr};
+        ThreadLog* nested = recorder.begin_nested(*thread_log);
+        if (nested != nullptr) counting_log = nested;
+        return {nested, nullptr};
+    }
     attaching = true;
-    ThreadLog* log = recorder.attach_thread();
+    ThreadLog* log = recorder.attach_thread(&counting_log);
     if (log != nullptr) {
-        if (getpid() == static_cast<pid_t>(syscall(SYS_gettid)))
-            log->stack_start = main_thread_stack_start;
+        if (log->owner_thread == log->owner_process) log->stack_start = main_thread_stack_start;
         thread_log = log;
         pthread_setspecific(thread_key, log);
+        fatal_signals::give_thread_a_stack(log->signal_stack);
+        sites::prepare_thread();  // what it allocates is the collector's, not the program's
     }
     attaching = false;
-    return log;
+    return {log, log};
 }
 
 }  // namespace memusage::collector

@@ -10,6 +10,7 @@
 #include "counting.h"
 #include "data_file.h"
 #include "mapping_set.h"
+#include "memusage/summary.h"
 #include "recorder.h"
 
 namespace memusage::collector {
@@ -19,7 +20,7 @@ enum class State : int {
     initializing,   // resolving: requests go to the originals, or the bootstrap arena
     passthrough,    // MEMUSAGE_PROG_NAME names another program: we are invisible
     active,         // counting and recording
-    finished,       // after the summary: blocks still carry headers, nothing is counted
+    finished,       // after the summary: nothing is counted, new blocks get no header
 };
 
 extern std::atomic<State> state;
@@ -28,14 +29,33 @@ extern Recorder recorder;
 extern MappingSet mappings;
 
 // This thread's log once it has one, and the same pointer while the thread may
-// count: it is null inside a hook (so whatever our own work calls is not counted a
-// second time), before the thread's first counted call and after the summary.
+// count: it is null inside a hook (so a call made inside one is not taken for one of
+// the thread's own), before the thread's first counted call and after the summary, and
+// the thread's nested log during a signal handler's call counted there. The end of the
+// run reads it from other threads, to wait for calls in progress.
 extern __thread ThreadLog* thread_log;
 extern __thread ThreadLog* counting_log;
 
 State initialize();
-// The first call a thread makes: its log, or null when the call must not count.
-ThreadLog* begin_first_count();
+
+// The summary of `stats` on `fd` (-1: the standard error the program started with),
+// coloured as the run's settings say; also what the in-process API prints.
+void print_summary(const Stats& stats, int fd);
+SummaryStyle summary_style(int fd);
+void write_to_fd(void* fd, const char* text, size_t length);
+// One line of ours where the summary goes (`fd` -1: the standard error the program
+// started with).
+void print_summary_line(const char* text, size_t length, int fd);
+struct UncommonCount {
+    ThreadLog* log;      // where the call counts; null: nowhere
+    ThreadLog* restore;  // counting_log once the call is over
+};
+// The calls the fast path does not take: a thread's first, a call made inside another,
+// and calls that must not count. (Returned by value: nothing of the scope escapes, and
+// the fast path keeps it all in registers.)
+UncommonCount begin_uncommon_count();
+// In the child of a fork that ran no fork handlers (_Fork): the repair fork's child gets.
+void repair_in_forked_child();
 
 inline State current_state() {
     State s = state.load(std::memory_order_acquire);
@@ -46,16 +66,27 @@ inline State current_state() {
 // the call must not be counted.
 class CountingScope {
   public:
-    CountingScope() : log_(counting_log) {
-        if (__builtin_expect(log_ != nullptr, 1))
-            counting_log = nullptr;
-        else
-            log_ = begin_first_count();
+    CountingScope() : log_(counting_log), restore_(log_) {
+        if (__builtin_expect(log_ != nullptr, 1)) {
+            __atomic_store_n(&counting_log, nullptr, __ATOMIC_RELAXED);
+            // The end of the run sets the stop flag, then runs a process-wide barrier and
+            // reads counting_log: the thread either sees the flag here, or is seen inside
+            // this call and waited for. A nested log always has the flag set: a handler's
+            // call inside a handler's call is not counted.
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            if (__builtin_expect(log_->stop_requested.load(std::memory_order_relaxed), 0)) {
+                __atomic_store_n(&counting_log, log_, __ATOMIC_RELAXED);
+                log_ = nullptr;
+            }
+        } else {
+            UncommonCount uncommon = begin_uncommon_count();
+            log_ = uncommon.log;
+            restore_ = uncommon.restore;
+        }
         if (log_ != nullptr) counting_.emplace(recorder, *log_, stack_pointer());
     }
-    ~CountingScope() {
-        if (log_ != nullptr) counting_log = log_;
-    }
+    // Release: whoever sees the thread between calls sees this call's counts.
+    ~CountingScope() { __atomic_store_n(&counting_log, restore_, __ATOMIC_RELEASE); }
     CountingScope(const CountingScope&) = delete;
     CountingScope& operator=(const CountingScope&) = delete;
 
@@ -63,6 +94,7 @@ class CountingScope {
 
   private:
     ThreadLog* log_;
+    ThreadLog* restore_;
     std::optional<Counting> counting_;
 };
 

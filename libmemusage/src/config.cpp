@@ -15,6 +15,49 @@ uint32_t parse_buffer_records(const char* text) {
     return value == 0 ? Config::kDefaultBufferRecords : static_cast<uint32_t>(value);
 }
 
+namespace {
+
+void reject(Config& config, const char* variable, const char* expected) {
+    if (config.rejected_count < Config::kMaxRejected)
+        config.rejected[config.rejected_count++] = Config::Rejected{variable, expected};
+}
+
+// MEMUSAGE_FAIL_AT, MEMUSAGE_FAIL_FROM or MEMUSAGE_FAIL_PROBABILITY, with its seed.
+void read_injection(Config& config, const char* (*getenv)(const char*)) {
+    const char* at = getenv("MEMUSAGE_FAIL_AT");
+    const char* from = getenv("MEMUSAGE_FAIL_FROM");
+    const char* probability = getenv("MEMUSAGE_FAIL_PROBABILITY");
+    const char* seed = getenv("MEMUSAGE_FAIL_SEED");
+    int given = (at != nullptr) + (from != nullptr) + (probability != nullptr);
+    if (given > 1) {
+        reject(config, "MEMUSAGE_FAIL_*", kOneInjectionExpected);
+        return;
+    }
+    GateConfig& gate = config.gate;
+    if (at != nullptr || from != nullptr) {
+        const char* variable = at != nullptr ? "MEMUSAGE_FAIL_AT" : "MEMUSAGE_FAIL_FROM";
+        uint64_t nth;
+        if (!parse_count(at != nullptr ? at : from, nth) || nth == 0) {
+            reject(config, variable, kCallNumberExpected);
+            return;
+        }
+        gate.injection = at != nullptr ? Injection::nth_call : Injection::from_nth_call;
+        gate.nth = nth;
+    } else if (probability != nullptr) {
+        if (!parse_probability(probability, gate.probability)) {
+            reject(config, "MEMUSAGE_FAIL_PROBABILITY", kProbabilityExpected);
+            return;
+        }
+        if (seed != nullptr && !parse_count(seed, gate.seed)) {
+            reject(config, "MEMUSAGE_FAIL_SEED", kSeedExpected);
+            return;
+        }
+        gate.injection = Injection::random;
+    }
+}
+
+}  // namespace
+
 Config Config::read(const char* (*getenv)(const char*), const char* program_name) {
     Config config;
     const char* wanted = getenv("MEMUSAGE_PROG_NAME");
@@ -36,6 +79,14 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
     const char* color = getenv("MEMUSAGE_COLOR");
     if (color != nullptr && strcmp(color, "always") == 0) config.color = ColorMode::always;
     if (color != nullptr && strcmp(color, "never") == 0) config.color = ColorMode::never;
+    if (const char* limit = getenv("MEMUSAGE_LIMIT")) {
+        if (parse_size(limit, config.gate.limit))
+            config.gate.limited = true;
+        else
+            reject(config, "MEMUSAGE_LIMIT", kSizeExpected);
+    }
+    read_injection(config, getenv);
+    config.thread_table = getenv("MEMUSAGE_THREADS") != nullptr;
     return config;
 }
 

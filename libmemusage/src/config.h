@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "allocation_gate.h"
+
 namespace memusage {
 
 enum class ColorMode { automatic, always, never };
@@ -20,6 +22,18 @@ struct Config {
     const char* sites =
         nullptr;           // MEMUSAGE_SITES: the allocation-sites file; null when unset or empty
     long sites_owner = 0;  // MEMUSAGE_SITES_OWNER: the process writing it; 0 if none yet
+    GateConfig gate;       // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
+    bool thread_table = false;  // MEMUSAGE_THREADS: a row per thread after the summary
+
+    // Variables that were set but could not be used, each with what it should have
+    // held: the collector says so on standard error and runs without them.
+    struct Rejected {
+        const char* variable;
+        const char* expected;
+    };
+    static constexpr int kMaxRejected = 6;
+    Rejected rejected[kMaxRejected] = {};
+    int rejected_count = 0;
 
     // `getenv` is the lookup to use (tests pass their own); `program_name` is the
     // short name of the running program.
@@ -29,9 +43,21 @@ struct Config {
 // Set by the process that opens the data file, for the programs it starts: they
 // inherit MEMUSAGE_OUTPUT but must leave the file alone. An image exec'd in place of
 // the owner has the owner's process ID, and takes the file over as glibc's would.
+// Processes that do not descend from the owner are kept off by MEMUSAGE_OUTPUT_RUN
+// (memusage/run_start.h).
 inline constexpr const char kOutputOwnerVariable[] = "MEMUSAGE_OUTPUT_OWNER";
 // The same for the allocation-sites file (MEMUSAGE_SITES).
 inline constexpr const char kSitesOwnerVariable[] = "MEMUSAGE_SITES_OWNER";
+
+// Where the MEMUSAGE_LIMIT and MEMUSAGE_FAIL_* variables are wrong, the words that say
+// what they should hold; the driver checks its options with the same parsers.
+inline constexpr const char kSizeExpected[] =
+    "a size in bytes: digits, then nothing or k, M, G (KiB, MiB, GiB)";
+inline constexpr const char kCallNumberExpected[] = "a call number, 1 or more";
+inline constexpr const char kProbabilityExpected[] = "a probability from 0 to 1";
+inline constexpr const char kSeedExpected[] = "a seed: digits";
+inline constexpr const char kOneInjectionExpected[] =
+    "only one of MEMUSAGE_FAIL_AT, MEMUSAGE_FAIL_FROM and MEMUSAGE_FAIL_PROBABILITY";
 
 // glibc's rule: leading digits; 0, garbage and anything above the default give the default.
 uint32_t parse_buffer_records(const char* text);

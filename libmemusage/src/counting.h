@@ -3,8 +3,11 @@
 // doing nothing: the heap code is written once and serves both.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 
+#include "allocation_gate.h"
+#include "heap_observer.h"
 #include "recorder.h"
 #include "site_accounts.h"
 #include "sites.h"
@@ -31,11 +34,30 @@ class Counting {
         ++log_.stats.failed_of(call);
     }
     void failed(Call call) { ++log_.stats.failed_of(call); }
-    void allocated(uint64_t size) { record(static_cast<int64_t>(size), site_); }
-    // A map placed over traced ones (MAP_FIXED) replaces their bytes.
-    void mapped(uint64_t length, uint64_t replaced_bytes) {
-        record(static_cast<int64_t>(length) - static_cast<int64_t>(replaced_bytes));
+
+    // Before the real allocator is asked: may an allocation call adding `bytes` to the
+    // heap go ahead? No, under the allocation limit or failure injection: the call
+    // fails as glibc's malloc fails for lack of memory. `bytes` stay reserved until
+    // the allocation fails after all (admission_unused) or is freed.
+    bool admit(Call call, uint64_t bytes) {
+        if (__builtin_expect(!allocation_gate.active(), 1)) return true;
+        if (allocation_gate.admit(call, bytes)) return true;
+        failed(call);
+        errno = ENOMEM;
+        return false;
     }
+    void admission_unused(uint64_t bytes) {
+        if (__builtin_expect(allocation_gate.active(), 0)) allocation_gate.cancel(bytes);
+    }
+    void allocated(uint64_t size) { record(static_cast<int64_t>(size), site_); }
+    // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
+    // ones (MAP_FIXED) replaces their accessible bytes.
+    void mapped(uint64_t accessible_bytes, uint64_t replaced_bytes) {
+        record(static_cast<int64_t>(accessible_bytes) - static_cast<int64_t>(replaced_bytes));
+    }
+    // mprotect made traced bytes accessible (a commit) or PROT_NONE again: no row, no
+    // call counted, only the heap.
+    void protection_changed(int64_t accessible_change) { record(accessible_change); }
 
     // realloc and mremap: growth counts as new memory, the new size as a request.
     void resize_requested(Call call, uint64_t old_size, uint64_t new_size) {
@@ -45,6 +67,7 @@ class Counting {
     }
     void realloc_call() { ++log_.stats.calls_of(Call::realloc); }
     void realloc_freed(uint64_t old_size) {
+        released(old_size);
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
         record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_));
@@ -52,28 +75,35 @@ class Counting {
     // "nomove" counts resizes done in place, whatever the label suggests.
     void reallocated(uint64_t old_size, uint64_t new_size, bool moved) {
         if (!moved) ++log_.stats.realloc_nomove;
-        if (new_size < old_size) ++log_.stats.realloc_dec;
+        if (new_size < old_size) {
+            ++log_.stats.realloc_dec;
+            released(old_size - new_size);
+        }
         record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size), site_);
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
     void freed(uint64_t size) {
+        released(size);
         ++log_.stats.calls_of(Call::free);
         log_.stats.bytes_of(Call::free) += size;
         record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_));
     }
 
-    // munmap: the row counts what was asked; the heap loses only what traced maps added.
+    // munmap: the row counts what was asked; the heap loses only the accessible bytes
+    // traced maps added.
     void unmap_requested() { ++log_.stats.calls_of(Call::munmap); }
-    void unmapped(uint64_t length, uint64_t traced_bytes) {
+    void unmapped(uint64_t length, uint64_t accessible_bytes) {
         log_.stats.bytes_of(Call::munmap) += length;
-        record(-static_cast<int64_t>(traced_bytes));
+        record(-static_cast<int64_t>(accessible_bytes));
     }
-    // mremap: the heap gains the new mapping and loses what the old one had traced.
-    void remapped(uint64_t old_size, uint64_t new_size, bool moved, uint64_t traced_old_bytes) {
+    // mremap: the heap gains the new mapping's accessible bytes and loses those the old
+    // one (and whatever the new one replaced) had.
+    void remapped(uint64_t old_size, uint64_t new_size, bool moved, uint64_t accessible_new,
+                  uint64_t accessible_old) {
         if (!moved) ++log_.stats.mremap_nomove;
         if (new_size < old_size) ++log_.stats.mremap_dec;
-        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(traced_old_bytes));
+        record(static_cast<int64_t>(accessible_new) - static_cast<int64_t>(accessible_old));
     }
 
     // Allocation sites (sites.h). A new block's site: the calling stack's, 0 when off.
@@ -90,7 +120,13 @@ class Counting {
 
   private:
     void record(int64_t heap_change, uint32_t site = 0) {
+        log_.net_heap += heap_change;
         recorder_.record(log_, heap_change, log_.stack_use(sp_), site);
+        if (__builtin_expect(heap_observer.armed(), 0))
+            heap_observer.notify(recorder_.current_heap(&log_));
+    }
+    void released(uint64_t bytes) {
+        if (__builtin_expect(allocation_gate.active(), 0)) allocation_gate.release(bytes);
     }
 
     Recorder& recorder_;
@@ -99,13 +135,17 @@ class Counting {
     uint32_t site_ = 0;  // the site word (site_accounts.h) of this call's block
 };
 
-// For calls that must not be counted: nested inside a hook, or after the summary.
+// For calls that must not be counted (inside a hook where counting would have to wait,
+// or after the summary) on blocks that may carry our header; new blocks get none.
 struct Uncounted {
     void allocation_requested(Call, uint64_t) {}
     void impossible_request(Call) {}
     void failed(Call) {}
+    bool admit(Call, uint64_t) { return true; }
+    void admission_unused(uint64_t) {}
     void allocated(uint64_t) {}
     void mapped(uint64_t, uint64_t) {}
+    void protection_changed(int64_t) {}
     void resize_requested(Call, uint64_t, uint64_t) {}
     void realloc_call() {}
     void realloc_freed(uint64_t) {}
@@ -116,7 +156,7 @@ struct Uncounted {
     void keep_site(uint32_t) {}
     void unmap_requested() {}
     void unmapped(uint64_t, uint64_t) {}
-    void remapped(uint64_t, uint64_t, bool, uint64_t) {}
+    void remapped(uint64_t, uint64_t, bool, uint64_t, uint64_t) {}
 };
 
 }  // namespace memusage

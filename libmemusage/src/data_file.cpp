@@ -23,19 +23,34 @@ int move_out_of_the_way(int fd) {
 
 }  // namespace
 
-DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time) {
+DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time,
+                                    const FileState* untouched_since) {
     size_t length = strlen(path);
     if (length == 0 || length >= sizeof(path_)) return OpenResult::failed;
-    int fd = ::open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    // Non-blocking: a FIFO named by mistake must not stop the program.
+    constexpr int kFlags = O_WRONLY | O_NONBLOCK | O_CLOEXEC;
+    // A file this process creates is untouched by definition.
+    int fd = untouched_since != nullptr ? ::open(path, kFlags | O_CREAT | O_EXCL, 0666) : -1;
+    bool created = fd >= 0;
+    if (!created) fd = ::open(path, kFlags | O_CREAT, 0666);
     if (fd < 0) return OpenResult::failed;
     // A second process of the same run (a sibling started with the same environment)
-    // must not truncate a file that is being written.
+    // must not truncate a file that is being written...
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         ::close(fd);
         return errno == EWOULDBLOCK ? OpenResult::busy : OpenResult::failed;
     }
     struct stat st;
-    if (ftruncate(fd, 0) != 0 || fstat(fd, &st) != 0) {
+    if (fstat(fd, &st) != 0) {
+        ::close(fd);
+        return OpenResult::failed;
+    }
+    // ... nor one that an earlier sibling wrote and finished.
+    if (!created && untouched_since != nullptr && !(FileState::of(st) == *untouched_since)) {
+        ::close(fd);
+        return OpenResult::busy;
+    }
+    if (ftruncate(fd, 0) != 0) {
         ::close(fd);
         return OpenResult::failed;
     }
@@ -45,6 +60,7 @@ DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time) {
     memcpy(path_, path, length + 1);
     start_time_ = start_time;
     end_ = 0;
+    write_failed_ = false;
     Record header[kHeaderRecords] = {};
     header[0].set_time(start_time);
     header[1].set_time(start_time);
@@ -68,17 +84,63 @@ bool DataFile::still_ours() {
     return true;
 }
 
-bool DataFile::write_at(const void* data, size_t bytes, off_t offset) {
+bool DataFile::write_at(const void* data, size_t bytes, off_t offset, size_t* written) {
     const char* p = static_cast<const char*>(data);
     while (bytes > 0) {
         ssize_t n = pwrite(fd_, p, bytes, offset);
         if (n < 0 && errno == EINTR) continue;
+        if (n == 0) errno = ENOSPC;  // no progress and no reason: the device is full
         if (n <= 0) return false;
         p += n;
         bytes -= static_cast<size_t>(n);
         offset += n;
+        if (written != nullptr) *written += static_cast<size_t>(n);
     }
     return true;
+}
+
+namespace {
+
+// Decimal digits of `value` into `out` (room for 20), returning how many.
+size_t format_decimal(uint64_t value, char* out) {
+    char reversed[20];
+    size_t n = 0;
+    do {
+        reversed[n++] = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    for (size_t i = 0; i < n; ++i) out[i] = reversed[n - 1 - i];
+    return n;
+}
+
+}  // namespace
+
+// A full file system, a file size limit, a file that takes no writes (-d /proc/version):
+// the records written so far stay, whole, and the header stays provisional, so readers
+// see the file of a run that died. Said once, with write(2) only: this may run in a
+// signal handler, or with the allocator's locks held.
+void DataFile::give_up_writing(int error, size_t bytes_written) {
+    write_failed_ = true;
+    end_ += static_cast<off_t>(bytes_written / sizeof(Record) * sizeof(Record));
+    [[maybe_unused]] int ignored = ftruncate(fd_, end_);  // drop the room, and a cut record
+    if (warning_sink_ == nullptr) return;
+    const char* reason = strerrordesc_np(error);
+    char number[20];
+    size_t digits = format_decimal(static_cast<uint64_t>(end_) / sizeof(Record), number);
+    char line[sizeof(path_) + 160];
+    size_t n = 0;
+    auto add = [&](const char* text, size_t length) {
+        for (size_t i = 0; i < length && n < sizeof(line) - 1; ++i) line[n++] = text[i];
+    };
+    auto add_text = [&](const char* text) { add(text, strlen(text)); };
+    add_text("memusage: cannot write the data file ");
+    add_text(path_);
+    add_text(": ");
+    add_text(reason != nullptr ? reason : "unknown error");
+    add_text("; it stops at record ");
+    add(number, digits);
+    add_text("\n");
+    warning_sink_(line, n);
 }
 
 // The file takes its new length before the records go in. SIGKILL stops a write
@@ -86,17 +148,21 @@ bool DataFile::write_at(const void* data, size_t bytes, off_t offset) {
 // leaves whole records of zeros, which readers drop, instead of a torn last record,
 // which glibc's memusagestat refuses to read.
 void DataFile::append(const Record* records, size_t count) {
-    if (count == 0 || !still_ours()) return;
+    if (count == 0 || write_failed_ || !still_ours()) return;
     int saved_errno = errno;
     size_t bytes = count * sizeof(Record);
     off_t new_end = end_ + static_cast<off_t>(bytes);
-    if (ftruncate(fd_, new_end) == 0 && write_at(records, bytes, end_)) end_ = new_end;
+    size_t written = 0;
+    if (ftruncate(fd_, new_end) == 0 && write_at(records, bytes, end_, &written))
+        end_ = new_end;
+    else
+        give_up_writing(errno, written);
     errno = saved_errno;
 }
 
 void DataFile::write_header(uint64_t total_peak, uint64_t heap_peak, uint64_t stack_peak,
                             uint64_t end_time) {
-    if (!still_ours()) return;
+    if (write_failed_ || !still_ours()) return;
     int saved_errno = errno;
     Record header[kHeaderRecords] = {};
     header[0].stack = total_peak;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "memusage/record.h"
+#include "memusage/run_start.h"
 
 namespace memusage {
 
@@ -17,10 +18,20 @@ class DataFile {
     enum class OpenResult { opened, busy, failed };
 
     // Creates or truncates `path` (mode 0666 less umask) and writes the provisional
-    // header (zero peaks, `start_time`). `busy`: another process of the run holds it.
-    OpenResult open(const char* path, uint64_t start_time);
+    // header (zero peaks, `start_time`). `busy`: another process of the run holds it, or,
+    // given `untouched_since` (the file's state when the run began), has written it.
+    OpenResult open(const char* path, uint64_t start_time,
+                    const FileState* untouched_since = nullptr);
     bool is_open() const { return fd_ >= 0; }
 
+    // Receives, once, the line saying that writing failed (from any thread, or a signal
+    // handler: it must be async-signal-safe).
+    using WarningSink = void (*)(const char* text, size_t length);
+    void report_write_errors_to(WarningSink sink) { warning_sink_ = sink; }
+
+    // After the first write that fails, nothing more is written: the file keeps the whole
+    // records written before, and its provisional header, so that it reads as the file
+    // of a run that died.
     void append(const Record* records, size_t count);
     void write_header(uint64_t total_peak, uint64_t heap_peak, uint64_t stack_peak,
                       uint64_t end_time);
@@ -31,13 +42,16 @@ class DataFile {
 
   private:
     bool still_ours();
-    bool write_at(const void* data, size_t bytes, off_t offset);
+    bool write_at(const void* data, size_t bytes, off_t offset, size_t* written = nullptr);
+    void give_up_writing(int error, size_t bytes_written);
 
     int fd_ = -1;
     off_t end_ = 0;
     uint64_t start_time_ = 0;
     dev_t device_ = 0;
     ino_t inode_ = 0;
+    bool write_failed_ = false;
+    WarningSink warning_sink_ = nullptr;
     char path_[4096] = {};
 };
 

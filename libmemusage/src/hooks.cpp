@@ -2,12 +2,14 @@
 // may, and otherwise finds out why not (nested in a hook, not profiling, still
 // starting, past the summary) and does the right uncounted thing. Nothing else
 // happens here.
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collector.h"
+#include "fatal_signals.h"
 #include "originals.h"
 #include "pages.h"
 #include "sampler.h"
@@ -22,17 +24,24 @@ using collector::State;
 
 namespace {
 
-// Neither counted nor given our header: we are invisible to this process, or still
-// looking up the originals (then the bootstrap arena serves what they cannot yet).
+// Our headers are never looked for: we are invisible to this process, or still looking
+// up the originals (then the bootstrap arena serves what they cannot yet).
 bool untracked(State s) { return s == State::passthrough || s == State::initializing; }
+
+// A call that is not counted (nested in one of ours, as when the next allocator in line
+// builds its malloc on aligned_alloc and so calls back into us; or not profiling, still
+// starting, past the summary) gets the next allocator's block as it is, without our
+// header. The chained allocator gets back the block it asked for, and the block passes
+// through free as one we did not hand out. Until the originals are known, the bootstrap
+// arena serves.
+void* allocate_uncounted(size_t size) {
+    return original::malloc != nullptr ? original::malloc(size) : bootstrap::allocate(size);
+}
 
 // The arena's blocks are few and tiny (dlsym's): moving one out is rare.
 void* move_out_of_arena(void* block, size_t size) {
     if (size == 0) return nullptr;
-    void* moved =
-        untracked(collector::current_state())
-            ? (original::malloc != nullptr ? original::malloc(size) : bootstrap::allocate(size))
-            : tracked::allocate(Uncounted{}, size);
+    void* moved = allocate_uncounted(size);
     if (moved != nullptr) {
         size_t old_size = bootstrap::size_of(block);
         memcpy(moved, block, old_size < size ? old_size : size);
@@ -65,10 +74,8 @@ void* aligned_allocation(void* (*original_function)(size_t, size_t), size_t alig
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_aligned(*scope.counting(), alignment, size);
-    if (untracked(collector::current_state()))
-        return original_function != nullptr ? original_function(alignment, size)
-                                            : bootstrap::allocate(size, alignment);
-    return tracked::allocate_aligned(Uncounted{}, alignment, size);
+    return original_function != nullptr ? original_function(alignment, size)
+                                        : bootstrap::allocate(size, alignment);
 }
 
 // A profiling tick must not arrive while the new image still has SIGPROF's default
@@ -121,15 +128,42 @@ int exec_searching(const char* file, char* const argv[]) {
     return with_sampling_paused([&] { return original::execvp(file, argv); });
 }
 
+// The program sets a signal's disposition: SIGPROF, or a fault signal, is its own now.
+void program_takes_signal(int signal_number) {
+    if (collector::current_state() != State::active) return;
+    sampler::yield_to_program(signal_number);
+    fatal_signals::release_to_program(signal_number);
+}
+
+// The program's action, as installed: its handler's mask lets our fault handler run.
+const struct sigaction* allowed_action(int signal_number, const struct sigaction* action,
+                                       struct sigaction* allowed) {
+    if (action == nullptr) {         // it only asks
+        collector::current_state();  // the originals are known
+        return nullptr;
+    }
+    program_takes_signal(signal_number);
+    *allowed = *action;
+    fatal_signals::unblock_held_faults(&allowed->sa_mask);
+    return allowed;
+}
+
+// True when `mask` would block signals, then `allowed` is it without the held faults.
+bool blocking_held_faults(int how, const sigset_t* mask, sigset_t* allowed) {
+    collector::current_state();  // the originals are known
+    if (mask == nullptr || how == SIG_UNBLOCK) return false;
+    *allowed = *mask;
+    fatal_signals::unblock_held_faults(allowed);
+    return true;
+}
+
 }  // namespace
 
 MEMUSAGE_EXPORT void* malloc(size_t size) {
     CountingScope scope;
     if (__builtin_expect(scope.counting() != nullptr, 1))
         return tracked::allocate(*scope.counting(), size);
-    if (untracked(collector::current_state()))
-        return original::malloc != nullptr ? original::malloc(size) : bootstrap::allocate(size);
-    return tracked::allocate(Uncounted{}, size);
+    return allocate_uncounted(size);
 }
 
 MEMUSAGE_EXPORT void free(void* block) {
@@ -148,22 +182,19 @@ MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_zeroed(*scope.counting(), count, size);
-    if (untracked(collector::current_state())) {
-        if (original::calloc != nullptr) return original::calloc(count, size);
-        size_t bytes;
-        return __builtin_mul_overflow(count, size, &bytes) ? nullptr : bootstrap::allocate(bytes);
-    }
-    return tracked::allocate_zeroed(Uncounted{}, count, size);
+    if (original::calloc != nullptr) return original::calloc(count, size);
+    size_t bytes;
+    return __builtin_mul_overflow(count, size, &bytes) ? nullptr : bootstrap::allocate(bytes);
 }
 
 MEMUSAGE_EXPORT void* realloc(void* block, size_t size) {
     if (__builtin_expect(bootstrap::owns(block), 0)) return move_out_of_arena(block, size);
     CountingScope scope;
     if (scope.counting() != nullptr) return tracked::reallocate(*scope.counting(), block, size);
-    if (untracked(collector::current_state()))
-        return original::realloc != nullptr ? original::realloc(block, size)
-                                            : bootstrap::allocate(size);
-    return tracked::reallocate(Uncounted{}, block, size);
+    if (original::realloc == nullptr) return bootstrap::allocate(size);
+    if (block == nullptr || untracked(collector::current_state()))
+        return original::realloc(block, size);
+    return tracked::reallocate(Uncounted{}, block, size);  // one of ours keeps its header
 }
 
 MEMUSAGE_EXPORT void* reallocarray(void* block, size_t count, size_t size) {
@@ -173,7 +204,8 @@ MEMUSAGE_EXPORT void* reallocarray(void* block, size_t count, size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::reallocate_array(*scope.counting(), block, count, size);
-    if (untracked(collector::current_state())) return original::reallocarray(block, count, size);
+    if (block == nullptr || untracked(collector::current_state()))
+        return original::reallocarray(block, count, size);
     return tracked::reallocate_array(Uncounted{}, block, count, size);
 }
 
@@ -197,25 +229,21 @@ MEMUSAGE_EXPORT int posix_memalign(void** result, size_t alignment, size_t size)
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::posix_allocate_aligned(*scope.counting(), result, alignment, size);
-    if (untracked(collector::current_state()))
-        return original::posix_memalign(result, alignment, size);
-    return tracked::posix_allocate_aligned(Uncounted{}, result, alignment, size);
+    return original::posix_memalign(result, alignment, size);
 }
 
 MEMUSAGE_EXPORT void* valloc(size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_page_aligned(*scope.counting(), size, false);
-    if (untracked(collector::current_state())) return original::valloc(size);
-    return tracked::allocate_page_aligned(Uncounted{}, size, false);
+    return original::valloc(size);
 }
 
 MEMUSAGE_EXPORT void* pvalloc(size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_page_aligned(*scope.counting(), size, true);
-    if (untracked(collector::current_state())) return original::pvalloc(size);
-    return tracked::allocate_page_aligned(Uncounted{}, size, true);
+    return original::pvalloc(size);
 }
 
 MEMUSAGE_EXPORT void* mmap(void* address, size_t length, int protection, int flags, int fd,
@@ -255,17 +283,119 @@ MEMUSAGE_EXPORT int munmap(void* address, size_t length) {
     return original::munmap(address, length);
 }
 
-// A program that sets its own SIGPROF disposition gets SIGPROF to itself.
+MEMUSAGE_EXPORT int mprotect(void* address, size_t length, int protection) {
+    if (tracing_maps()) {
+        CountingScope scope;
+        if (Counting* counting = scope.counting())
+            return traced::protect(*counting, address, length, protection);
+    }
+    if (original::mprotect == nullptr)
+        return static_cast<int>(syscall(SYS_mprotect, address, length, protection));
+    return original::mprotect(address, length, protection);
+}
+
+// Every way of setting a signal's disposition comes here first: a program that sets
+// its own SIGPROF disposition gets SIGPROF to itself, and one that sets a fault
+// signal's has its handler (or the default death) instead of ours.
 MEMUSAGE_EXPORT int sigaction(int signal_number, const struct sigaction* action,
                               struct sigaction* old_action) {
-    if (collector::current_state() == State::active && action != nullptr)
-        sampler::yield_to_program(signal_number);
-    return original::sigaction(signal_number, action, old_action);
+    struct sigaction allowed;
+    return original::sigaction(signal_number, allowed_action(signal_number, action, &allowed),
+                               old_action);
+}
+
+MEMUSAGE_EXPORT int __sigaction(int signal_number, const struct sigaction* action,
+                                struct sigaction* old_action) {
+    struct sigaction allowed;
+    return original::__sigaction(signal_number, allowed_action(signal_number, action, &allowed),
+                                 old_action);
 }
 
 MEMUSAGE_EXPORT sighandler_t signal(int signal_number, sighandler_t handler) {
-    if (collector::current_state() == State::active) sampler::yield_to_program(signal_number);
+    program_takes_signal(signal_number);
     return original::signal(signal_number, handler);
+}
+
+MEMUSAGE_EXPORT sighandler_t bsd_signal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::bsd_signal(signal_number, handler);
+}
+
+MEMUSAGE_EXPORT sighandler_t ssignal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::ssignal(signal_number, handler);
+}
+
+// One-shot handlers (SA_RESETHAND): SIGPROF's next tick would be death.
+MEMUSAGE_EXPORT sighandler_t sysv_signal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::sysv_signal(signal_number, handler);
+}
+
+// What `signal` is in programs built for strict X/Open.
+MEMUSAGE_EXPORT sighandler_t __sysv_signal(int signal_number, sighandler_t handler) {
+    program_takes_signal(signal_number);
+    return original::__sysv_signal(signal_number, handler);
+}
+
+// SIG_HOLD only blocks the signal, leaving its disposition as it is.
+MEMUSAGE_EXPORT sighandler_t sigset(int signal_number, sighandler_t disposition) {
+    collector::current_state();  // the originals are known
+    if (disposition != SIG_HOLD) program_takes_signal(signal_number);
+    return original::sigset(signal_number, disposition);
+}
+
+MEMUSAGE_EXPORT int sigignore(int signal_number) {
+    program_takes_signal(signal_number);
+    return original::sigignore(signal_number);
+}
+
+// glibc 2.34's fork without the fork handlers, async-signal-safe whatever the threads:
+// its child needs the repair all the same, or it writes into its parent's file. Looked
+// up apart from the originals, which must all exist.
+namespace {
+pid_t (*next_underscore_fork)() = nullptr;
+__attribute__((constructor)) void find_underscore_fork() {
+    next_underscore_fork = reinterpret_cast<pid_t (*)()>(dlsym(RTLD_NEXT, "_Fork"));
+}
+}  // namespace
+
+MEMUSAGE_EXPORT pid_t _Fork() {
+    if (next_underscore_fork == nullptr) find_underscore_fork();  // before our constructor
+    if (next_underscore_fork == nullptr) {
+        errno = ENOSYS;
+        return -1;
+    }
+    pid_t pid = next_underscore_fork();
+    if (pid == 0 && collector::current_state() == State::active) {
+        int saved_errno = errno;
+        collector::repair_in_forked_child();
+        errno = saved_errno;
+    }
+    return pid;
+}
+
+// The masks: never the fault signals our handler holds (fatal_signals.h says why).
+MEMUSAGE_EXPORT int sigprocmask(int how, const sigset_t* mask, sigset_t* old_mask) {
+    sigset_t allowed;
+    if (blocking_held_faults(how, mask, &allowed)) mask = &allowed;
+    return original::sigprocmask(how, mask, old_mask);
+}
+
+MEMUSAGE_EXPORT int pthread_sigmask(int how, const sigset_t* mask, sigset_t* old_mask) {
+    sigset_t allowed;
+    if (blocking_held_faults(how, mask, &allowed)) mask = &allowed;
+    return original::pthread_sigmask(how, mask, old_mask);
+}
+
+MEMUSAGE_EXPORT int sigblock(int mask) {
+    collector::current_state();  // the originals are known
+    return original::sigblock(fatal_signals::unblock_held_faults(mask));
+}
+
+MEMUSAGE_EXPORT int sigsetmask(int mask) {
+    collector::current_state();
+    return original::sigsetmask(fatal_signals::unblock_held_faults(mask));
 }
 
 MEMUSAGE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {

@@ -27,13 +27,32 @@
     X(mmap)                          \
     X(mremap)                        \
     X(munmap)                        \
+    X(mprotect)                      \
     X(sigaction)                     \
     X(signal)                        \
+    X(__sigaction)                   \
+    X(bsd_signal)                    \
+    X(ssignal)                       \
+    X(sysv_signal)                   \
+    X(__sysv_signal)                 \
+    X(sigset)                        \
+    X(sigignore)                     \
+    X(sigprocmask)                   \
+    X(pthread_sigmask)               \
+    X(sigblock)                      \
+    X(sigsetmask)                    \
     X(execve)                        \
     X(execvp)                        \
     X(execvpe)                       \
     X(fexecve)                       \
     X(execveat)
+
+// Exported by glibc, but declared by its headers only for other standards, or not at all.
+extern "C" {
+sighandler_t bsd_signal(int signal_number, sighandler_t handler) noexcept;
+int __sigaction(int signal_number, const struct sigaction* action,
+                struct sigaction* old_action) noexcept;
+}
 
 namespace memusage::original {
 
@@ -41,8 +60,15 @@ namespace memusage::original {
 MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_DECLARE_ORIGINAL)
 #undef MEMUSAGE_DECLARE_ORIGINAL
 
-// Looks every function up with dlsym(RTLD_NEXT). dlsym may allocate: those requests
-// are served by the bootstrap arena below. False if any is missing.
+// Whether the next malloc is the C library's own, which never calls back into ours.
+// Another allocator preloaded after us may (one whose malloc is built on aligned_alloc).
+inline bool allocator_is_libc = true;
+
+// Looks every function up after us, by the version programs link it by (dlvsym; a
+// function libc defines under a version newer than its base one needs that version in
+// originals.cpp's table) and by dlsym, and takes whichever comes first. Both may
+// allocate: those requests are served by the bootstrap arena below. False if any is
+// missing.
 bool resolve();
 
 }  // namespace memusage::original

@@ -13,6 +13,7 @@
 #include "data_file.h"
 #include "memusage/record.h"
 #include "memusage/stats.h"
+#include "memusage/summary.h"
 #include "site_accounts.h"
 #include "thread_log.h"
 
@@ -24,6 +25,7 @@ struct Stream {
     int64_t heap = 0;
     uint64_t last_time = 0;
     uint64_t heap_peak = 0, stack_peak = 0, total_peak = 0;
+    uint64_t phase_peak = 0;   // the heap peak since the program last reset it (the API)
     Record* output = nullptr;  // null without a data file: the events only feed the peaks
     uint32_t output_used = 0;
     uint32_t output_capacity = 0;
@@ -35,16 +37,19 @@ struct Stream {
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
         if (__builtin_expect(sites != nullptr, 0)) sites->on_event(site, heap_change, current);
         heap_peak = current > heap_peak ? current : heap_peak;
+        phase_peak = current > phase_peak ? current : phase_peak;
         stack_peak = stack > stack_peak ? stack : stack_peak;
         total_peak = current + stack > total_peak ? current + stack : total_peak;
         if (output == nullptr) return false;
         // Stamps of different cores can disagree by a few cycles; the file stays in order.
         last_time = time > last_time ? time : last_time;
-        Record& record = output[output_used++];
+        // Counted only once written: a signal handler that ends the run in between
+        // finds no half-written record.
+        Record& record = output[output_used];
         record.heap = current;
         record.stack = stack;
         record.set_time(last_time);
-        return output_used == output_capacity;
+        return ++output_used == output_capacity;
     }
 };
 
@@ -56,10 +61,21 @@ class Recorder {
     // MEMUSAGE_BUFFER_SIZE: how many records are collected before each write.
     bool init(DataFile* file, uint32_t buffer_records);
 
-    // A thread's log, zeroed; null if the kernel refuses memory.
-    ThreadLog* attach_thread();
-    // The thread is going away: its events are merged and its counters kept.
+    // A log for the calling thread, zeroed; null if the kernel refuses memory or the run
+    // is ending. `counting_slot`: where the thread keeps it between calls (ThreadLog).
+    ThreadLog* attach_thread(ThreadLog* const* counting_slot = nullptr);
+    // The thread makes no more calls: its events are merged and its counters kept.
     void detach_thread(ThreadLog* log);
+    // The thread's last thread-specific destructor has run. It still makes calls (glibc's
+    // own teardown frees memory after it), so the log stays its own, and is taken back as
+    // a detached one once the kernel no longer knows the thread: memory stays flat
+    // however many threads come and go, and every call is counted.
+    void end_thread(ThreadLog* log);
+
+    // A call that interrupted one of the thread's own (made by a signal handler): the
+    // thread's nested log when the call can be counted without waiting for anything the
+    // interrupted call may hold, else null.
+    ThreadLog* begin_nested(ThreadLog& own);
 
     // Allocation sites: the stream keeps their figures from now on. Before any thread records.
     void keep_site_figures(SiteAccounts* accounts) { stream_.sites = accounts; }
@@ -80,20 +96,46 @@ class Recorder {
     // when the log would need merging while another thread merges.
     void record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack);
 
-    // At exit: merges everything, writes the remaining records and the final header,
-    // closes the file, and returns the whole process's counters and peaks. `finishing`
+    // At exit: stops every thread's counting (a call in progress is let finish), merges
+    // everything, writes the remaining records and the final header (its end time no
+    // earlier than the last record's), closes the file, and returns the whole process's
+    // counters and peaks: the summary and the file describe the same events. `finishing`
     // is the calling thread's log (null if it has none or is unknown): when that thread
     // is the one recording directly, ending that needs no process-wide barrier, a system
-    // call that a program's system-call filter might punish.
-    void finish(Stats& totals, uint64_t end_time, ThreadLog* finishing = nullptr);
+    // call that a program's system-call filter might punish. It never waits for the lock
+    // if the calling thread may hold it (exit() from a signal handler that interrupted a
+    // merge): the file is then left as a killed run leaves it, and the counters still come.
+    // True when every event was merged (and the site figures are complete).
+    bool finish(Stats& totals, uint64_t end_time, ThreadLog* finishing = nullptr);
     // After a fatal signal: the same for the file only, if the lock can be had soon.
     // True when every event was merged (and the site figures are complete).
     bool finish_file_after_crash(uint64_t end_time, ThreadLog* crashing = nullptr);
 
+    // The in-process API's questions, answered from everything published so far: `own`
+    // is the asking thread's log (null if it has none). Each takes the lock.
+    struct HeapFigures {
+        uint64_t current, peak, phase_peak, stack_peak;
+    };
+    HeapFigures figures(ThreadLog* own);
+    uint64_t current_heap(ThreadLog* own) { return figures(own).current; }
+    void reset_phase_peak(ThreadLog* own);
+    // The whole process's counters and peaks as they stand: exact for the asking thread
+    // and for threads that ended, a moment's reading for threads still running.
+    void snapshot(Stats& totals, ThreadLog* own);
+
+    // The per-thread table: from now on, every thread's row is kept when it ends.
+    void keep_thread_rows();
+    // The rows of the threads that ended and of those still running, in the order
+    // they began; valid until the next call. Call after finish().
+    const ThreadRow* thread_rows(size_t& count);
+
     // fork(): the child keeps counting, but the parent's file is not its to write.
-    // `forking` is the calling thread's log (null if it has none).
-    void before_fork(ThreadLog* forking);
-    void after_fork_in_parent() { pthread_mutex_unlock(&mutex_); }
+    // `own` is the forking thread's log (null if it has none). Nothing is prepared in
+    // the parent: holding the lock across fork() would deadlock against stdio (another
+    // thread waits for it under a FILE lock that fork() itself waits for), and against
+    // fork() called by a signal handler that interrupted this thread in the recorder.
+    // The child therefore starts from whatever state the fork caught; this takes no
+    // lock, never waits, and is safe in a signal handler.
     void after_fork_in_child(ThreadLog* own);
 
   private:
@@ -127,6 +169,7 @@ class Recorder {
         return stack < UINT32_MAX ? static_cast<uint32_t>(stack) : UINT32_MAX;
     }
     void become_direct_locked(ThreadLog& log);
+    // No other thread has a log in use (the thread's own nested log does not count).
     bool alone_locked(const ThreadLog& log) const;
     // Ends direct recording; false if the owner is still recording after `max_waits`.
     bool revoke_direct_locked(ThreadLog* caller, int max_waits = -1);
@@ -138,21 +181,49 @@ class Recorder {
         bool take_all;  // the merging thread's own events: all of them, whatever their stamp
     };
 
+    // The lock, noting (per thread) that this thread wants or holds it: a signal handler
+    // running on this thread must not wait for it then.
+    void lock();
+    bool try_lock();
+    void unlock();
+    // The lock, unless this thread may hold it already, which is false.
+    bool lock_unless_held_here();
+
+    ThreadLog* take_free_log_locked(bool may_merge);
+    ThreadLog* attach_nested(ThreadLog& own, bool may_wait);
+    void reset_log(ThreadLog& log, ThreadLog* parent);
+    // Takes back the logs of threads that are gone: those whose destructor has run, or
+    // with `every_thread`, all of them.
+    void reclaim_locked(bool every_thread);
+    void retire_locked(ThreadLog& log);
+    void wait_for_calls_in_progress(const ThreadLog* finishing);
+
     void merge_full_log(ThreadLog& log);
     void empty_full_log_locked(ThreadLog& log);
     void merge_locked(ThreadLog* own, uint64_t cutoff);
-    const Event* emit_run(const Event* event, const Event* end, uint64_t bound);
+    const Event* emit_run(ThreadLog& log, const Event* event, const Event* end, uint64_t bound);
     void write_output();
     static constexpr int kCrashWaits = 2000;  // yields a fatal signal's handler waits at most
     void complete_file_locked(uint64_t end_time);
     void fold_counters_locked(Stats& totals);
     bool ensure_cursor_room(uint32_t count);
+    void bring_stream_up_to_date_locked(ThreadLog* own);
+    void keep_row_locked(const ThreadLog& log);
+
+    bool keep_rows_ = false;
+    ThreadRow* rows_ = nullptr;
+    size_t row_count_ = 0, row_capacity_ = 0;
+    uint64_t next_serial_ = 0;
 
     pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
+    std::atomic<const void*> holder_{nullptr};  // which thread holds the lock (lock())
     DataFile* file_ = nullptr;
     uint32_t log_capacity_ = kMaxLogCapacity;
     ThreadLog* logs_ = nullptr;
     uint32_t log_count_ = 0;
+    uint32_t ended_count_ = 0;         // logs in use whose thread may be gone (not the main thread)
+    uint32_t next_full_reclaim_ = 64;  // log count at which every log's thread is looked for
+    bool stopping_ = false;            // the run is ending: no new logs
     Cursor* cursors_ = nullptr;
     uint32_t cursor_capacity_ = 0;
 

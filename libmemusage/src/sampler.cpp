@@ -20,9 +20,10 @@ std::atomic<bool> yielded{false};
 timer_t timer;
 
 void on_tick(int, siginfo_t*, void* context) {
-    // Inside a hook the thread's log is half-written; the tick is simply skipped.
+    // Inside a hook the thread's log is half-written; the tick is simply skipped. So it is
+    // when the thread counts nothing (the run is ending) or counts in its nested log.
     ThreadLog* log = collector::counting_log;
-    if (log == nullptr ||
+    if (log == nullptr || log->stop_requested.load(std::memory_order_relaxed) ||
         collector::state.load(std::memory_order_relaxed) != collector::State::active)
         return;
     int saved_errno = errno;

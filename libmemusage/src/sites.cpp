@@ -67,6 +67,12 @@ uint32_t capture_site() {
     return stacks.intern(frames, depth);
 }
 
+void prepare_thread() {
+    if (!enabled) return;
+    uintptr_t frames[1];
+    unwind::capture(frames, 1);
+}
+
 const char* finish(bool crashed) {
     if (!enabled || !file.is_open() || written.exchange(true)) return nullptr;
     uint32_t flags = (crashed ? sites_format::kEndedByCrash : 0) |

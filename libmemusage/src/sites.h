@@ -28,6 +28,12 @@ SiteAccounts* accounts();
 // real allocator or the recorder takes any lock.
 uint32_t capture_site();
 
+// A thread's first counted call, before it counts anything: libunwind's first unwind on a
+// thread allocates its thread-local memory (through __tls_get_addr, with malloc), which the
+// caller keeps uncounted here, where it is still attaching the thread. Later, the same
+// allocation would look like a signal handler's call inside a hook, which is counted.
+void prepare_thread();
+
 // At exit, once the recorder has merged every event (from a fatal signal's handler too,
 // `crashed`): writes the file if this process owns it. Returns a message for the user
 // when it could not, else null.

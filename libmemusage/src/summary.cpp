@@ -90,7 +90,96 @@ void histogram(SummaryBuffer& out, const Escapes& e, const Stats& stats) {
     }
 }
 
+const char* call_name(Call call) {
+    switch (call) {
+        case Call::malloc:
+            return "malloc";
+        case Call::realloc:
+            return "realloc";
+        case Call::calloc:
+            return "calloc";
+        case Call::aligned:
+            return "aligned";
+        case Call::free:
+            return "free";
+        case Call::mmap_r:
+        case Call::mmap_w:
+        case Call::mmap_a:
+            return "mmap";
+        case Call::mremap:
+            return "mremap";
+        case Call::munmap:
+            return "munmap";
+    }
+    return "?";
+}
+
+const char* calls_word(uint64_t count) { return count == 1 ? "call" : "calls"; }
+
+void injection_rule(SummaryBuffer& out, const GateConfig& config) {
+    switch (config.injection) {
+        case Injection::none:
+            break;
+        case Injection::nth_call:
+            out.printf("fail allocation call %" PRIu64, config.nth);
+            break;
+        case Injection::from_nth_call:
+            out.printf("fail every allocation call from %" PRIu64 " on", config.nth);
+            break;
+        case Injection::random:
+            out.printf("fail each allocation call with probability %s, seed %" PRIu64,
+                       config.probability.text, config.seed);
+            break;
+    }
+}
+
 }  // namespace
+
+void write_gate_report(const GateReport& report, const SummaryStyle& style, SummarySink sink,
+                       void* context) {
+    const Escapes& e = style.color ? kColor : kPlain;
+    SummaryBuffer out(sink, context);
+    if (report.config.limited) {
+        out.printf("%sAllocation limit:%s %" PRIu64 " bytes; %" PRIu64 " %s refused", e.title,
+                   e.title_end, report.config.limit, report.refused, calls_word(report.refused));
+        if (report.refused != 0)
+            out.printf(", the first a %s of %" PRIu64 " bytes at heap size %" PRIu64,
+                       call_name(report.first_refused_call), report.first_refused_size,
+                       report.first_refused_heap);
+        out.text("\n");
+    }
+    if (report.config.injection != Injection::none) {
+        out.printf("%sFailure injection:%s ", e.title, e.title_end);
+        injection_rule(out, report.config);
+        out.printf("; %" PRIu64 " %s made to fail", report.injected, calls_word(report.injected));
+        uint64_t listed =
+            report.injected < GateReport::kListed ? report.injected : GateReport::kListed;
+        for (uint64_t i = 0; i < listed; ++i)
+            out.printf("%s #%" PRIu64 " %s", i == 0 ? ":" : ",", report.listed[i].number,
+                       call_name(report.listed[i].call));
+        if (report.injected > listed)
+            out.printf(", and %" PRIu64 " more", report.injected - listed);
+        out.text("\n");
+    }
+}
+
+void write_thread_table(const ThreadRow* rows, size_t count, const SummaryStyle& style,
+                        SummarySink sink, void* context) {
+    const Escapes& e = style.color ? kColor : kPlain;
+    SummaryBuffer out(sink, context);
+    out.printf("%sThreads:%s %zu\n", e.title, e.title_end, count);
+    out.printf(
+        "%s       tid  name                   calls      allocated          freed  "
+        "       net  stack peak%s\n",
+        e.header, e.header_end);
+    for (size_t i = 0; i < count; ++i) {
+        const ThreadRow& row = rows[i];
+        out.printf("%10" PRId64 "  %-15.15s %12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %11" PRId64
+                   " %11" PRIu64 "\n",
+                   row.tid, row.name[0] != '\0' ? row.name : "-", row.calls, row.allocated,
+                   row.freed, row.net, row.stack_peak);
+    }
+}
 
 void write_summary(const Stats& stats, const SummaryStyle& style, SummarySink sink, void* context) {
     const Escapes& e = style.color ? kColor : kPlain;

@@ -4,6 +4,8 @@
 // shared cache line.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -23,6 +25,15 @@ struct ThreadLog {
     // Owner only.
     Stats stats;
     uintptr_t stack_start;  // the first stack pointer seen on this thread
+    uint64_t stack_peak;    // the deepest this thread's stack went
+    int64_t net_heap;       // what this thread's events added to the heap, in sum
+
+    // For the per-thread table: set when the log is handed to a thread.
+    uint64_t serial;  // threads in the order they first counted
+    char name[16];    // the thread's name, read when it ends (or at exit)
+    // The alternate signal stack of the thread that has the log, kept with the log so
+    // that the next thread to have it needs no new one (fatal_signals.h).
+    void* signal_stack;
 
     // While set, the thread records straight into the recorder's stream, without its
     // log, the lock or a fence: it is the only thread recording. The owner sets it,
@@ -35,10 +46,26 @@ struct ThreadLog {
     std::atomic<uint32_t> published;
     uint32_t capacity;
 
+    // Set when the run ends: the owner counts no call it starts after seeing it. Always
+    // set in a nested log, which is never the thread's own.
+    std::atomic<bool> stop_requested;
+    // A signal handler's call that interrupted one of the owner's calls is counted in
+    // this second log of the same thread, made when first needed.
+    ThreadLog* nested;
+
     // Recorder only, under its lock.
     uint32_t consumed;  // events [0, consumed) are merged already
     bool in_use;
     ThreadLog* next;
+    ThreadLog* parent;  // for a nested log, the thread's own
+    // Where the owner keeps the log while it is between calls (null inside one), so the
+    // end of the run can wait for calls in progress; null when unknown or the thread is
+    // ending (its thread-local memory may go at any moment).
+    ThreadLog* const* counting_slot;
+    // The thread, so that its log is taken back once the kernel no longer knows it:
+    // a thread still makes calls after its last thread-specific destructor.
+    pid_t owner_process, owner_thread;
+    bool ended;  // the owner's thread-specific destructor has run
 
     Event events[1];  // `capacity` of them; the log is allocated with room for all
 
@@ -48,7 +75,9 @@ struct ThreadLog {
 
     uint64_t stack_use(uintptr_t sp) {
         if (stack_start == 0) stack_start = sp;
-        return stack_start > sp ? stack_start - sp : 0;
+        uint64_t use = stack_start > sp ? stack_start - sp : 0;
+        stack_peak = use > stack_peak ? use : stack_peak;
+        return use;
     }
 };
 

@@ -1,4 +1,4 @@
-// mmap, mremap and munmap as MEMUSAGE_TRACE_MMAP counts them.
+// mmap, mremap, munmap and mprotect as MEMUSAGE_TRACE_MMAP counts them.
 #pragma once
 
 #include <sys/types.h>
@@ -14,5 +14,6 @@ void* map(Counting& counting, void* address, size_t length, int protection, int 
 void* remap(Counting& counting, void* old_address, size_t old_length, size_t new_length, int flags,
             void* new_address);
 int unmap(Counting& counting, void* address, size_t length);
+int protect(Counting& counting, void* address, size_t length, int protection);
 
 }  // namespace memusage::traced

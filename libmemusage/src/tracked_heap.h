@@ -20,7 +20,7 @@ namespace detail {
 // glibc's collector adds its header without checking and hands out a few bytes for
 // malloc(SIZE_MAX - 8); we refuse what cannot carry a header.
 inline bool with_header(size_t size, size_t header, size_t& total) {
-    if (__builtin_add_overflow(size, header, &total)) {
+    if (__builtin_add_overflow(body_bytes(size), header, &total)) {
         errno = ENOMEM;
         return false;
     }
@@ -61,12 +61,19 @@ inline void* aligned_block(size_t alignment, size_t size, uint32_t site) {
     return real != nullptr ? mark_aligned(real, alignment, size, site) : nullptr;
 }
 
+inline void free_real(void* user, const OurBlock& block) {
+    mark_freed(user, block);
+    original::free(block.real);
+}
+
 template <typename Counter>
 void* counted(Counter& counter, Call call, size_t size, void* block) {
-    if (block == nullptr)
+    if (block == nullptr) {
+        counter.admission_unused(size);
         counter.failed(call);
-    else
+    } else {
         counter.allocated(size);
+    }
     return block;
 }
 
@@ -75,6 +82,7 @@ void* counted(Counter& counter, Call call, size_t size, void* block) {
 template <typename Counter>
 void* allocate(Counter counter, size_t size) {
     counter.allocation_requested(Call::malloc, size);
+    if (!counter.admit(Call::malloc, size)) return nullptr;
     return detail::counted(counter, Call::malloc, size, detail::plain_block(size, counter.site()));
 }
 
@@ -87,6 +95,7 @@ void* allocate_zeroed(Counter counter, size_t count, size_t size) {
         return nullptr;
     }
     counter.allocation_requested(Call::calloc, bytes);
+    if (!counter.admit(Call::calloc, bytes)) return nullptr;
     // malloc and memset, as glibc's collector does: the real calloc skips the
     // per-thread cache, so it would lay the heap out differently and the program
     // would see other addresses (and other in-place resizes) than under glibc's.
@@ -109,10 +118,12 @@ template <typename Counter>
 void* reallocate(Counter counter, void* block, size_t size) {
     if (block == nullptr) {
         counter.resize_requested(Call::realloc, 0, size);
+        if (!counter.admit(Call::realloc, size)) return nullptr;
         void* fresh = detail::plain_block(size, counter.site());
-        if (fresh == nullptr)
+        if (fresh == nullptr) {
+            counter.admission_unused(size);
             counter.failed(Call::realloc);
-        else
+        } else
             counter.reallocated(0, size, true);
         return fresh;
     }
@@ -122,10 +133,12 @@ void* reallocate(Counter counter, void* block, size_t size) {
     if (size == 0) {
         counter.realloc_call();
         counter.realloc_freed(old.size);
-        original::free(old.real);
+        detail::free_real(block, old);
         return nullptr;
     }
     counter.resize_requested(Call::realloc, old.size, size);
+    uint64_t growth = size > old.size ? size - old.size : 0;
+    if (!counter.admit(Call::realloc, growth)) return nullptr;
     void* resized = nullptr;
     bool moved = true;
     size_t total;
@@ -134,7 +147,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
         resized = detail::plain_block(size, old.site);
         if (resized != nullptr) {
             memcpy(resized, block, old.size < size ? old.size : size);
-            original::free(old.real);
+            detail::free_real(block, old);
         }
     } else if (detail::with_header(size, detail::header_bytes(old.site), total)) {
         void* real = original::realloc(old.real, total);
@@ -143,10 +156,12 @@ void* reallocate(Counter counter, void* block, size_t size) {
             resized = detail::mark_plain_or_sited(real, size, old.site);
         }
     }
-    if (resized == nullptr)
+    if (resized == nullptr) {
+        counter.admission_unused(growth);
         counter.failed(Call::realloc);
-    else
+    } else {
         counter.reallocated(old.size, size, moved);
+    }
     return resized;
 }
 
@@ -169,14 +184,16 @@ void release(Counter counter, void* block) {
     }
     OurBlock ours;
     if (!find_block(block, ours)) {
-        original::free(block);
+        // Not ours, or ours and freed before: glibc's checks get the address it knows.
+        void* freed_before = freed_real_block(block);
+        original::free(freed_before != nullptr ? freed_before : block);
         return;
     }
     // Recorded before the memory goes back, so another thread that gets it next is
     // recorded after us.
     counter.keep_site(ours.site);
     counter.freed(ours.size);
-    original::free(ours.real);
+    detail::free_real(block, ours);
 }
 
 inline size_t usable_size(void* block) {
@@ -184,13 +201,15 @@ inline size_t usable_size(void* block) {
     OurBlock ours;
     if (!find_block(block, ours)) return original::malloc_usable_size(block);
     size_t offset = static_cast<size_t>(static_cast<char*>(block) - static_cast<char*>(ours.real));
-    return original::malloc_usable_size(ours.real) - offset;
+    // The padding is ours: with MALLOC_CHECK_, whose sizes are exact, malloc(7) says 7.
+    return original::malloc_usable_size(ours.real) - offset - padding_of(ours.size);
 }
 
 // memalign and aligned_alloc (the same function in glibc 2.36).
 template <typename Counter>
 void* allocate_aligned(Counter counter, size_t alignment, size_t size) {
     counter.allocation_requested(Call::aligned, size);
+    if (!counter.admit(Call::aligned, size)) return nullptr;
     void* block = nullptr;
     if (alignment > SIZE_MAX / 2 + 1) {
         errno = EINVAL;
@@ -228,10 +247,14 @@ int posix_allocate_aligned(Counter counter, void** result, size_t alignment, siz
         counter.failed(Call::aligned);
         return EINVAL;
     }
+    // glibc's leaves errno alone on success and at ENOMEM on failure, as malloc does.
     int saved_errno = errno;
     void* block = allocate_aligned(counter, alignment, size);
+    if (block == nullptr) {
+        errno = ENOMEM;  // as glibc's leaves it, besides returning it
+        return ENOMEM;
+    }
     errno = saved_errno;
-    if (block == nullptr) return ENOMEM;
     *result = block;
     return 0;
 }

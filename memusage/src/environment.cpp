@@ -1,7 +1,11 @@
 #include "environment.h"
 
+#include <limits.h>
+#include <memusage/run_start.h>
+
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 namespace memusage {
 namespace {
@@ -82,7 +86,17 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
     // shell): this run's data file has no owner yet.
     environment.unset("MEMUSAGE_OUTPUT_OWNER");
     environment.unset("MEMUSAGE_SITES_OWNER");
-    if (!data_path.empty()) environment.set("MEMUSAGE_OUTPUT", data_path);
+    environment.unset(kRunStartVariable);
+    if (!data_path.empty()) {
+        environment.set("MEMUSAGE_OUTPUT", data_path);
+        // The run starts here: whatever the program starts (siblings under a shell
+        // included, and even when the program itself cannot load the collector) sees
+        // whether a process of this run has already written the file.
+        char run_start[PATH_MAX + 128];
+        if (format_run_start(file_state(data_path.c_str()), data_path.c_str(), run_start,
+                             sizeof run_start))
+            environment.set(kRunStartVariable, run_start);
+    }
     if (!sites_path.empty()) environment.set("MEMUSAGE_SITES", sites_path);
     if (!options.progname.empty()) environment.set("MEMUSAGE_PROG_NAME", options.progname);
     if (!options.buffer_size.empty()) {
@@ -91,6 +105,22 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
     if (options.no_timer) environment.set("MEMUSAGE_NO_TIMER", "yes");
     if (options.trace_mmap) environment.set("MEMUSAGE_TRACE_MMAP", "yes");
     if (options.color) environment.set("MEMUSAGE_COLOR", color_word(*options.color));
+    // An injection asked for here replaces any the caller's environment had: two
+    // would make the collector ignore both.
+    if (!options.fail_at.empty() || !options.fail_from.empty() ||
+        !options.fail_probability.empty()) {
+        for (const char* name : {"MEMUSAGE_FAIL_AT", "MEMUSAGE_FAIL_FROM",
+                                 "MEMUSAGE_FAIL_PROBABILITY", "MEMUSAGE_FAIL_SEED"})
+            environment.unset(name);
+    }
+    for (const auto& [name, value] : {std::pair{"MEMUSAGE_LIMIT", &options.limit},
+                                      {"MEMUSAGE_FAIL_AT", &options.fail_at},
+                                      {"MEMUSAGE_FAIL_FROM", &options.fail_from},
+                                      {"MEMUSAGE_FAIL_PROBABILITY", &options.fail_probability},
+                                      {"MEMUSAGE_FAIL_SEED", &options.fail_seed}}) {
+        if (!value->empty()) environment.set(name, *value);
+    }
+    if (options.thread_table) environment.set("MEMUSAGE_THREADS", "yes");
     return environment.take();
 }
 

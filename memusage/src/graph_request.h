@@ -7,7 +7,17 @@
 
 namespace memusage {
 
-// Returns a message for the user when no picture was made, else empty.
-std::string draw_requested_graph(const DriverOptions& options, const std::string& data_path);
+// Why the requested picture could not be drawn whatever the run gives, or empty: checked
+// before the program runs, so that a typing mistake does not cost a whole run.
+std::string graph_request_error(const DriverOptions& options);
+
+enum class GraphOutcome { drawn, nothing_recorded, failed };
+
+struct GraphResult {
+    GraphOutcome outcome = GraphOutcome::drawn;
+    std::string message;  // for the user, unless drawn
+};
+
+GraphResult draw_requested_graph(const DriverOptions& options, const std::string& data_path);
 
 }  // namespace memusage

@@ -18,8 +18,17 @@ std::string_view help_text() {
            "      --no-timer          Do not sample the stack with a timer\n"
            "   -m,--mmap              Also trace mmap, mremap and munmap\n"
            "      --color=WHEN        Colour the summary: auto, always or never\n"
+           "      --threads           Add a table with a row per thread to the summary\n"
            "      --sites[=N]         After the summary, report the top N (10) allocation\n"
            "                          sites: by bytes at the heap peak, leaked, allocated\n"
+           "\n"
+           " Out-of-memory testing (allocations fail as glibc's malloc fails, ENOMEM):\n"
+           "      --limit=SIZE        Refuse allocations that would take the heap past\n"
+           "                          SIZE bytes (suffixes k, M, G or KiB, MiB, GiB)\n"
+           "      --fail-at=N         Make the Nth allocation call fail\n"
+           "      --fail-from=N       Make every allocation call from the Nth on fail\n"
+           "      --fail-probability=P  Make each allocation call fail with probability P\n"
+           "      --fail-seed=S       The seed for --fail-probability (default 0)\n"
            "\n"
            "   -?,--help              Print this help and exit\n"
            "      --usage             Print a short usage message and exit\n"
@@ -41,8 +50,10 @@ std::string_view help_text() {
 
 std::string_view usage_text() {
     return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
-           "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--sites[=N]]\n"
-           "\t    [--time-based] [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
+           "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--threads]\n"
+           "\t    [--sites[=N]] [--limit=SIZE] [--fail-at=N] [--fail-from=N]\n"
+           "\t    [--fail-probability=P] [--fail-seed=S] [--time-based]\n"
+           "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
            "\t    PROGRAM [PROGRAMOPTION]...\n";
 }
 

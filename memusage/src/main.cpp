@@ -28,6 +28,7 @@ namespace {
 
 constexpr int kUsageError = 1;
 constexpr int kSetupError = 1;
+constexpr int kGraphError = 1;
 
 void print(std::FILE* stream, std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stream);
@@ -52,6 +53,12 @@ std::string absolute_path(const std::string& path) {
 }
 
 int run(const DriverOptions& options) {
+    if (!options.png_path.empty()) {
+        if (std::string error = graph_request_error(options); !error.empty()) {
+            complain(error);
+            return kUsageError;
+        }
+    }
     CollectorLocation collector = locate_collector();
     if (!collector.error.empty()) {
         complain(collector.error);
@@ -109,12 +116,14 @@ int run(const DriverOptions& options) {
         print(stderr, message + "\n");
     }
 
+    int status = driver_exit_status(outcome);
     bool may_have_profile =
         obstacle == PreloadObstacle::none && outcome.kind != ProgramOutcome::Kind::not_run;
     if (!options.png_path.empty() && may_have_profile) {
-        if (std::string error = draw_requested_graph(options, data_path); !error.empty()) {
-            complain(error);
-        }
+        GraphResult graph = draw_requested_graph(options, data_path);
+        if (graph.outcome != GraphOutcome::drawn) complain(graph.message);
+        // A picture asked for and not made is a failure, even of a successful program.
+        if (graph.outcome == GraphOutcome::failed && status == 0) status = kGraphError;
     }
     if (options.sites && may_have_profile) {
         std::string report;
@@ -125,7 +134,7 @@ int run(const DriverOptions& options) {
             print(stderr, "\n" + report);
         }
     }
-    return driver_exit_status(outcome);
+    return status;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <climits>
 
+#include "memusage/quantities.h"
+
 namespace po = boost::program_options;
 
 namespace memusage {
@@ -14,23 +16,29 @@ po::options_description driver_option_table() {
     // --sites=N, or --sites alone (see is_sites_without_count).
     auto* optional_count = po::value<std::string>()->implicit_value("");
     // Only the arity matters here; values are checked below, in command-line order.
-    table.add_options()                           //
-        ("progname,n", po::value<std::string>())  //
-        ("png,p", po::value<std::string>())       //
-        ("data,d", po::value<std::string>())      //
-        ("unbuffered,u", po::bool_switch())       //
-        ("buffer,b", po::value<std::string>())    //
-        ("no-timer", po::bool_switch())           //
-        ("mmap,m", po::bool_switch())             //
-        ("color", po::value<std::string>())       //
-        ("sites", optional_count)                 //
-        ("time-based,t", po::bool_switch())       //
-        ("total,T", po::bool_switch())            //
-        ("title", po::value<std::string>())       //
-        ("x-size,x", po::value<std::string>())    //
-        ("y-size,y", po::value<std::string>())    //
-        ("help,?", po::bool_switch())             //
-        ("usage", po::bool_switch())              //
+    table.add_options()                                 //
+        ("progname,n", po::value<std::string>())        //
+        ("png,p", po::value<std::string>())             //
+        ("data,d", po::value<std::string>())            //
+        ("unbuffered,u", po::bool_switch())             //
+        ("buffer,b", po::value<std::string>())          //
+        ("no-timer", po::bool_switch())                 //
+        ("mmap,m", po::bool_switch())                   //
+        ("color", po::value<std::string>())             //
+        ("sites", optional_count)                       //
+        ("limit", po::value<std::string>())             //
+        ("fail-at", po::value<std::string>())           //
+        ("fail-from", po::value<std::string>())         //
+        ("fail-probability", po::value<std::string>())  //
+        ("fail-seed", po::value<std::string>())         //
+        ("threads", po::bool_switch())                  //
+        ("time-based,t", po::bool_switch())             //
+        ("total,T", po::bool_switch())                  //
+        ("title", po::value<std::string>())             //
+        ("x-size,x", po::value<std::string>())          //
+        ("y-size,y", po::value<std::string>())          //
+        ("help,?", po::bool_switch())                   //
+        ("usage", po::bool_switch())                    //
         ("version,V", po::bool_switch());
     return table;
 }
@@ -137,6 +145,27 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
         out.sites =
             value.empty() ? std::optional<unsigned>(kDefaultSitesShown) : parse_unsigned(value);
         if (!out.sites || *out.sites == 0) return invalid("number of sites");
+    } else if (key == "limit") {
+        uint64_t bytes;
+        if (!parse_size(value.c_str(), bytes))
+            return invalid("size") + "; use digits, then nothing or k, M, G (KiB, MiB, GiB)";
+        out.limit = value;
+    } else if (key == "fail-at" || key == "fail-from") {
+        uint64_t number;
+        if (!parse_count(value.c_str(), number) || number == 0)
+            return invalid("call number") + "; calls are counted from 1";
+        (key == "fail-at" ? out.fail_at : out.fail_from) = value;
+    } else if (key == "fail-probability") {
+        Probability probability;
+        if (!parse_probability(value.c_str(), probability))
+            return invalid("probability") + "; use a number from 0 to 1";
+        out.fail_probability = value;
+    } else if (key == "fail-seed") {
+        uint64_t seed;
+        if (!parse_count(value.c_str(), seed)) return invalid("seed") + "; use digits";
+        out.fail_seed = value;
+    } else if (key == "threads") {
+        out.thread_table = true;
     } else if (key == "time-based") {
         out.time_based = true;
     } else if (key == "total") {
@@ -209,6 +238,20 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
             result.error = std::move(error);
             return result;
         }
+    }
+    const DriverOptions& options = result.options;
+    int injections =
+        !options.fail_at.empty() + !options.fail_from.empty() + !options.fail_probability.empty();
+    if (result.action == DriverAction::run && injections > 1) {
+        result.action = DriverAction::fail;
+        result.error = "memusage: --fail-at, --fail-from and --fail-probability exclude each other";
+        return result;
+    }
+    if (result.action == DriverAction::run && !options.fail_seed.empty() &&
+        options.fail_probability.empty()) {
+        result.action = DriverAction::fail;
+        result.error = "memusage: --fail-seed goes with --fail-probability";
+        return result;
     }
     if (result.action == DriverAction::run && result.options.command.empty()) {
         result.action = DriverAction::fail;

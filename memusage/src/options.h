@@ -20,6 +20,13 @@ struct DriverOptions {
     bool trace_mmap = false;         // -m
     std::optional<ColorWhen> color;  // --color; unset leaves the collector's own choice
     std::optional<unsigned> sites;   // --sites[=N]: report the top N allocation sites
+    // Out-of-memory testing and the per-thread table, as given (validated).
+    std::string limit;             // --limit=SIZE
+    std::string fail_at;           // --fail-at=N
+    std::string fail_from;         // --fail-from=N
+    std::string fail_probability;  // --fail-probability=P
+    std::string fail_seed;         // --fail-seed=S
+    bool thread_table = false;     // --threads
     // Passed to the graph.
     bool time_based = false;         // -t
     bool total = false;              // -T

@@ -60,9 +60,11 @@ void EnvelopeSeries::merge_later(const EnvelopeSeries& later) {
             range.max = std::max(range.max, (from.*curve).max);
             range.last = (from.*curve).last;
         }
+        into.before_last_time = from.records >= 2 ? from.before_last_time : into.last_time;
         into.last_time = from.last_time;
         into.records += from.records;
     }
+    timeless_records_ += later.timeless_records_;
 }
 
 void EnvelopeSeries::add(std::span<const Record> events) {
@@ -75,19 +77,29 @@ void EnvelopeSeries::add(std::span<const Record> events) {
 namespace {
 
 // One run of events that share a column; kept in locals so the loop stays in registers.
+// Returns how many were timeless, and left out.
 template <bool kWithTotal>
-void accumulate(Column& column, std::span<const Record> run) {
+uint64_t accumulate(Column& column, std::span<const Record> run) {
     ValueRange heap = column.heap, stack = column.stack, total = column.total;
+    uint64_t last_time = column.last_time, before_last_time = column.before_last_time;
+    uint64_t taken = 0;
     for (const Record& r : run) {
+        if (is_timeless(r)) [[unlikely]]
+            continue;
         heap.add(r.heap);
         stack.add(r.stack);
         if constexpr (kWithTotal) total.add(saturating_add(r.heap, r.stack));
+        before_last_time = last_time;
+        last_time = r.time();
+        ++taken;
     }
     column.heap = heap;
     column.stack = stack;
     column.total = total;
-    column.last_time = run.back().time();
-    column.records += run.size();
+    column.last_time = last_time;
+    column.before_last_time = before_last_time;
+    column.records += taken;
+    return run.size() - taken;
 }
 
 }  // namespace
@@ -101,10 +113,8 @@ void EnvelopeSeries::add_by_call(std::span<const Record> events) {
         // Events beyond the announced count (a caller's mistake) pile into the last column.
         const uint64_t room = column_end_ > next_event_ ? column_end_ - next_event_ : UINT64_MAX;
         const auto run = static_cast<std::size_t>(std::min<uint64_t>(room, events.size()));
-        if (with_total_)
-            accumulate<true>(columns_[column_], events.first(run));
-        else
-            accumulate<false>(columns_[column_], events.first(run));
+        timeless_records_ += with_total_ ? accumulate<true>(columns_[column_], events.first(run))
+                                         : accumulate<false>(columns_[column_], events.first(run));
         next_event_ += run;
         events = events.subspan(run);
     }
@@ -116,10 +126,8 @@ void EnvelopeSeries::add_by_time(std::span<const Record> events) {
         const uint64_t t = std::clamp(r.time(), start_time_, end_time_);
         const double x = static_cast<double>(t - start_time_) * columns_per_tick_;
         const auto column = static_cast<std::size_t>(std::min(x, last_column));
-        if (with_total_)
-            accumulate<true>(columns_[column], {&r, 1});
-        else
-            accumulate<false>(columns_[column], {&r, 1});
+        timeless_records_ += with_total_ ? accumulate<true>(columns_[column], {&r, 1})
+                                         : accumulate<false>(columns_[column], {&r, 1});
     }
 }
 

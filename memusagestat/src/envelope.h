@@ -26,6 +26,7 @@ struct ValueRange {
 struct Column {
     ValueRange heap, stack, total;  // total = heap + stack, saturating
     uint64_t last_time = 0;         // of the last record placed here
+    uint64_t before_last_time = 0;  // of the record before it, when records >= 2
     uint64_t records = 0;           // 0: no record fell into this column
 
     bool empty() const { return records == 0; }
@@ -47,7 +48,8 @@ class EnvelopeSeries {
     // the file can be built on its own (one part per thread). Time placement ignores it.
     void skip_to_event(uint64_t index);
 
-    // Feed the events in file order, in as many pieces as convenient.
+    // Feed the events in file order, in as many pieces as convenient. Timeless records
+    // (time 0, what a kill leaves) keep their place on the call axis but are not drawn.
     void add(std::span<const memusage::Record> events);
 
     // Folds in a series of the same placement built from the events that follow this
@@ -58,6 +60,7 @@ class EnvelopeSeries {
     uint64_t max_heap() const;
     uint64_t max_stack() const;
     uint64_t max_total() const;
+    uint64_t timeless_records() const { return timeless_records_; }
 
   private:
     EnvelopeSeries(unsigned columns, bool time_based, bool with_total);
@@ -68,6 +71,7 @@ class EnvelopeSeries {
     std::vector<Column> columns_;
     bool time_based_;
     bool with_total_;
+    uint64_t timeless_records_ = 0;
     // call placement
     uint64_t event_count_ = 0;
     uint64_t next_event_ = 0;

@@ -88,12 +88,16 @@ void warn(const GraphOptions& options, const std::string& message) {
 
 }  // namespace
 
+std::string picture_size_error(unsigned width, unsigned height) {
+    if (width <= kMaxPictureSide && height <= kMaxPictureSide) return {};
+    return "picture size " + std::to_string(width) + "x" + std::to_string(height) +
+           " too large (at most " + std::to_string(kMaxPictureSide) + " pixels a side)";
+}
+
 std::string draw_graph(const std::string& data_path, const std::string& out_path,
                        const GraphOptions& options) {
-    if (options.width > kMaxPictureSide || options.height > kMaxPictureSide)
-        return "picture size " + std::to_string(options.width) + "x" +
-               std::to_string(options.height) + " too large (at most " +
-               std::to_string(kMaxPictureSide) + " pixels a side)";
+    if (std::string error = picture_size_error(options.width, options.height); !error.empty())
+        return error;
     PlotSpec spec;
     spec.width = std::max(options.width, kMinPictureWidth);
     spec.height = std::max(options.height, kMinPictureHeight);
@@ -107,10 +111,10 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
         warn(options, data_path + ": ignoring the last " +
                           std::to_string(profile.ignored_tail_bytes) +
                           " bytes, a partial record (the run was killed while writing)");
-    if (profile.unwritten_tail_records != 0)
-        warn(options, data_path + ": ignoring the last " +
-                          std::to_string(profile.unwritten_tail_records) +
-                          " records, zeros: room made for records a kill stopped the run writing");
+    if (profile.header.repaired)
+        warn(options, data_path +
+                          ": the file is incomplete (the run died, or writing it failed): its "
+                          "peaks were recovered from its records");
 
     const ProfileHeader& header = profile.header;
     spec.event_count = profile.events.size();
@@ -125,6 +129,10 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
                               header.start_time, header.end_time};
     const EnvelopeSeries series =
         build_envelope(file, placement, envelope_parts(profile.events.size()));
+    if (const uint64_t timeless = profile.timeless_tail_records + series.timeless_records())
+        warn(options, data_path + ": ignoring " + std::to_string(timeless) +
+                          " records with time 0: room made for records, or a record cut short, "
+                          "by a kill while the run was writing");
 
     // The data can exceed a header written by a different run or a damaged file; the
     // scale then grows so that no curve leaves the frame.

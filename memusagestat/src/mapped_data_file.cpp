@@ -31,9 +31,11 @@ std::string system_error(const char* what) {
     return std::string(what) + ": " + std::strerror(errno);
 }
 
-// A header only a few bytes long: best effort, since a read-only file still draws.
+// A header only a few bytes long: best effort, since a read-only file still draws. A
+// header with no end time (no record had one) would mislead every later reader.
 void write_back_header(const std::string& path, const ProfileHeader& header) {
-    FileDescriptor file{::open(path.c_str(), O_WRONLY | O_CLOEXEC)};
+    if (header.end_time == 0) return;
+    FileDescriptor file{::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)};
     if (file.fd < 0) return;
     Record records[2];
     encode_header(header, records);
@@ -48,9 +50,13 @@ MappedDataFile::~MappedDataFile() {
 }
 
 std::string MappedDataFile::open(const std::string& path) {
-    FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (file.fd < 0) return system_error("cannot open input file");
+    // Opening a FIFO for reading waits for a writer, possibly for ever: look first, and
+    // open without waiting in case the name changes in between.
     struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) return system_error("cannot open input file");
+    if (!S_ISREG(info.st_mode)) return "input file is not a regular file";
+    FileDescriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+    if (file.fd < 0) return system_error("cannot open input file");
     if (::fstat(file.fd, &info) != 0) return system_error("cannot read input file");
     if (!S_ISREG(info.st_mode)) return "input file is not a regular file";
     const auto size = static_cast<std::size_t>(info.st_size);

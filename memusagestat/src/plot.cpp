@@ -145,36 +145,58 @@ void draw_scale_title(cairo_t* cr, const TextPainter& text, const Frame& frame, 
     cairo_restore(cr);
 }
 
-// The tenth of the run's time each column falls in: in time mode the column's own
-// position, in call mode the time of its last record (an empty column continues its
-// neighbour), so a call-based graph still shows where the time went.
-std::vector<unsigned> time_tenths(const PlotSpec& spec, const EnvelopeSeries& series) {
+// The strip under the axis marks the first half of every tenth of the run's time (the
+// time's percentage of the run ends in 0 to 4), as glibc's memusagestat does. By time,
+// those are fixed stretches of the axis, cut where glibc cuts them. By calls, glibc
+// colours the stretch of each record by the time of the record before it: a column is
+// yellow when any of its records' predecessors falls into a yellow part, and an empty
+// column continues its neighbour.
+std::vector<bool> yellow_columns(const PlotSpec& spec, const EnvelopeSeries& series) {
     const auto columns = series.columns();
-    std::vector<unsigned> tenths(columns.size(), 0);
-    const double span = static_cast<double>(spec.end_time - spec.start_time);
-    unsigned current = 0;
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-        if (spec.time_based) {
-            current = static_cast<unsigned>(c * 10 / columns.size());
-        } else if (!columns[c].empty() && spec.end_time > spec.start_time) {
-            const uint64_t t = std::clamp(columns[c].last_time, spec.start_time, spec.end_time);
-            current = std::min(
-                9u, static_cast<unsigned>(static_cast<double>(t - spec.start_time) * 10 / span));
-        }
-        tenths[c] = current;
+    const std::size_t width = columns.size();
+    std::vector<bool> yellow(width, false);
+    if (spec.time_based) {
+        for (std::size_t twentieth = 0; twentieth < 20; twentieth += 2)
+            for (std::size_t c = twentieth * width / 20; c < (twentieth + 1) * width / 20; ++c)
+                yellow[c] = true;
+        return yellow;
     }
-    return tenths;
+    if (spec.event_count == 0) return yellow;
+    auto percent = [&](uint64_t time) -> uint64_t {
+        if (spec.end_time <= spec.start_time) return 0;
+        const uint64_t t = std::clamp(time, spec.start_time, spec.end_time);
+        return static_cast<uint64_t>(static_cast<unsigned __int128>(t - spec.start_time) * 100 /
+                                     (spec.end_time - spec.start_time));
+    };
+    // Times from `from` to `to` (in file order, so not decreasing) reach a yellow part.
+    auto reaches_yellow = [&](uint64_t from, uint64_t to) {
+        const uint64_t first = percent(from), last = std::max(first, percent(to));
+        return first % 10 < 5 || last >= first - first % 10 + 10;
+    };
+    uint64_t previous = spec.start_time;
+    bool current = true;
+    for (std::size_t c = 0; c < width; ++c) {
+        const Column& column = columns[c];
+        if (!column.empty()) {
+            current =
+                reaches_yellow(previous, column.records >= 2 ? column.before_last_time : previous);
+            previous = column.last_time;
+        }
+        yellow[c] = current;
+    }
+    return yellow;
 }
 
 void draw_time_strip(cairo_t* cr, const PlotSpec& spec, const Frame& frame,
                      const EnvelopeSeries& series) {
-    const std::vector<unsigned> tenths = time_tenths(spec, series);
+    const std::vector<bool> yellow = yellow_columns(spec, series);
     set_colour(cr, kTimeStrip);
     std::size_t c = 0;
-    while (c < tenths.size()) {
+    while (c < yellow.size()) {
         std::size_t end = c;
-        while (end < tenths.size() && tenths[end] == tenths[c]) ++end;
-        if (tenths[c] % 2 == 0) cairo_rectangle(cr, frame.left + c, frame.bottom + 1, end - c, 4);
+        while (end < yellow.size() && yellow[end] == yellow[c]) ++end;
+        // glibc's rows: the six below the frame's bottom line.
+        if (yellow[c]) cairo_rectangle(cr, frame.left + c, frame.bottom + 1, end - c, 6);
         c = end;
     }
     cairo_fill(cr);

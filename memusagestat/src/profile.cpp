@@ -6,14 +6,6 @@ namespace memusagestat {
 
 using memusage::Record;
 
-namespace {
-
-bool is_unwritten(const Record& r) {
-    return r.heap == 0 && r.stack == 0 && r.time_low == 0 && r.time_high == 0;
-}
-
-}  // namespace
-
 std::string parse_profile(std::span<const std::byte> bytes, Profile& profile, HeaderRepair repair) {
     if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(Record) != 0)
         return "internal error: data not aligned for records";
@@ -26,6 +18,12 @@ std::string parse_profile(std::span<const std::byte> bytes, Profile& profile, He
     profile = Profile{};
     profile.ignored_tail_bytes = bytes.size() % sizeof(Record);
     profile.events = {records + memusage::kHeaderRecords, whole_records - memusage::kHeaderRecords};
+    // A killed run may have made room for records it never wrote (the collector lengthens
+    // the file before each write), and cut the last one it wrote short.
+    while (!profile.events.empty() && is_timeless(profile.events.back())) {
+        profile.events = profile.events.first(profile.events.size() - 1);
+        ++profile.timeless_tail_records;
+    }
 
     if (memusage::header_is_complete(records[0], records[1])) {
         profile.header.total_peak = records[0].stack;
@@ -34,12 +32,6 @@ std::string parse_profile(std::span<const std::byte> bytes, Profile& profile, He
         profile.header.stack_peak = records[1].stack;
         profile.header.end_time = records[1].time();
     } else {
-        // A killed run may have made room for records it never wrote (the collector
-        // lengthens the file before each write): zeros, where no event has time 0.
-        while (!profile.events.empty() && is_unwritten(profile.events.back())) {
-            profile.events = profile.events.first(profile.events.size() - 1);
-            ++profile.unwritten_tail_records;
-        }
         HeaderScan scan(records[0]);
         if (repair == HeaderRepair::scan_now) scan.add(profile.events);
         profile.header = scan.header();
@@ -54,18 +46,20 @@ HeaderScan::HeaderScan(const Record& first) {
 }
 
 void HeaderScan::add(std::span<const Record> events) {
-    if (events.empty()) return;
     uint64_t heap_peak = header_.heap_peak, stack_peak = header_.stack_peak,
-             total_peak = header_.total_peak;
+             total_peak = header_.total_peak, end_time = header_.end_time;
     for (const Record& r : events) {
+        if (is_timeless(r)) [[unlikely]]
+            continue;
         heap_peak = std::max(heap_peak, r.heap);
         stack_peak = std::max(stack_peak, r.stack);
         total_peak = std::max(total_peak, saturating_add(r.heap, r.stack));
+        end_time = r.time();
     }
     header_.heap_peak = heap_peak;
     header_.stack_peak = stack_peak;
     header_.total_peak = total_peak;
-    header_.end_time = events.back().time();
+    header_.end_time = end_time;
 }
 
 void encode_header(const ProfileHeader& header, Record out[2]) {

@@ -20,11 +20,18 @@ struct ProfileHeader {
     bool repaired = false;  // the file's header had zero peaks; these came from a scan
 };
 
+// No event has time 0 (the clock is a cycle counter): a record after the header whose time
+// is 0 is room the collector made that a kill stopped it filling, or a record a kill cut
+// short at a page boundary (its heap written, its stack and time not). Readers drop it.
+inline bool is_timeless(const memusage::Record& r) { return r.time_low == 0 && r.time_high == 0; }
+
 struct Profile {
     ProfileHeader header;
-    std::span<const memusage::Record> events;  // every record after the two header records
-    uint64_t ignored_tail_bytes = 0;           // a partial last record, left by a killed run
-    uint64_t unwritten_tail_records = 0;       // room a killed run made but never filled
+    // Every record after the two header records, except the timeless ones at the end;
+    // those in the middle (no writer leaves any) are for the consumer to drop.
+    std::span<const memusage::Record> events;
+    uint64_t ignored_tail_bytes = 0;     // a partial last record, left by a killed run
+    uint64_t timeless_tail_records = 0;  // timeless records dropped from the end
 };
 
 enum class HeaderRepair {
@@ -38,7 +45,8 @@ std::string parse_profile(std::span<const std::byte> bytes, Profile& profile,
                           HeaderRepair repair = HeaderRepair::scan_now);
 
 // Rebuilds the header a run that died never wrote: peaks from the events, the end time
-// of the last event. Fed in chunks so that a huge file need not be resident at once.
+// of the last event; timeless records count for neither. Fed in chunks so that a huge
+// file need not be resident at once.
 class HeaderScan {
   public:
     explicit HeaderScan(const memusage::Record& first);

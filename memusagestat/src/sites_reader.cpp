@@ -126,7 +126,8 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
 }
 
 std::string read_sites_file(const std::string& path, SitesProfile& profile) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Without O_NONBLOCK, opening a FIFO would wait for a writer; it is refused below.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
     struct stat st {};
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

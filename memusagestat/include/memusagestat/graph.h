@@ -22,6 +22,10 @@ inline constexpr unsigned kMinPictureWidth = 100;
 inline constexpr unsigned kMinPictureHeight = 80;
 inline constexpr unsigned kMaxPictureSide = 10000;
 
+// Why a picture of this size will not be drawn, or empty when it will: for callers that
+// must know before they produce the data (memusage -p checks before running the program).
+std::string picture_size_error(unsigned width, unsigned height);
+
 // Draws the data file at data_path into out_path; the format follows out_path's
 // extension (.svg, .pdf, anything else PNG). Returns an empty string on success,
 // else a message for the user (without the program name or a trailing newline).

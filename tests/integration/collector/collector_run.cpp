@@ -3,17 +3,20 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -51,16 +54,36 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
     return result;
 }
 
+using Clock = std::chrono::steady_clock;
+
 // Reads both pipes to their end, together, so that neither can fill up and block the child.
-void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
+// With a deadline, `on_deadline` runs once when it passes, and the pipes are read for at
+// most a few more seconds.
+template <typename OnDeadline>
+void drain(int out_fd, int err_fd, std::string& out, std::string& err,
+           std::optional<Clock::time_point> deadline, OnDeadline on_deadline) {
+    bool deadline_passed = false;
     pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
     std::string* sinks[2] = {&out, &err};
     int open_fds = 2;
     char buffer[65536];
     while (open_fds > 0) {
-        if (poll(fds, 2, -1) < 0) {
+        int timeout = -1;
+        if (deadline) {
+            auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
+            timeout = left.count() > 0 ? static_cast<int>(left.count()) : 0;
+        }
+        int ready = poll(fds, 2, timeout);
+        if (ready < 0) {
             if (errno == EINTR) continue;
             break;
+        }
+        if (ready == 0 && deadline) {
+            if (deadline_passed) break;  // the pipes stayed open even after the kill
+            deadline_passed = true;
+            on_deadline();
+            deadline = Clock::now() + std::chrono::seconds(5);
+            continue;
         }
         for (int i = 0; i < 2; ++i) {
             if (fds[i].fd < 0 || fds[i].revents == 0) continue;
@@ -74,6 +97,26 @@ void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
             }
         }
     }
+    for (pollfd& p : fds)
+        if (p.fd >= 0) close(p.fd);
+}
+
+// Waits for the program; with a deadline, kills its process group when that passes first
+// (a program can close both pipes and still hang).
+void reap(pid_t pid, Outcome& outcome, std::optional<Clock::time_point> deadline) {
+    while (deadline && !outcome.timed_out) {
+        pid_t reaped = waitpid(pid, &outcome.status, WNOHANG);
+        if (reaped == pid) return;
+        if (reaped < 0 && errno != EINTR) return;
+        if (Clock::now() < *deadline) {
+            usleep(10000);
+            continue;
+        }
+        outcome.timed_out = true;
+        kill(-pid, SIGKILL);
+    }
+    while (waitpid(pid, &outcome.status, 0) < 0 && errno == EINTR) {
+    }
 }
 
 std::string strip_escapes(const std::string& text) {
@@ -81,10 +124,10 @@ std::string strip_escapes(const std::string& text) {
     return std::regex_replace(text, escape, "");
 }
 
-}  // namespace
-
-Outcome run(const std::vector<std::string>& argv, const std::vector<std::string>& extra,
-            const std::string& preload) {
+Outcome run_until(const std::vector<std::string>& argv, const std::vector<std::string>& extra,
+                  const std::string& preload, std::optional<Clock::duration> limit) {
+    std::optional<Clock::time_point> deadline;
+    if (limit) deadline = Clock::now() + *limit;
     std::vector<std::string> args = argv;
     std::vector<std::string> env = environment(extra, preload);
     std::vector<char*> arg_pointers = pointers(args);
@@ -97,6 +140,7 @@ Outcome run(const std::vector<std::string>& argv, const std::vector<std::string>
     }
     pid_t pid = fork();
     if (pid == 0) {
+        if (deadline) setpgid(0, 0);  // a group of its own, killed together at the deadline
         rlimit no_core = {0, 0};
         setrlimit(RLIMIT_CORE, &no_core);
         dup2(out_pipe[1], 1);
@@ -104,12 +148,28 @@ Outcome run(const std::vector<std::string>& argv, const std::vector<std::string>
         execve(arg_pointers[0], arg_pointers.data(), env_pointers.data());
         _exit(127);
     }
+    if (deadline) setpgid(pid, pid);  // whichever of the two runs first
     close(out_pipe[1]);
     close(err_pipe[1]);
-    drain(out_pipe[0], err_pipe[0], outcome.out, outcome.err);
-    while (waitpid(pid, &outcome.status, 0) < 0 && errno == EINTR) {
-    }
+    drain(out_pipe[0], err_pipe[0], outcome.out, outcome.err, deadline, [&] {
+        outcome.timed_out = true;
+        kill(-pid, SIGKILL);
+    });
+    reap(pid, outcome, deadline);
+    if (deadline) kill(-pid, SIGKILL);  // whatever it left behind
     return outcome;
+}
+
+}  // namespace
+
+Outcome run(const std::vector<std::string>& argv, const std::vector<std::string>& extra,
+            const std::string& preload) {
+    return run_until(argv, extra, preload, std::nullopt);
+}
+
+Outcome run_bounded(int seconds, const std::vector<std::string>& argv,
+                    const std::vector<std::string>& extra, const std::string& preload) {
+    return run_until(argv, extra, preload, std::chrono::seconds(seconds));
 }
 
 const Row& Summary::row(const std::string& label) const {

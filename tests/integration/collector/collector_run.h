@@ -24,6 +24,8 @@ struct Outcome {
     int status = -1;  // the raw wait status
     std::string out;  // standard output
     std::string err;  // standard error, read through a pipe (never a terminal)
+    // run_bounded killed it at its deadline.
+    bool timed_out = false;
 
     bool exited_zero() const;
     int signal() const;  // the signal that killed the program, or 0
@@ -34,6 +36,13 @@ struct Outcome {
 // so fixtures that crash on purpose leave nothing behind.
 Outcome run(const std::vector<std::string>& argv, const std::vector<std::string>& extra = {},
             const std::string& preload = kOurCollector);
+
+// The same with a deadline, for programs that might hang: still running after `seconds`,
+// the program is killed with every process it started (they share its process group),
+// and the outcome says it timed out.
+Outcome run_bounded(int seconds, const std::vector<std::string>& argv,
+                    const std::vector<std::string>& extra = {},
+                    const std::string& preload = kOurCollector);
 
 // One row of the summary, e.g. " malloc|": calls, bytes, failed (0 for the free row).
 struct Row {

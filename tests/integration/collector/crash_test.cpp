@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "collector_run.h"
 
@@ -114,6 +115,47 @@ TEST(Crashes, EveryRecordOfALongRunReachesTheFile) {
         EXPECT_EQ(records[1].heap, kBlocks * kBlock) << how << ": heap peak";
     }
 }
+
+// Crashes that leave the handler little room: a stack overflow (nothing left of the
+// thread's stack: the handler runs on an alternate one), and a fault while the program
+// blocks every signal (the kernel kills without running any handler, so the collector
+// keeps the faults it handles out of the program's masks). Each still dies of SIGSEGV;
+// with a data file (and with mmap tracing too), the file is complete.
+class CrashWithoutRoom : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(CrashWithoutRoom, StillDiesOfItWithTheFileComplete) {
+    const auto& [how, mode] = GetParam();
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    constexpr uint64_t kBlocks = 1000;
+    std::vector<std::string> env = {"MEMUSAGE_NO_TIMER=1"};
+    if (mode != "plain") env.push_back("MEMUSAGE_OUTPUT=" + data);
+    if (mode == "trace_mmap") env.push_back("MEMUSAGE_TRACE_MMAP=1");
+    Outcome outcome =
+        run({fixture("collector_fixture_crashing"), how, std::to_string(kBlocks)}, env);
+    ASSERT_EQ(outcome.signal(), SIGSEGV) << "wait status " << outcome.status;
+    if (mode == "plain") return;
+    std::vector<Record> records = read_records(data);
+    ASSERT_GE(records.size(), 2u);
+    EXPECT_TRUE(memusage::header_is_complete(records[0], records[1]));
+    std::vector<uint64_t> heaps = event_heaps(records);
+    if (how == "overflow_in_thread") {
+        // Then the thread's own block (and with mmap tracing, its stack) come after.
+        ASSERT_GE(heaps.size(), kBlocks + 1);
+        heaps.resize(kBlocks);
+    } else {
+        EXPECT_EQ(records[1].heap, kBlocks * kBlock) << "heap peak";
+    }
+    EXPECT_EQ(heaps, growing_heaps(kBlocks));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Collector, CrashWithoutRoom,
+    ::testing::Combine(::testing::Values("overflow", "overflow_in_thread", "own_altstack_overflow",
+                                         "blocked_null_write", "pthread_blocked_null_write",
+                                         "handler_null_write"),
+                       ::testing::Values("plain", "data_file", "trace_mmap")),
+    [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 INSTANTIATE_TEST_SUITE_P(Collector, FatalSignal,
                          ::testing::Values(std::make_pair(std::string("segv"), SIGSEGV),

@@ -107,5 +107,52 @@ TEST(DataFile, GlibcMemusagestatDrawsOurFile) {
     EXPECT_EQ(std::string(signature, 8), std::string("\x89PNG\r\n\x1a\n", 8));
 }
 
+size_t count_of(const std::string& text, const std::string& what) {
+    size_t count = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++count;
+    return count;
+}
+
+// A file size limit (as a full file system would) stops the second buffer of 1000
+// records: the collector says so once, writes nothing more, and leaves the header with
+// zero peaks, so memusagestat calls the file incomplete. The program runs on unharmed.
+TEST(DataFile, AFailedWriteIsSaidOnceAndTheFileReadsAsIncomplete) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    // 64 blocks of 512 bytes: the header and one buffer fit, two buffers do not.
+    Outcome outcome =
+        run({"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"",
+             fixture("collector_fixture_crashing"), "exit", "3000"},
+            {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1", "MEMUSAGE_BUFFER_SIZE=1000",
+             "MEMUSAGE_COLOR=never", "MEMUSAGE_PROG_NAME=collector_fixture_crashing"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(count_of(outcome.err, "cannot write the data file"), 1u) << outcome.err;
+    EXPECT_NE(outcome.err.find("memusage: cannot write the data file " + data +
+                               ": File too large; it stops at record 1002\n"),
+              std::string::npos)
+        << outcome.err;
+    EXPECT_EQ(parse_summary(outcome.err).row("malloc").calls, 3000u);
+    std::vector<Record> records = read_records(data);
+    ASSERT_EQ(records.size(), 1002u);
+    EXPECT_FALSE(memusage::header_is_complete(records[0], records[1]));
+    std::vector<uint64_t> heaps = event_heaps(records);
+    for (size_t i = 0; i < heaps.size(); ++i) ASSERT_EQ(heaps[i], 32 * (i + 1)) << "event " << i;
+
+    Outcome drawn = run({kOurMemusagestat, data, scratch / "graph.png"}, {}, "");
+    EXPECT_TRUE(drawn.exited_zero()) << drawn.err;
+    EXPECT_NE(drawn.err.find("incomplete"), std::string::npos) << drawn.err;
+}
+
+// A name that opens but takes no writes fails every write: said once, not silently.
+TEST(DataFile, AFileThatTakesNoWritesIsSaidOnce) {
+    Outcome outcome = run({fixture("collector_fixture_events"), "sequence"},
+                          {"MEMUSAGE_OUTPUT=/proc/version", "MEMUSAGE_COLOR=never"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(count_of(outcome.err, "cannot write the data file"), 1u) << outcome.err;
+    EXPECT_NE(outcome.err.find("/proc/version"), std::string::npos) << outcome.err;
+    EXPECT_EQ(parse_summary(outcome.err).heap_peak, 530u);
+}
+
 }  // namespace
 }  // namespace collector_test

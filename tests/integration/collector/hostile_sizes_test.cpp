@@ -40,6 +40,24 @@ TEST(HostileSizes, ReallocarrayOverflowFailsWithEnomemAndCountsAsFailed) {
     EXPECT_EQ(s.heap_peak, 64u);
 }
 
+// glibc's posix_memalign leaves errno at ENOMEM besides returning it (glibc's
+// tst-malloc-thread-fail relies on that), and leaves the pointer alone.
+TEST(HostileSizes, PosixMemalignWithoutTheMemoryReturnsAndLeavesEnomem) {
+    const std::string expected =
+        "overflow result=12 errno=12 untouched=1\n"
+        "refused result=12 errno=12 untouched=1\n";
+    Outcome bare = run({fixture_path(), "posix_memalign"}, {}, "");
+    ASSERT_TRUE(bare.exited_zero()) << bare.err;
+    ASSERT_EQ(bare.out, expected) << "glibc itself behaves otherwise";
+    Outcome outcome = run({fixture_path(), "posix_memalign"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_EQ(outcome.out, expected);
+    Summary s = parse_summary(outcome.err);
+    EXPECT_EQ(s.row("aligned").calls, 2u);
+    EXPECT_EQ(s.row("aligned").failed, 2u);
+    EXPECT_EQ(s.heap_peak, 0u);
+}
+
 TEST(HostileSizes, MallocUsableSizeIsSaneOnPlainAndAlignedBlocks) {
     Outcome outcome = run({fixture_path(), "usable"});
     ASSERT_TRUE(outcome.exited_zero()) << outcome.err;

@@ -75,5 +75,71 @@ TEST(Threads, HeapReplaysWithoutWrapping) {
     EXPECT_EQ(heaps.back(), event_heaps(idle.records).back());
 }
 
+// Issue 8, item 1: glibc's thread teardown frees memory after the thread's last
+// thread-specific destructor. Those calls are counted as glibc counts them, and the
+// thread's log is taken back afterwards: 20,000 threads in turn keep the memory of one.
+TEST(Threads, ThreadsComingAndGoingKeepMemoryFlatAndCountsExact) {
+    ASSERT_TRUE(glibc_collector_present());
+    const std::string threads = "20000";
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    Outcome ours = run({fixture("collector_fixture_short_threads"), threads},
+                       {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1"});
+    ASSERT_TRUE(ours.exited_zero()) << "status " << ours.status << "\n" << ours.err;
+    long max_rss_kib = -1;
+    ASSERT_EQ(sscanf(ours.out.c_str(), "max rss kib: %ld", &max_rss_kib), 1) << ours.out;
+    // The program alone needs under 2 MiB, the record buffer adds 0.75 MiB, a thread's
+    // log 57 KiB: a log kept per thread would add over a gigabyte.
+    EXPECT_LT(max_rss_kib, 16 * 1024);
+
+    Outcome glibc = run({fixture("collector_fixture_short_threads"), threads},
+                        {"MEMUSAGE_NO_TIMER=1"}, kGlibcCollector);
+    ASSERT_TRUE(glibc.exited_zero()) << glibc.err;
+    Summary expected = parse_summary(glibc.err), got = parse_summary(ours.err);
+    for (const char* row : {"malloc", "calloc", "realloc", "free"}) {
+        EXPECT_EQ(got.row(row).calls, expected.row(row).calls) << row;
+        EXPECT_EQ(got.row(row).bytes, expected.row(row).bytes) << row;
+    }
+    EXPECT_GE(got.row("malloc").calls, 20000u);
+    // One record per event: every malloc and every free of a block.
+    std::vector<Record> records = read_records(data);
+    ASSERT_GE(records.size(), 2u + 2 * 20000);
+    EXPECT_EQ(event_heaps(records).back(), got.heap_total - got.row("free").bytes);
+}
+
+// Issue 8, item 6: threads still allocating when the program exits. The run ends at one
+// instant for the summary and the file alike: every block the summary counts is in the
+// file, and no record is stamped after the header's end time.
+TEST(Threads, ThreadsStillRunningAtExitAgreeWithTheFile) {
+    constexpr uint64_t kBlock = 4004, kThreads = 3;
+    for (int round = 0; round < 3; ++round) {
+        Scratch scratch;
+        std::string data = scratch / "profile";
+        Outcome outcome =
+            run({fixture("collector_fixture_detached_at_exit"), std::to_string(kThreads)},
+                {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1"});
+        ASSERT_TRUE(outcome.exited_zero()) << "status " << outcome.status << "\n" << outcome.err;
+        Summary summary = parse_summary(outcome.err);
+        std::vector<Record> records = read_records(data);
+        ASSERT_GT(records.size(), 2u);
+        uint64_t end = records[1].time();
+        uint64_t late = 0, allocations = 0, frees = 0;
+        for (size_t i = memusage::kHeaderRecords; i < records.size(); ++i) {
+            late += records[i].time() > end;
+            uint64_t before = i == memusage::kHeaderRecords ? 0 : records[i - 1].heap;
+            allocations += records[i].heap == before + kBlock;
+            frees += records[i].heap + kBlock == before;
+        }
+        EXPECT_EQ(late, 0u) << "records stamped after the end, round " << round;
+        // The histogram counts the threads' mallocs; the file holds each as a +4004 step.
+        EXPECT_EQ(allocations, summary.histogram["4000-4015"]) << "round " << round;
+        // A thread stopped between its malloc and its free holds one block.
+        EXPECT_LE(allocations - frees, kThreads) << "round " << round;
+        EXPECT_EQ(summary.row("realloc").calls, 0u);
+        EXPECT_EQ(event_heaps(records).back(), summary.heap_total - summary.row("free").bytes)
+            << "the file's last heap is what the summary's totals leave, round " << round;
+    }
+}
+
 }  // namespace
 }  // namespace collector_test

@@ -2,6 +2,7 @@
 // by itself.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "driver_run.h"
 #include "scratch_directory.h"
@@ -26,6 +27,60 @@ TEST_F(InstallTest, InstalledDriverPreloadsTheInstalledCollector) {
                       clean_environment({}), in_scratch("out"), in_scratch("err"));
     EXPECT_EQ(wait_exit_code(pid), 0) << read_file(in_scratch("err"));
     EXPECT_EQ(read_file(in_scratch("out")), collector + "\n");
+}
+
+// A program using <memusage/memusage.h> builds against the installed header through
+// pkg-config and through find_package(memusage), and runs with and without memusage.
+TEST_F(InstallTest, TheApiHeaderBuildsThroughPkgConfigAndCMake) {
+    std::string prefix = in_scratch("prefix");
+    std::string log = in_scratch("log");
+    auto system_ok = [&](const std::string& command) {
+        int status = std::system((command + " > '" + log + "' 2>&1").c_str());
+        EXPECT_EQ(status, 0) << command << "\n" << read_file(log);
+        return status == 0;
+    };
+    ASSERT_TRUE(system_ok(std::string("'") + CMAKE_COMMAND_PATH + "' --install '" +
+                          PROJECT_BUILD_DIR + "' --prefix '" + prefix + "'"));
+    ASSERT_TRUE(std::filesystem::exists(prefix + "/include/memusage/memusage.h"));
+    EXPECT_FALSE(std::filesystem::exists(prefix + "/include/memusage/stats.h"))
+        << "only the API header is installed";
+
+    std::string pkgconfig = "PKG_CONFIG_PATH='" + prefix + "/" + INSTALL_LIBDIR + "/pkgconfig' ";
+    ASSERT_TRUE(system_ok(pkgconfig + "pkg-config --cflags memusage"));
+    std::string flags = read_file(log);
+    ASSERT_EQ(flags.substr(0, 2), "-I");
+    std::string include_dir = flags.substr(2, flags.find_first_of(" \n") - 2);
+    EXPECT_EQ(std::filesystem::canonical(include_dir),
+              std::filesystem::canonical(prefix + "/include"));
+    std::string with_pkgconfig = in_scratch("with_pkgconfig");
+    ASSERT_TRUE(system_ok("cc -o '" + with_pkgconfig + "' '" + API_USER_SOURCE + "' $(" +
+                          pkgconfig + "pkg-config --cflags memusage) -pthread"));
+
+    std::string project = in_scratch("project");
+    std::filesystem::create_directories(project);
+    {
+        std::ofstream lists(project + "/CMakeLists.txt");
+        lists << "cmake_minimum_required(VERSION 3.25)\nproject(uses_memusage C)\n"
+              << "find_package(memusage REQUIRED)\nfind_package(Threads REQUIRED)\n"
+              << "add_executable(with_cmake " << API_USER_SOURCE << ")\n"
+              << "target_link_libraries(with_cmake PRIVATE memusage::api Threads::Threads)\n";
+    }
+    ASSERT_TRUE(system_ok(std::string("'") + CMAKE_COMMAND_PATH + "' -S '" + project + "' -B '" +
+                          project + "/build' -DCMAKE_PREFIX_PATH='" + prefix + "'"));
+    ASSERT_TRUE(
+        system_ok(std::string("'") + CMAKE_COMMAND_PATH + "' --build '" + project + "/build'"));
+
+    std::string driver = prefix + "/" + INSTALL_BINDIR + "/memusage";
+    for (const std::string& program : {with_pkgconfig, project + "/build/with_cmake"}) {
+        pid_t bare =
+            start(program, {}, clean_environment({}), in_scratch("out"), in_scratch("err"));
+        EXPECT_EQ(wait_exit_code(bare), 0) << read_file(in_scratch("err"));
+        EXPECT_EQ(read_file(in_scratch("out")), "tracking 0\n");
+        pid_t profiled =
+            start(driver, {program}, clean_environment({}), in_scratch("out"), in_scratch("err"));
+        EXPECT_EQ(wait_exit_code(profiled), 0) << read_file(in_scratch("err"));
+        EXPECT_EQ(read_file(in_scratch("out")).substr(0, 11), "tracking 1\n");
+    }
 }
 
 }  // namespace

@@ -83,6 +83,24 @@ TEST_F(ProfileTest, ProgNameProfilesOnlyThatProcess) {
     EXPECT_EQ(nobody.exit_code, 0);
 }
 
+// issue 8's case: -n with siblings under a shell. The first process of the name writes
+// the file; the later ones leave it alone. Here the second prints, and so allocates
+// stdout's buffer: its peak would be in the kilobytes, the first one's is 115 bytes.
+TEST_F(ProfileTest, ProgNameWithSiblingsKeepsTheFirstOnesProfile) {
+    std::string data = in_scratch("siblings.dat");
+    std::string child = std::string("'") + CHILD_FIXTURE_PATH + "'";
+    DriverRun result = run({"--color=never", "--no-timer", "-n", "driver_fixture_child", "-d", data,
+                            "/bin/sh", "-c", child + " exit 0; " + child + " args x"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(count_of(result.err, kSummaryTitle), 2u) << result.err;
+    std::string bytes = read_file(data);
+    ASSERT_EQ(bytes.size(), 24u * (2 + 32)) << "the first one's 16 pairs";
+    uint64_t heap_peak = 0;
+    for (int i = 0; i < 8; ++i)
+        heap_peak |= uint64_t{static_cast<unsigned char>(bytes[24 + i])} << (8 * i);
+    EXPECT_EQ(heap_peak, 115u);
+}
+
 TEST_F(ProfileTest, PngHasTheRequestedSize) {
     std::string png = in_scratch("graph");  // .png gets appended
     DriverRun result = run({"-p", png, "-x", "420", "--y-size=310", FIXTURE_PATH, "exit", "0"});
@@ -137,6 +155,38 @@ TEST_F(ProfileTest, NoGraphWhenNoProcessWasProfiled) {
     EXPECT_FALSE(fs::exists(png));
     EXPECT_NE(result.err.find("no profile data"), std::string::npos) << result.err;
     EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+// A size the graph cannot have is a mistake found before the run, not after it.
+TEST_F(ProfileTest, GraphSizeTooLargeIsRefusedBeforeTheProgramRuns) {
+    std::string png = in_scratch("huge.png");
+    for (const char* option : {"-x", "-y"}) {
+        DriverRun result = run({option, "99999999", "-p", png, FIXTURE_PATH, "args", "ran"});
+        EXPECT_EQ(result.exit_code, 1) << result.err;
+        EXPECT_EQ(result.out.find("[ran]"), std::string::npos) << "the program ran";
+        EXPECT_NE(result.err.find("too large"), std::string::npos) << result.err;
+        EXPECT_FALSE(fs::exists(png));
+        EXPECT_TRUE(temporary_directory_is_empty());
+    }
+}
+
+TEST_F(ProfileTest, GraphThatCannotBeDrawnFailsTheRun) {
+    std::string png = in_scratch("no/such/directory/graph.png");
+    DriverRun result = run({"-p", png, FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(result.exit_code, 1) << "the program succeeded, the graph did not";
+    EXPECT_NE(result.err.find("cannot draw " + png), std::string::npos) << result.err;
+    result = run({"-p", png, FIXTURE_PATH, "exit", "5"});
+    EXPECT_EQ(result.exit_code, 5) << "a failing program's own status stays";
+    EXPECT_TRUE(temporary_directory_is_empty());
+}
+
+// mkstemp users expect /tmp when TMPDIR names no directory (glibc's tmpfile does so).
+TEST_F(ProfileTest, TmpdirThatDoesNotExistFallsBackToTmp) {
+    std::string png = in_scratch("fallback.png");
+    DriverRun result = run_driver({"-p", png, FIXTURE_PATH, "exit", "0"}, scratch(),
+                                  {"TMPDIR=" + in_scratch("no-such-directory")});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_TRUE(fs::exists(png)) << result.err;
 }
 
 TEST_F(ProfileTest, StaticProgramRunsWithAMessage) {

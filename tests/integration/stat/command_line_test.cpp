@@ -1,6 +1,8 @@
 // Options, output names, and every kind of bad input: a message and exit 1, never a
 // crash; or a sensible picture.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <random>
@@ -170,6 +172,61 @@ TEST(CommandLine, DeadRunIsRepairedDrawnAndWrittenBack) {
     EXPECT_EQ(header[1].stack, 90u);
     EXPECT_EQ(header[0].stack, 4590u);
     EXPECT_EQ(header[1].time(), 19u);
+    EXPECT_NE(outcome.output.find("incomplete"), std::string::npos) << outcome.output;
+    EXPECT_NE(outcome.output.find("recovered"), std::string::npos) << outcome.output;
+}
+
+// A kill between two pages of one write: the file was lengthened first, so the record
+// across the page boundary has its heap and zeros for its stack and time, and zeros
+// follow. The run's end is the last record that has a time; the picture is by time.
+TEST(CommandLine, RecordCutShortByAKillIsDroppedAndNeverEndsTheRun) {
+    DataFile data = small_run();
+    data.heap_peak = data.stack_peak = data.total_peak = 0;
+    data.end = data.start;
+    data.events.push_back(record(9000, 0, 0));
+    data.events.push_back(record(0, 0, 0));
+    ScratchDir dir;
+    data.write(dir / "killed");
+    const Outcome outcome = run({MEMUSAGESTAT, "-t", dir / "killed", dir / "killed.png"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+    EXPECT_TRUE(is_png(dir / "killed.png"));
+    EXPECT_EQ(outcome.output.find("spans no time"), std::string::npos) << outcome.output;
+    EXPECT_NE(outcome.output.find("ignoring 2 records with time 0"), std::string::npos)
+        << outcome.output;
+    const std::string bytes = read_file(dir / "killed");
+    memusage::Record header[2];
+    std::memcpy(header, bytes.data(), sizeof header);
+    EXPECT_EQ(header[1].heap, 4500u) << "not the heap of the record cut short";
+    EXPECT_EQ(header[1].time(), 19u) << "the written-back end is the last real record's";
+}
+
+// glibc's memusagestat refuses a FIFO at once; opening one for reading would wait for a
+// writer, for ever.
+TEST(CommandLine, AFifoIsRefusedWithoutWaitingForAWriter) {
+    ScratchDir dir;
+    ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+    std::string program = MEMUSAGESTAT, fifo = dir / "fifo", out = dir / "out.png";
+    char* argv[] = {program.data(), const_cast<char*>(fifo.c_str()), const_cast<char*>(out.c_str()),
+                    nullptr};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    int status = 0;
+    bool finished = false;
+    for (int tenths = 0; tenths < 300 && !finished; ++tenths) {
+        finished = waitpid(pid, &status, WNOHANG) == pid;
+        if (!finished) usleep(100000);
+    }
+    if (!finished) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    ASSERT_TRUE(finished) << "memusagestat waited on the FIFO";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    expect_refused(run({MEMUSAGESTAT, "/dev/null"}), "not a regular file");
 }
 
 TEST(CommandLine, TimeModeCopesWithZeroSpanAndBackwardsTime) {

@@ -140,7 +140,7 @@ struct Image {
 // clear of the quarter lines.
 inline DataFile flat_heap_and_stack(std::size_t count = 1000) {
     DataFile data = DataFile::with_peaks(1000000, 1000, 1001000, count);
-    for (std::size_t i = 0; i < count; ++i) data.events.push_back(record(600000, 300, i));
+    for (std::size_t i = 0; i < count; ++i) data.events.push_back(record(600000, 300, i + 1));
     return data;
 }
 

@@ -104,7 +104,7 @@ TEST_F(CountingTest, MapsAddAndUnmapsTakeOnlyTracedBytes) {
     at().unmap_requested();
     at().unmapped(65536, 8192);
     at().resize_requested(Call::mremap, 4096, 12288);
-    at().remapped(4096, 12288, true, 0);
+    at().remapped(4096, 12288, true, 12288, 0);
     Stats s = finish();
     EXPECT_EQ(s.calls_of(Call::mmap_a), 1u);
     EXPECT_EQ(s.calls_of(Call::mmap_r), 1u);
@@ -112,6 +112,22 @@ TEST_F(CountingTest, MapsAddAndUnmapsTakeOnlyTracedBytes) {
     EXPECT_EQ(s.bytes_of(Call::mremap), 8192u);
     EXPECT_EQ(s.mremap_nomove, 0u);
     EXPECT_EQ(s.heap_peak, 12288u);
+}
+
+TEST_F(CountingTest, ReservedSpaceCountsOnlyOnceCommitted) {
+    at().allocation_requested(Call::mmap_a, 1 << 20);
+    at().mapped(0, 0);  // PROT_NONE: a call and its bytes in the row, nothing in the heap
+    at().protection_changed(65536);
+    at().protection_changed(-4096);
+    at().unmap_requested();
+    at().unmapped(1 << 20, 61440);
+    Stats s = finish();
+    EXPECT_EQ(s.calls_of(Call::mmap_a), 1u);
+    EXPECT_EQ(s.bytes_of(Call::mmap_a), 1u << 20);
+    EXPECT_EQ(s.heap_total(), 1u << 20);  // what was asked for, as glibc counts it
+    EXPECT_EQ(s.bytes_of(Call::munmap), 1u << 20);
+    EXPECT_EQ(s.all_calls(), 1u);  // mprotect has no row
+    EXPECT_EQ(s.heap_peak, 65536u);
 }
 
 TEST_F(CountingTest, StackIsTheDepthBelowTheFirstStackPointerSeen) {

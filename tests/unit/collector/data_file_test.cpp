@@ -103,5 +103,63 @@ TEST(DataFile, SurvivesItsDescriptorBeingClosedAndReused) {
     EXPECT_EQ(records[1].heap, 42u);
 }
 
+// The run began with the file as it is: nobody of the run has written it.
+TEST(DataFile, TakesAFileUntouchedSinceTheRunBegan) {
+    ScratchFile scratch;
+    {
+        FILE* f = fopen(scratch.path(), "w");
+        fputs("an earlier run's file", f);
+        fclose(f);
+    }
+    FileState at_start = file_state(scratch.path());
+    DataFile file;
+    ASSERT_EQ(file.open(scratch.path(), 7, &at_start), DataFile::OpenResult::opened);
+    file.close();
+    EXPECT_EQ(scratch.size(), 48);
+}
+
+// An earlier sibling wrote the file and exited: its lock is gone, its records stay.
+TEST(DataFile, LeavesAFileWrittenSinceTheRunBegan) {
+    ScratchFile scratch;
+    FileState at_start = file_state(scratch.path());
+    {
+        DataFile sibling;
+        ASSERT_EQ(sibling.open(scratch.path(), 1, &at_start), DataFile::OpenResult::opened);
+        Record event = {5, 5, 2, 0};
+        sibling.append(&event, 1);
+        sibling.write_header(10, 5, 5, 3);
+        sibling.close();
+    }
+    DataFile file;
+    EXPECT_EQ(file.open(scratch.path(), 9, &at_start), DataFile::OpenResult::busy);
+    EXPECT_FALSE(file.is_open());
+    ASSERT_EQ(scratch.size(), 72);
+    EXPECT_EQ(scratch.records()[1].heap, 5u);
+}
+
+TEST(DataFile, AFileMissingWhenTheRunBeganGoesToWhoeverCreatesIt) {
+    ScratchFile scratch;
+    unlink(scratch.path());
+    FileState at_start = file_state(scratch.path());
+    ASSERT_FALSE(at_start.exists);
+    DataFile first, second;
+    ASSERT_EQ(first.open(scratch.path(), 1, &at_start), DataFile::OpenResult::opened);
+    first.close();
+    EXPECT_EQ(second.open(scratch.path(), 2, &at_start), DataFile::OpenResult::busy);
+    EXPECT_EQ(scratch.records()[0].time(), 1u);
+}
+
+// Without the run's record (an image exec'd in place of the owner), the file is taken.
+TEST(DataFile, UnconditionalOpenTakesAWrittenFile) {
+    ScratchFile scratch;
+    FileState at_start = file_state(scratch.path());
+    DataFile first, second;
+    ASSERT_EQ(first.open(scratch.path(), 1, &at_start), DataFile::OpenResult::opened);
+    first.close();
+    EXPECT_EQ(second.open(scratch.path(), 2), DataFile::OpenResult::opened);
+    second.close();
+    EXPECT_EQ(scratch.records()[0].time(), 2u);
+}
+
 }  // namespace
 }  // namespace memusage

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "clock.h"
 #include "recorder.h"
 #include "site_accounts.h"
 
@@ -122,6 +123,38 @@ TEST(RecorderSitesThreads, ABlockFreedByAnotherThreadStaysAtItsSite) {
     EXPECT_EQ(site.blocks_freed, uint64_t{kRounds});
     EXPECT_EQ(site.current, 0);
     EXPECT_EQ(on.accounts.bytes_at_peak(7), 100u);
+}
+
+// The site words reach the figures on every way events take into the stream: a signal
+// handler's nested log, a log retired when its thread detaches, and timer ticks (which
+// touch no site); and finish says the figures are complete.
+TEST(RecorderSites, NestedLogsRetiredLogsAndTicksKeepTheSites) {
+    SitedRecorder on(32768);
+    ASSERT_TRUE(on.ready);
+    ThreadLog* own = on.recorder.attach_thread();
+    on.allocate(*own, 2, 100);
+    ThreadLog* nested = on.recorder.begin_nested(*own);
+    ASSERT_NE(nested, nullptr);
+    on.allocate(*nested, 3, 40);  // a handler's call
+    on.recorder.record_from_signal(*own, cycle_counter(), 64);
+    on.free(*own, 2, 100);
+    std::thread other([&] {
+        ThreadLog* log = on.recorder.attach_thread();
+        on.allocate(*log, 4, 7);
+        on.recorder.detach_thread(log);
+    });
+    other.join();
+    Stats totals = {};
+    EXPECT_TRUE(on.recorder.finish(totals, cycle_counter()));
+    EXPECT_EQ(on.accounts.site(2).blocks_freed, 1u);
+    EXPECT_EQ(on.accounts.site(2).current, 0);
+    EXPECT_EQ(on.accounts.site(3).blocks_allocated, 1u);
+    EXPECT_EQ(on.accounts.site(3).current, 40);
+    EXPECT_EQ(on.accounts.site(4).current, 7);
+    EXPECT_EQ(on.accounts.site(0).blocks_allocated, 0u) << "a tick is no site's";
+    EXPECT_EQ(
+        on.accounts.bytes_at_peak(2) + on.accounts.bytes_at_peak(3) + on.accounts.bytes_at_peak(4),
+        totals.heap_peak);
 }
 
 // After the run is finished, threads still recording change no figure.

@@ -1,8 +1,13 @@
 #include "recorder.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -279,6 +284,156 @@ TEST(RecorderThreads, WithoutAFileTheHandOverPeakIsExact) {
     Stats totals = {};
     hand_over(nullptr, 32768, totals);
     EXPECT_EQ(totals.heap_peak, 100u);
+}
+
+// Issue 8, item 1: a thread keeps counting after its thread-specific destructor (glibc's
+// teardown frees memory then), and its log is taken back once the thread is gone.
+TEST(RecorderThreads, AnEndedThreadsLogCountsItsLastCallsAndIsTakenBackOnceItIsGone) {
+    RecorderOnScratch on(32768);
+    ASSERT_TRUE(on.ready);
+    Recorder& recorder = on.recorder;
+    ThreadLog* main_log = recorder.attach_thread();
+    ThreadLog* ended = nullptr;
+    pid_t tid = 0;
+    std::thread([&] {
+        tid = static_cast<pid_t>(syscall(SYS_gettid));
+        ended = recorder.attach_thread();
+        ended->stats.calls_of(Call::malloc) = 1;
+        recorder.record(*ended, 100, 0);
+        recorder.end_thread(ended);
+        ended->stats.calls_of(Call::free) = 1;  // after the destructor, as glibc's teardown
+        recorder.record(*ended, -100, 0);
+    }).join();
+    // Joined is not yet gone for the kernel: wait until it is.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (syscall(SYS_tgkill, getpid(), tid, 0) == 0 &&
+           std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ThreadLog* next = nullptr;
+    std::thread([&] {
+        next = recorder.attach_thread();
+        recorder.record(*next, 7, 0);
+        recorder.detach_thread(next);
+    }).join();
+    EXPECT_EQ(next, ended) << "the gone thread's log is used again";
+    recorder.record(*main_log, 1, 0);
+    Stats totals = {};
+    recorder.finish(totals, cycle_counter());
+    EXPECT_EQ(totals.calls_of(Call::malloc), 1u);
+    EXPECT_EQ(totals.calls_of(Call::free), 1u);
+    auto events = events_of(on.scratch.records());
+    ASSERT_EQ(events.size(), 4u);
+    EXPECT_EQ(events[0].heap, 100u);
+    EXPECT_EQ(events[1].heap, 0u);
+    EXPECT_EQ(events[2].heap, 7u);
+    EXPECT_EQ(events[3].heap, 8u);
+}
+
+// Issue 8, item 8: a signal handler's call made inside one of the thread's own is counted
+// in the thread's nested log, and the thread stops recording directly so that its next
+// events cannot reach the stream ahead of the handler's.
+TEST(Recorder, AHandlersCallCountsInTheNestedLog) {
+    RecorderOnScratch on(32768);
+    ASSERT_TRUE(on.ready);
+    Recorder& recorder = on.recorder;
+    ThreadLog* own = recorder.attach_thread();
+    recorder.record(*own, 100, 0);
+    ThreadLog* nested = recorder.begin_nested(*own);
+    ASSERT_NE(nested, nullptr);
+    EXPECT_NE(nested, own);
+    EXPECT_TRUE(nested->stop_requested.load()) << "never the thread's counting log";
+    EXPECT_FALSE(own->records_directly.load());
+    nested->stats.calls_of(Call::malloc) = 1;
+    recorder.record(*nested, 777, 0);
+    EXPECT_EQ(recorder.begin_nested(*own), nested) << "one nested log per thread";
+    recorder.record(*nested, -777, 0);
+    recorder.record(*own, -100, 0);
+    Stats totals = {};
+    recorder.finish(totals, UINT64_MAX / 2);
+    EXPECT_EQ(totals.calls_of(Call::malloc), 1u);
+    EXPECT_EQ(totals.heap_peak, 877u);
+    auto events = events_of(on.scratch.records());
+    ASSERT_EQ(events.size(), 4u);
+    uint64_t heaps[] = {100, 877, 100, 0};
+    for (size_t i = 0; i < 4; ++i) EXPECT_EQ(events[i].heap, heaps[i]) << i;
+}
+
+// Issue 8, item 6: the end of the run stops every thread's counting, but lets a call in
+// progress finish first, so that the summary and the file describe the same events.
+TEST(RecorderThreads, FinishWaitsForACallInProgressAndStopsTheRest) {
+    RecorderOnScratch on(32768);
+    ASSERT_TRUE(on.ready);
+    Recorder& recorder = on.recorder;
+    ThreadLog* slot = nullptr;  // the thread's counting_log
+    std::atomic<bool> in_call{false};
+    std::atomic<bool> finished{false};
+    ThreadLog* log = nullptr;
+    std::thread worker([&] {
+        log = recorder.attach_thread(&slot);
+        __atomic_store_n(&slot, log, __ATOMIC_RELEASE);
+        __atomic_store_n(&slot, nullptr, __ATOMIC_RELAXED);  // a call begins
+        in_call.store(true);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        log->stats.calls_of(Call::malloc) += 1;
+        recorder.record(*log, 50, 0);
+        __atomic_store_n(&slot, log, __ATOMIC_RELEASE);  // and ends
+        while (!finished.load()) std::this_thread::yield();
+        EXPECT_TRUE(log->stop_requested.load()) << "the next call would not count";
+    });
+    while (!in_call.load()) std::this_thread::yield();
+    Stats totals = {};
+    recorder.finish(totals, cycle_counter());
+    finished.store(true);
+    worker.join();
+    EXPECT_EQ(totals.calls_of(Call::malloc), 1u);
+    auto records = on.scratch.records();
+    ASSERT_EQ(records.size(), kHeaderRecords + 1u);
+    EXPECT_EQ(records[2].heap, 50u);
+    EXPECT_LE(records[2].time(), records[1].time()) << "no record after the end";
+    EXPECT_EQ(recorder.attach_thread(), nullptr) << "no new log once the run ends";
+}
+
+// fork() takes no lock, so a child may start with the lock held by a thread it does
+// not have, halfway through a merge or a write. The child must still count, finish
+// without waiting, and write nothing into the parent's file.
+TEST(RecorderThreads, AForkedChildFinishesWhateverTheForkCaught) {
+    RecorderOnScratch on(1);  // a merge and a write under the lock for every event
+    ASSERT_TRUE(on.ready);
+    std::atomic<bool> stop{false};
+    auto allocate_and_free = [&] {
+        ThreadLog* log = on.recorder.attach_thread();
+        while (!stop.load(std::memory_order_relaxed)) {
+            on.recorder.record(*log, 1, 0);
+            on.recorder.record(*log, -1, 0);
+        }
+        on.recorder.detach_thread(log);
+    };
+    std::thread first(allocate_and_free), second(allocate_and_free);
+    ThreadLog* own = on.recorder.attach_thread();
+    for (int i = 0; i < 50; ++i) {
+        pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            alarm(10);  // a child that hangs dies of SIGALRM instead
+            on.recorder.after_fork_in_child(own);
+            for (int j = 0; j < 10; ++j) on.recorder.record(*own, j % 2 == 0 ? 5 : -5, 0);
+            Stats totals = {};
+            on.recorder.finish(totals, UINT64_MAX / 2, own);
+            _exit(totals.heap_peak >= 5 ? 0 : 1);
+        }
+        int status = -1;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    }
+    stop.store(true);
+    first.join();
+    second.join();
+    Stats totals = {};
+    on.recorder.finish(totals, UINT64_MAX / 2, own);
+    std::vector<Record> records = on.scratch.records();
+    for (const Record& record : events_of(records))
+        ASSERT_LE(record.heap, 2u) << "a child's event in the parent's file";
+    expect_time_order(records);
 }
 
 }  // namespace

@@ -154,5 +154,71 @@ TEST(Summary, LongOutputArrivesWhole) {
     EXPECT_NE(text.find("   large           4097 "), std::string::npos);
 }
 
+template <typename Write>
+std::string rendered(Write write) {
+    std::string text;
+    write([](void* context, const char* piece,
+             size_t length) { static_cast<std::string*>(context)->append(piece, length); },
+          &text);
+    return text;
+}
+
+TEST(Summary, GateReportSaysWhatWasRefusedAndWhy) {
+    GateReport report;
+    report.config.limited = true;
+    report.config.limit = 65536;
+    report.refused = 3;
+    report.first_refused_call = Call::calloc;
+    report.first_refused_size = 4000;
+    report.first_refused_heap = 63000;
+    report.config.injection = Injection::from_nth_call;
+    report.config.nth = 5;
+    report.injected = 12;
+    for (uint32_t i = 0; i < GateReport::kListed; ++i)
+        report.listed[i] = InjectedCall{5 + i, i == 1 ? Call::realloc : Call::malloc};
+    SummaryStyle plain;
+    plain.color = false;
+    std::string text = rendered(
+        [&](SummarySink sink, void* context) { write_gate_report(report, plain, sink, context); });
+    EXPECT_EQ(text,
+              "Allocation limit: 65536 bytes; 3 calls refused, the first a calloc of 4000 bytes "
+              "at heap size 63000\n"
+              "Failure injection: fail every allocation call from 5 on; 12 calls made to fail: "
+              "#5 malloc, #6 realloc, #7 malloc, #8 malloc, #9 malloc, #10 malloc, #11 malloc, "
+              "#12 malloc, #13 malloc, #14 malloc, and 2 more\n");
+}
+
+TEST(Summary, GateReportWithNothingRefused) {
+    GateReport report;
+    report.config.injection = Injection::random;
+    ASSERT_TRUE(parse_probability("0.01", report.config.probability));
+    report.config.seed = 7;
+    SummaryStyle plain;
+    plain.color = false;
+    std::string text = rendered(
+        [&](SummarySink sink, void* context) { write_gate_report(report, plain, sink, context); });
+    EXPECT_EQ(text,
+              "Failure injection: fail each allocation call with probability 0.01, seed 7; 0 "
+              "calls made to fail\n");
+}
+
+TEST(Summary, ThreadTableRowPerThread) {
+    ThreadRow rows[2] = {{0, 4242, "main", 10, 1000, 600, 400, 2048},
+                         {1, 4243, "worker-with-a-l", 4, 64, 128, -64, 96}};
+    SummaryStyle plain;
+    plain.color = false;
+    std::string text = rendered([&](SummarySink sink, void* context) {
+        write_thread_table(rows, 2, plain, sink, context);
+    });
+    EXPECT_EQ(text,
+              "Threads: 2\n"
+              "       tid  name                   calls      allocated          freed         net"
+              "  stack peak\n"
+              "      4242  main                      10           1000            600         400"
+              "        2048\n"
+              "      4243  worker-with-a-l            4             64            128         -64"
+              "          96\n");
+}
+
 }  // namespace
 }  // namespace memusage

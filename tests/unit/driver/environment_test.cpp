@@ -55,6 +55,19 @@ TEST(ChildEnvironment, SitesGoToTheirFileAndAnEnclosingRunsOwnerIsForgotten) {
     EXPECT_EQ(value_of(result, "MEMUSAGE_SITES"), "<unset>");
 }
 
+// The run starts with the driver, whatever the program is: it records the data file's
+// state for every process of the run, replacing the record of an enclosing run.
+TEST(ChildEnvironment, TheRunStartsWithTheDataFilesStateNow) {
+    Entries result = child_environment({"MEMUSAGE_OUTPUT_RUN=1:2:3:4:5:/old.dat"}, {}, kCollector,
+                                       "/nonexistent-directory/x.dat");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_OUTPUT_RUN"), "-:/nonexistent-directory/x.dat");
+    result = child_environment({"MEMUSAGE_OUTPUT_RUN=1:2:3:4:5:/old.dat"}, {}, kCollector, "");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_OUTPUT_RUN"), "<unset>");
+    result = child_environment({}, {}, kCollector, "/proc/self");
+    EXPECT_TRUE(value_of(result, "MEMUSAGE_OUTPUT_RUN").ends_with(":/proc/self"));
+    EXPECT_NE(value_of(result, "MEMUSAGE_OUTPUT_RUN")[0], '-');
+}
+
 TEST(ChildEnvironment, KeepsTheUsersPreloadAfterTheCollector) {
     Entries result = child_environment({"LD_PRELOAD=/a.so /b.so"}, {}, kCollector, "");
     EXPECT_EQ(value_of(result, "LD_PRELOAD"), kCollector + ":/a.so /b.so");
@@ -82,6 +95,22 @@ TEST(ChildEnvironment, EveryOptionBecomesItsVariable) {
     EXPECT_EQ(value_of(result, "MEMUSAGE_NO_TIMER"), "yes");
     EXPECT_EQ(value_of(result, "MEMUSAGE_TRACE_MMAP"), "yes");
     EXPECT_EQ(value_of(result, "MEMUSAGE_COLOR"), "never");
+}
+
+TEST(ChildEnvironment, OutOfMemoryTestingAndThreadTable) {
+    DriverOptions options;
+    options.limit = "64k";
+    options.fail_probability = "0.5";
+    options.fail_seed = "9";
+    options.thread_table = true;
+    Entries result =
+        child_environment({"MEMUSAGE_FAIL_AT=3", "MEMUSAGE_LIMIT=1"}, options, kCollector, "");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_LIMIT"), "64k");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_FAIL_PROBABILITY"), "0.5");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_FAIL_SEED"), "9");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_THREADS"), "yes");
+    // The caller's own injection would otherwise make the collector refuse both.
+    EXPECT_EQ(value_of(result, "MEMUSAGE_FAIL_AT"), "<unset>");
 }
 
 TEST(ChildEnvironment, ColourWords) {

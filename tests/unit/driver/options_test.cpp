@@ -193,8 +193,8 @@ TEST(DriverOptions, AmbiguousPrefixesAreErrors) {
     EXPECT_EQ(parse_error({"--p", "x", "prog"}),
               "memusage: option '--p' is ambiguous; possibilities: '--progname' '--png'");
     EXPECT_EQ(parse_error({"--t", "prog"}),
-              "memusage: option '--t' is ambiguous; possibilities: '--time-based' '--total' "
-              "'--title'");
+              "memusage: option '--t' is ambiguous; possibilities: '--threads' '--time-based' "
+              "'--total' '--title'");
     EXPECT_EQ(parse_error({"--ti", "prog"}),
               "memusage: option '--ti' is ambiguous; possibilities: '--time-based' '--title'");
     EXPECT_EQ(parse_error({"--u", "prog"}),
@@ -256,6 +256,36 @@ TEST(DriverOptions, LoneDashIsAProgramWord) {
 
 TEST(DriverOptions, ProgramArgumentsKeepSpaces) {
     EXPECT_EQ(parse_ok({"prog", "a b", ""}).command, (Words{"prog", "a b", ""}));
+}
+
+TEST(DriverOptions, OutOfMemoryTestingOptionsAreValidated) {
+    DriverOptions options =
+        parse_ok({"--limit=1M", "--fail-probability", "0.25", "--fail-seed=7", "--threads", "p"});
+    EXPECT_EQ(options.limit, "1M");
+    EXPECT_EQ(options.fail_probability, "0.25");
+    EXPECT_EQ(options.fail_seed, "7");
+    EXPECT_TRUE(options.thread_table);
+    EXPECT_EQ(parse_ok({"--fail-at=5", "p"}).fail_at, "5");
+    EXPECT_EQ(parse_ok({"--fail-from", "12", "p"}).fail_from, "12");
+    EXPECT_EQ(parse_ok({"--lim=2GiB", "p"}).limit, "2GiB");  // prefixes, as for every option
+
+    EXPECT_EQ(parse_error({"--limit=12q", "p"}),
+              "memusage: invalid size '12q' for '--limit'; use digits, then nothing or k, M, G "
+              "(KiB, MiB, GiB)");
+    EXPECT_EQ(parse_error({"--limit=-5", "p"}).substr(0, 31), "memusage: invalid size '-5' for");
+    EXPECT_EQ(parse_error({"--fail-at=0", "p"}),
+              "memusage: invalid call number '0' for '--fail-at'; calls are counted from 1");
+    EXPECT_EQ(parse_error({"--fail-from=-3", "p"}).substr(0, 38),
+              "memusage: invalid call number '-3' for");
+    EXPECT_EQ(parse_error({"--fail-probability=1.5", "p"}),
+              "memusage: invalid probability '1.5' for '--fail-probability'; use a number from 0 "
+              "to 1");
+    EXPECT_EQ(parse_error({"--fail-seed=x", "--fail-probability=0.1", "p"}),
+              "memusage: invalid seed 'x' for '--fail-seed'; use digits");
+    EXPECT_EQ(parse_error({"--fail-at=1", "--fail-from=2", "p"}),
+              "memusage: --fail-at, --fail-from and --fail-probability exclude each other");
+    EXPECT_EQ(parse_error({"--fail-seed=1", "p"}),
+              "memusage: --fail-seed goes with --fail-probability");
 }
 
 }  // namespace

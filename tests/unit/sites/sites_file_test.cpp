@@ -1,4 +1,7 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <fstream>
 #include <iterator>
@@ -104,6 +107,36 @@ TEST(SitesFile, ForeignAndEmptyFilesSaySo) {
               std::string::npos);
     std::vector<std::byte> unfinished(100, std::byte{0});
     EXPECT_NE(memusagestat::parse_sites(unfinished, profile).find("truncated"), std::string::npos);
+}
+
+// As memusagestat refuses a FIFO given as a data file, so as a sites file: opening one for
+// reading would wait for a writer, for ever. Read in a child, which is killed if it waits.
+TEST(SitesFile, AFifoIsRefusedWithoutWaitingForAWriter) {
+    char dir[] = "/tmp/sites_fifo_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string fifo = std::string(dir) + "/fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        SitesProfile profile;
+        std::string error = memusagestat::read_sites_file(fifo, profile);
+        _exit(error.find("not a regular file") != std::string::npos ? 0 : 1);
+    }
+    int status = 0;
+    bool finished = false;
+    for (int tenths = 0; tenths < 300 && !finished; ++tenths) {
+        finished = waitpid(child, &status, WNOHANG) == child;
+        if (!finished) usleep(100000);
+    }
+    if (!finished) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+    }
+    unlink(fifo.c_str());
+    rmdir(dir);
+    ASSERT_TRUE(finished) << "the reader waited on the FIFO";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 }  // namespace

@@ -12,9 +12,10 @@ using stat_test::record;
 
 namespace {
 
+// Event i at time i + 1: no event has time 0.
 std::vector<memusage::Record> ramp(uint64_t count) {
     std::vector<memusage::Record> events;
-    for (uint64_t i = 0; i < count; ++i) events.push_back(record(i, 2 * i, i));
+    for (uint64_t i = 0; i < count; ++i) events.push_back(record(i, 2 * i, i + 1));
     return events;
 }
 
@@ -32,7 +33,8 @@ TEST(Envelope, ByCallSpreadsEventsEvenlyOverColumns) {
         EXPECT_EQ(column.heap.last, c * 10 + 9);
         EXPECT_EQ(column.stack.max, 2 * (c * 10 + 9));
         EXPECT_EQ(column.total.max, 3 * (c * 10 + 9));
-        EXPECT_EQ(column.last_time, c * 10 + 9);
+        EXPECT_EQ(column.last_time, c * 10 + 10);
+        EXPECT_EQ(column.before_last_time, c * 10 + 9);
     }
 }
 
@@ -51,8 +53,8 @@ TEST(Envelope, ChunkBoundariesDoNotChangeTheResult) {
 }
 
 TEST(Envelope, ASingleSpikeAmongManyEventsSurvives) {
-    std::vector<memusage::Record> events(100000, record(100, 0, 0));
-    events[54321] = record(1000000, 0, 0);
+    std::vector<memusage::Record> events(100000, record(100, 0, 1));
+    events[54321] = record(1000000, 0, 1);
     auto series = EnvelopeSeries::by_call(720, events.size());
     series.add(events);
     const std::size_t spike_column = 54321ull * 720 / 100000;
@@ -103,8 +105,49 @@ TEST(Envelope, TimeRunningBackwardsOrOutsideTheSpanIsClampedToTheEdges) {
 }
 
 TEST(Envelope, TotalSaturates) {
-    std::vector<memusage::Record> events = {record(UINT64_MAX, 10, 0)};
+    std::vector<memusage::Record> events = {record(UINT64_MAX, 10, 1)};
     auto series = EnvelopeSeries::by_call(3, 1);
     series.add(events);
     EXPECT_EQ(series.max_total(), UINT64_MAX);
+}
+
+// A kill between two pages of one write leaves a record whose heap was written and whose
+// stack and time were not; no event has time 0, so it is left out wherever it is.
+TEST(Envelope, TimelessRecordsKeepTheirPlaceButAreNotDrawn) {
+    std::vector<memusage::Record> events = {record(10, 1, 5), record(900, 0, 0), record(20, 2, 6),
+                                            record(30, 3, 7)};
+    for (bool time_based : {false, true}) {
+        SCOPED_TRACE(time_based ? "by time" : "by call");
+        auto series = time_based ? EnvelopeSeries::by_time(4, 5, 7) : EnvelopeSeries::by_call(4, 4);
+        series.add(events);
+        EXPECT_EQ(series.timeless_records(), 1u);
+        EXPECT_EQ(series.max_heap(), 30u);
+        uint64_t drawn = 0;
+        for (const Column& column : series.columns()) drawn += column.records;
+        EXPECT_EQ(drawn, 3u);
+        if (!time_based) {
+            EXPECT_TRUE(series.columns()[1].empty()) << "the call axis keeps the record's place";
+            EXPECT_EQ(series.columns()[2].heap.last, 20u);
+        }
+    }
+}
+
+TEST(Envelope, PartsMergedKeepTheTimeBeforeEachColumnsLast) {
+    const auto events = ramp(100);
+    auto whole = EnvelopeSeries::by_call(3, 100);
+    whole.add(events);
+    auto first = EnvelopeSeries::by_call(3, 100);
+    first.add(std::span(events).first(50));
+    auto second = EnvelopeSeries::by_call(3, 100);
+    second.skip_to_event(50);
+    second.add(std::span(events).subspan(50, 1));
+    auto third = EnvelopeSeries::by_call(3, 100);
+    third.skip_to_event(51);
+    third.add(std::span(events).subspan(51));
+    first.merge_later(second);
+    first.merge_later(third);
+    for (std::size_t c = 0; c < 3; ++c) {
+        EXPECT_EQ(first.columns()[c].last_time, whole.columns()[c].last_time);
+        EXPECT_EQ(first.columns()[c].before_last_time, whole.columns()[c].before_last_time);
+    }
 }

@@ -152,3 +152,41 @@ TEST(MappedDataFile, PartialRecordIsReportedNotFatal) {
     EXPECT_EQ(file.profile().events.size(), 1u);
     EXPECT_EQ(file.profile().ignored_tail_bytes, 19u);
 }
+
+// A kill between two pages of one write: the last record has its heap and nothing else.
+TEST(MappedDataFile, RepairTakesNoEndTimeFromARecordCutShort) {
+    auto records = header(0, 0, 0, 100, 100);
+    records.push_back(record(40, 8, 110));
+    records.push_back(record(90, 4, 120));
+    records.push_back(record(95, 0, 0));
+    records.push_back(record(0, 0, 0));
+    TempFile temp;
+    temp.write(records);
+    {
+        MappedDataFile file;
+        ASSERT_EQ(file.open(temp.path()), "");
+        EXPECT_EQ(file.profile().events.size(), 2u);
+        EXPECT_EQ(file.profile().timeless_tail_records, 2u);
+        EXPECT_EQ(file.profile().header.end_time, 120u);
+    }
+    const auto after = temp.read();
+    ASSERT_EQ(after.size(), 6u);
+    EXPECT_EQ(after[1].heap, 90u);
+    EXPECT_EQ(after[1].time(), 120u);
+}
+
+TEST(MappedDataFile, NoZeroEndTimeIsWrittenBack) {
+    auto records = header(0, 0, 0, 0, 0);
+    records.push_back(record(50, 0, 0));
+    TempFile temp;
+    temp.write(records);
+    {
+        MappedDataFile file;
+        ASSERT_EQ(file.open(temp.path()), "");
+        EXPECT_EQ(file.profile().header.end_time, 0u);
+    }
+    const auto after = temp.read();
+    ASSERT_EQ(after.size(), 3u);
+    EXPECT_EQ(after[1].heap, 0u) << "the header stays as the run left it";
+    EXPECT_EQ(after[2].heap, 50u);
+}

@@ -84,25 +84,43 @@ TEST(Profile, PartialTrailingRecordIsIgnoredAndCounted) {
 TEST(Profile, ZeroRecordsAtTheEndOfAKilledRunAreDroppedAndCounted) {
     auto file = header(0, 0, 0, 1000, 1000);
     file.push_back(record(100, 50, 1010));
-    file.push_back(record(0, 0, 0));
-    file.push_back(record(700, 10, 1020));  // zeros in the middle are not the tail
+    file.push_back(record(5000, 0, 0));     // timeless in the middle: left to the consumer,
+    file.push_back(record(700, 10, 1020));  // and no part of the repaired header
     file.push_back(record(0, 0, 0));
     file.push_back(record(0, 0, 0));
     Profile profile;
     ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
     EXPECT_EQ(profile.events.size(), 3u);
-    EXPECT_EQ(profile.unwritten_tail_records, 2u);
+    EXPECT_EQ(profile.timeless_tail_records, 2u);
     expect_header(profile.header, 700, 50, 710, 1000, 1020);
 }
 
-TEST(Profile, ACompletedRunKeepsEveryRecord) {
+// A kill between two pages of one write cuts the record across the page boundary: its
+// heap is written, its stack and time are the zeros the file was lengthened with.
+TEST(Profile, ARecordCutShortNeverGivesTheEndTimeNorAPeak) {
+    for (uint64_t torn_stack : {0, 70}) {  // cut after the heap, or after the stack
+        auto file = header(0, 0, 0, 1000, 1000);
+        file.push_back(record(100, 50, 1010));
+        file.push_back(record(700, 10, 1020));
+        file.push_back(record(900, torn_stack, 0));
+        file.push_back(record(0, 0, 0));
+        Profile profile;
+        ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+        EXPECT_EQ(profile.events.size(), 2u);
+        EXPECT_EQ(profile.timeless_tail_records, 2u);
+        expect_header(profile.header, 700, 50, 710, 1000, 1020);
+    }
+}
+
+TEST(Profile, ACompletedRunAlsoLosesItsTimelessTail) {
     auto file = header(100, 50, 150, 1000, 1020);
     file.push_back(record(100, 50, 1010));
-    file.push_back(record(0, 0, 0));
+    file.push_back(record(100, 0, 0));
     Profile profile;
     ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
-    EXPECT_EQ(profile.events.size(), 2u);
-    EXPECT_EQ(profile.unwritten_tail_records, 0u);
+    EXPECT_FALSE(profile.header.repaired);
+    EXPECT_EQ(profile.events.size(), 1u);
+    EXPECT_EQ(profile.timeless_tail_records, 1u);
 }
 
 TEST(Profile, TooShortOrEmptyIsRefused) {
@@ -124,7 +142,7 @@ TEST(Profile, MisalignedBytesAreRefusedNotRead) {
 
 TEST(Profile, AbsurdValuesSaturateInsteadOfWrapping) {
     auto file = header(0, 0, 0, UINT64_MAX, 0);
-    file.push_back(record(UINT64_MAX, UINT64_MAX, 0));
+    file.push_back(record(UINT64_MAX, UINT64_MAX, 1));
     file.push_back(record(1, 1, UINT64_MAX));
     Profile profile;
     ASSERT_EQ(parse_profile(bytes_of(file), profile), "");

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Benchmark: what the collector costs a program of many short threads (issue 8, item 1),
+# side by side with glibc's collector.
+#
+#   tests/bench/collector/bench_threads.sh [BUILD_DIR]
+#
+# Builds what it needs into BUILD_DIR (default: build-bench beside the sources) and runs
+# short_threads.c (THREADS threads created and joined one after another, each doing one
+# malloc/free) bare, under our libmemusage.so and under glibc's, in turns, without and
+# with a data file. Prints the median wall time and the median maximum resident set of
+# each. Time must grow linearly with THREADS and memory not at all: run it with two
+# thread counts to see both.
+# Environment: RUNS (default 5), THREADS (default 100000), GLIBC_LIBMEMUSAGE (default
+# /usr/lib/x86_64-linux-gnu/libmemusage.so; its columns are left out when it is absent),
+# DATA_DIR (where the data files go; default /dev/shm when there is one).
+set -euo pipefail
+
+source_dir=$(cd "$(dirname "$0")/../../.." && pwd)
+build_dir=${1:-$source_dir/build-bench}
+runs=${RUNS:-5}
+threads=${THREADS:-100000}
+glibc=${GLIBC_LIBMEMUSAGE:-/usr/lib/x86_64-linux-gnu/libmemusage.so}
+
+cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF >/dev/null
+cmake --build "$build_dir" -j"$(nproc)" --target memusage >/dev/null
+ours=$(find "$build_dir" -name libmemusage.so -print -quit)
+helpers=$build_dir/bench-collector
+mkdir -p "$helpers"
+${CC:-cc} -O2 -Wall -Wextra -pthread -o "$helpers/short_threads" "$source_dir/tests/bench/collector/short_threads.c"
+${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
+workload=$helpers/short_threads
+measure=$helpers/measure
+[ -f "$glibc" ] || glibc=
+
+work=$(mktemp -d)
+data_dir=${DATA_DIR:-$([ -d /dev/shm ] && echo /dev/shm || echo "$work")}
+data_file=$(mktemp "$data_dir/memusage-bench-XXXXXX")
+trap 'rm -rf "$work" "$data_file"' EXIT
+
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# one_run RESULT-FILE [VARIABLE=VALUE]...: appends "nanoseconds rss_kib" to the file.
+one_run() {
+    local out=$1
+    shift
+    read -r ns rss status < <("$measure" env "$@" "$workload" "$threads" 2>/dev/null)
+    if [ "$status" != 0 ]; then
+        echo "the workload exited with $status under $*" >&2
+        exit 1
+    fi
+    echo "$ns $rss" >>"$out"
+    rm -f "$data_file"
+}
+# column FILE: "milliseconds KiB", the medians.
+column() {
+    printf '%8.0f %9d' "$(cut -d' ' -f1 "$1" | median | awk '{print $1 / 1e6}')" \
+        "$(cut -d' ' -f2 "$1" | median)"
+}
+
+printf 'short_threads, %s threads, medians of %d runs, data files in %s\n' "$threads" "$runs" "$data_dir"
+printf '%-5s %8s %9s %8s %9s %8s %9s\n' file "bare ms" "KiB" "ours ms" "KiB" "glibc ms" "KiB"
+for file in no yes; do
+    data=(MEMUSAGE_NO_TIMER=1)
+    [ "$file" = yes ] && data+=("MEMUSAGE_OUTPUT=$data_file")
+    : >"$work/bare" : >"$work/ours" : >"$work/glibc"
+    for ((i = 0; i < runs; i++)); do
+        one_run "$work/bare" MEMUSAGE_BENCH=bare
+        one_run "$work/ours" "${data[@]}" LD_PRELOAD="$ours"
+        [ -n "$glibc" ] && one_run "$work/glibc" "${data[@]}" LD_PRELOAD="$glibc"
+    done
+    glibc_column="     n/a       n/a"
+    [ -n "$glibc" ] && glibc_column=$(column "$work/glibc")
+    printf '%-5s %s %s %s\n' "$file" "$(column "$work/bare")" "$(column "$work/ours")" "$glibc_column"
+done

@@ -1,0 +1,112 @@
+// The fatal-signal handler's room to run: the alternate stack a thread gets (never in
+// place of the program's own, and reused by the next thread), and the masks that leave
+// out the faults the handler holds.
+#include "fatal_signals.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <thread>
+
+namespace memusage::fatal_signals {
+namespace {
+
+stack_t current_alternate_stack() {
+    stack_t current = {};
+    sigaltstack(nullptr, &current);
+    return current;
+}
+
+// Runs `body` on a new thread that starts and ends without an alternate stack (a
+// sanitizer's runtime may have given it one, and unmaps whatever is left at the end).
+template <typename Body>
+void on_a_bare_thread(Body body) {
+    std::thread thread([&] {
+        stack_t off = {};
+        off.ss_flags = SS_DISABLE;
+        sigaltstack(&off, nullptr);
+        body();
+        sigaltstack(&off, nullptr);
+    });
+    thread.join();
+}
+
+TEST(FatalSignals, AThreadWithoutAnAlternateStackGetsOneSwitchedOffAtItsExit) {
+    void* slot = nullptr;
+    on_a_bare_thread([&] {
+        give_thread_a_stack(slot);
+        ASSERT_NE(slot, nullptr);
+        stack_t given = current_alternate_stack();
+        EXPECT_EQ(given.ss_sp, slot);
+        EXPECT_EQ(given.ss_flags & SS_DISABLE, 0);
+        EXPECT_GE(given.ss_size, 64u * 1024);
+        take_back_thread_stack(slot);
+        EXPECT_NE(current_alternate_stack().ss_flags & SS_DISABLE, 0);
+        EXPECT_NE(slot, nullptr) << "kept for the next thread";
+        give_thread_a_stack(slot);
+        EXPECT_NE(current_alternate_stack().ss_flags & SS_DISABLE, 0)
+            << "a call after the thread's end gives it no other";
+    });
+    void* first = slot;
+    on_a_bare_thread([&] {
+        give_thread_a_stack(slot);
+        EXPECT_EQ(slot, first);
+        EXPECT_EQ(current_alternate_stack().ss_sp, first) << "the same stack, reused";
+        take_back_thread_stack(slot);
+    });
+}
+
+TEST(FatalSignals, TheProgramsOwnAlternateStackStays) {
+    static char own[128 * 1024];
+    void* slot = nullptr;
+    on_a_bare_thread([&] {
+        stack_t theirs = {};
+        theirs.ss_sp = own;
+        theirs.ss_size = sizeof own;
+        ASSERT_EQ(sigaltstack(&theirs, nullptr), 0);
+        give_thread_a_stack(slot);
+        EXPECT_EQ(current_alternate_stack().ss_sp, own);
+        take_back_thread_stack(slot);
+        stack_t after = current_alternate_stack();
+        EXPECT_EQ(after.ss_sp, own);
+        EXPECT_EQ(after.ss_flags & SS_DISABLE, 0);
+    });
+    on_a_bare_thread([&] {
+        give_thread_a_stack(slot);  // ours, which the program replaces with its own
+        stack_t theirs = {};
+        theirs.ss_sp = own;
+        theirs.ss_size = sizeof own;
+        ASSERT_EQ(sigaltstack(&theirs, nullptr), 0);
+        take_back_thread_stack(slot);
+        EXPECT_EQ(current_alternate_stack().ss_sp, own);
+        EXPECT_EQ(current_alternate_stack().ss_flags & SS_DISABLE, 0);
+    });
+}
+
+TEST(FatalSignals, MasksLeaveOutOnlyTheFaultsTheHandlerHolds) {
+    hold(SIGSEGV);
+    hold(SIGABRT);
+    sigset_t mask;
+    sigfillset(&mask);
+    unblock_held_faults(&mask);
+    EXPECT_FALSE(sigismember(&mask, SIGSEGV));
+    EXPECT_TRUE(sigismember(&mask, SIGBUS)) << "not held";
+    EXPECT_TRUE(sigismember(&mask, SIGABRT)) << "not a fault: abort() unblocks it itself";
+    EXPECT_TRUE(sigismember(&mask, SIGINT));
+    int old_style = unblock_held_faults(~0);
+    EXPECT_EQ(old_style, ~(1 << (SIGSEGV - 1)));
+
+    release_to_program(SIGSEGV);
+    sigfillset(&mask);
+    unblock_held_faults(&mask);
+    EXPECT_TRUE(sigismember(&mask, SIGSEGV)) << "the program's own handler has it now";
+    release_to_program(SIGABRT);
+}
+
+TEST(FatalSignals, FaultsAreTheSignalsAFaultingInstructionRaises) {
+    for (int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) EXPECT_TRUE(is_fault(fault));
+    for (int other : {SIGABRT, SIGINT, SIGPROF}) EXPECT_FALSE(is_fault(other));
+}
+
+}  // namespace
+}  // namespace memusage::fatal_signals
