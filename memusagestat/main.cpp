@@ -1,4 +1,5 @@
 // memusagestat [OPTION]... DATAFILE [OUTFILE]: options in, one picture out.
+// memusagestat --sites=FILE [--top=N]: the allocation-site report of a sites file.
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cstdio>
@@ -6,6 +7,7 @@
 #include <vector>
 
 #include "memusagestat/graph.h"
+#include "sites_report.h"
 
 namespace po = boost::program_options;
 
@@ -13,7 +15,8 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
-    "Generate graphic from memory profiling data\n"
+    "  or:  memusagestat --sites=FILE [--top=N]\n"
+    "Generate graphic from memory profiling data, or report allocation sites\n"
     "\n"
     "  -o, --output=FILE          Name output file (.png, .svg or .pdf; default\n"
     "                             DATAFILE.png)\n"
@@ -23,6 +26,9 @@ constexpr const char* kHelp =
     "  -T, --total                Also draw graph for total memory consumption\n"
     "  -x, --x-size=VALUE         Make output graphic VALUE pixels wide\n"
     "  -y, --y-size=VALUE         Make output graphic VALUE pixels high\n"
+    "      --sites=FILE           Print the allocation-site report of FILE (written by\n"
+    "                             memusage --sites or MEMUSAGE_SITES); no graphic\n"
+    "      --top=N                Show N sites per ranking in that report (default 10)\n"
     "  -?, --help                 Give this help list\n"
     "      --usage                Give a short usage message\n"
     "  -V, --version              Print program version\n"
@@ -34,7 +40,8 @@ constexpr const char* kUsage =
     "Usage: memusagestat [-tT?V] [-o FILE] [-s STRING] [-x VALUE] [-y VALUE]\n"
     "            [--output=FILE] [--string=STRING] [--time] [--total]\n"
     "            [--x-size=VALUE] [--y-size=VALUE] [--help] [--usage] [--version]\n"
-    "            DATAFILE [OUTFILE]\n";
+    "            DATAFILE [OUTFILE]\n"
+    "   or: memusagestat --sites=FILE [--top=N]\n";
 
 constexpr const char* kVersion =
     "memusagestat (memusage) " MEMUSAGE_VERSION
@@ -56,10 +63,23 @@ bool parse_size(const std::string& text, unsigned& out) {
     return error == std::errc{} && stop == end && !text.empty();
 }
 
+int report_sites(const std::string& path, const std::string& top) {
+    memusagestat::SitesReportOptions options;
+    if (!top.empty() && (!parse_size(top, options.top) || options.top == 0))
+        return fail("invalid count '" + top + "' for --top (want a number above 0)");
+    std::string report;
+    if (std::string error = memusagestat::report_sites_file(path, options, report);
+        !error.empty()) {
+        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+        return 1;
+    }
+    return std::fputs(report.c_str(), stdout) < 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string output, title, x_size, y_size;
+    std::string output, title, x_size, y_size, sites, top;
     std::vector<std::string> files;
     bool time_based = false, total = false;
 
@@ -71,6 +91,8 @@ int main(int argc, char** argv) {
         ("total,T", po::bool_switch(&total))      //
         ("x-size,x", po::value(&x_size))          //
         ("y-size,y", po::value(&y_size))          //
+        ("sites", po::value(&sites))              //
+        ("top", po::value(&top))                  //
         ("help,?", "")                            //
         ("usage", "")                             //
         ("version,V", "")                         //
@@ -95,6 +117,11 @@ int main(int argc, char** argv) {
     if (given.count("usage")) return std::fputs(kUsage, stdout) < 0;
     if (given.count("version")) return std::fputs(kVersion, stdout) < 0;
 
+    if (given.count("sites")) {
+        if (!files.empty()) return fail("--sites takes no DATAFILE: '" + files[0] + "'");
+        return report_sites(sites, top);
+    }
+    if (given.count("top")) return fail("--top only goes with --sites");
     if (files.empty()) return fail("missing DATAFILE");
     if (files.size() > 2) return fail("too many arguments: '" + files[2] + "'");
 

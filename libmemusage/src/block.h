@@ -21,6 +21,7 @@ static_assert(sizeof(BlockHeader) == 16, "keeps blocks 16-byte aligned");
 enum class BlockKind : uint64_t {
     plain = 0xfeedbeebfeedbeebULL,    // the real block starts at the header
     aligned = 0xa11a11edfeedbeebULL,  // the real block's start is stored below the header
+    sited = 0x5173d5173dfeedebULL,    // plain, with its allocation site in front (sites.h)
 };
 
 inline BlockHeader* header_of(void* user) { return static_cast<BlockHeader*>(user) - 1; }
@@ -46,10 +47,25 @@ inline void* mark_plain(void* real, uint64_t size) {
     return header + 1;
 }
 
+// Allocation sites: a block's site id sits two words below its header. A plain block that
+// has one gets 16 more bytes in front (32 in all, so blocks stay 16-byte aligned); an
+// aligned block always has room there. Site 0 is no site.
+inline constexpr size_t kSitedHeaderBytes = 32;
+inline uint64_t& site_slot(BlockHeader* header) { return reinterpret_cast<uint64_t*>(header)[-2]; }
+
+inline void* mark_sited(void* real, uint64_t size, uint32_t site) {
+    auto* header = reinterpret_cast<BlockHeader*>(static_cast<char*>(real) + kSitedHeaderBytes) - 1;
+    site_slot(header) = site;
+    header->size = size;
+    header->magic = magic_for(header, BlockKind::sited);
+    return header + 1;
+}
+
 // `real` must have `offset` bytes (at least 32, a multiple of 16) before the user block.
-inline void* mark_aligned(void* real, size_t offset, uint64_t size) {
+inline void* mark_aligned(void* real, size_t offset, uint64_t size, uint32_t site = 0) {
     void* user = static_cast<char*>(real) + offset;
     BlockHeader* header = header_of(user);
+    site_slot(header) = site;
     reinterpret_cast<void**>(header)[-1] = real;
     header->size = size;
     header->magic = magic_for(header, BlockKind::aligned);
@@ -60,6 +76,7 @@ struct OurBlock {
     void* real;     // what the real allocator returned: what to free
     uint64_t size;  // what the program asked for
     bool aligned;
+    uint32_t site = 0;  // the allocation site, 0 for none
 };
 
 // False for blocks that are not ours (allocated before we started, or by someone else),
@@ -71,7 +88,13 @@ inline bool find_block(void* user, OurBlock& block) {
         return true;
     }
     if (header->magic == magic_for(header, BlockKind::aligned)) {
-        block = OurBlock{reinterpret_cast<void**>(header)[-1], header->size, true};
+        block = OurBlock{reinterpret_cast<void**>(header)[-1], header->size, true,
+                         static_cast<uint32_t>(site_slot(header))};
+        return true;
+    }
+    if (header->magic == magic_for(header, BlockKind::sited)) {
+        block = OurBlock{static_cast<char*>(user) - kSitedHeaderBytes, header->size, false,
+                         static_cast<uint32_t>(site_slot(header))};
         return true;
     }
     return false;
@@ -87,8 +110,10 @@ inline bool find_block(void* user, OurBlock& block) {
 namespace freed {
 inline constexpr uint64_t kMarkMagic = 0xf5eedb10cf5eedb1ULL;
 inline constexpr uint64_t kBelow = 0xf4eedf4eedf4eedfULL;  // also never one of our magics
-// Below a block glibc hands out lies its size, always under this; below a block we freed
-// lies kBelow, glibc's cache key (a random word) or a list link (an address).
+// Below a block glibc hands out lies its size, never 0 and always under this; below a block
+// we freed lies kBelow, glibc's cache key (a random word) or a list link (an address, or
+// null: a large block's header 16 bytes into its real block, as a sited block's or one
+// aligned to 32, lies under the size-list links glibc's large blocks clear).
 inline constexpr uint64_t kLeastWordBelow = uint64_t{1} << 40;
 // Where the mark goes: at the start of the block, which glibc's lists of small blocks
 // leave alone; in large blocks (from well below glibc's 1 KiB "large" on) 16 bytes
@@ -114,7 +139,8 @@ inline void mark_freed(void* user, const OurBlock& block) {
 // memory that was since handed out as someone else's block is not taken for ours: glibc
 // wrote that block's size just below it.
 inline void* freed_real_block(void* user) {
-    if (header_of(user)->magic < freed::kLeastWordBelow) return nullptr;
+    uint64_t below = header_of(user)->magic;
+    if (below != 0 && below < freed::kLeastWordBelow) return nullptr;
     for (size_t place : freed::kMarkPlaces) {
         uint64_t mark;
         memcpy(&mark, static_cast<char*>(user) + place, sizeof mark);

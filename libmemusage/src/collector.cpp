@@ -18,6 +18,7 @@
 #include "originals.h"
 #include "output_claim.h"
 #include "sampler.h"
+#include "sites.h"
 
 namespace memusage::collector {
 
@@ -119,6 +120,7 @@ void on_thread_exit(void* value) {
 // without waiting. Its own calls are not counted meanwhile: a signal handler that
 // allocates there would find the recorder half-repaired.
 void after_fork_in_child() {
+    sites::after_fork_in_child();  // the sites file is the parent's, whatever the state
     if (state.load(std::memory_order_acquire) != State::active) return;
     ThreadLog* counting = counting_log;
     counting_log = nullptr;
@@ -134,7 +136,7 @@ void on_fatal_signal(int signal_number) {
     State expected = State::active;
     if (state.compare_exchange_strong(expected, State::finished)) {
         sampler::stop();
-        recorder.finish_file_after_crash(cycle_counter(), thread_log);
+        if (recorder.finish_file_after_crash(cycle_counter(), thread_log)) sites::finish(true);
     }
     raise(signal_number);
 }
@@ -210,7 +212,12 @@ __attribute__((destructor)) void finish_with_program() {
     counting_log = nullptr;
     sampler::stop();
     if (config.thread_table && thread_log != nullptr) prctl(PR_GET_NAME, thread_log->name);
-    recorder.finish(totals, cycle_counter(), thread_log);
+    bool complete = recorder.finish(totals, cycle_counter(), thread_log);
+    // A run whose end stopped a merge halfway leaves the sites file as a killed run
+    // leaves it, as it does the data file.
+    if (complete) {
+        if (const char* problem = sites::finish(false)) warn(problem, "");
+    }
     print_final_report();
 }
 
@@ -272,6 +279,10 @@ State initialize() {
         warn("out of memory for the record buffer", "");
         data_file.close();
     }
+    if (config.sites != nullptr) {
+        if (const char* problem = sites::start(config.sites, config.sites_owner)) warn(problem, "");
+        recorder.keep_site_figures(sites::accounts());
+    }
     install_fatal_signal_handlers();
     state.store(State::active, std::memory_order_release);
     if (data_file.is_open() && config.timer) sampler::start();
@@ -298,6 +309,7 @@ UncommonCount begin_uncommon_count() {
         thread_log = log;
         pthread_setspecific(thread_key, log);
         fatal_signals::give_thread_a_stack(log->signal_stack);
+        sites::prepare_thread();  // what it allocates is the collector's, not the program's
     }
     attaching = false;
     return {log, log};

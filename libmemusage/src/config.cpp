@@ -72,6 +72,10 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
     config.buffer_records = parse_buffer_records(getenv("MEMUSAGE_BUFFER_SIZE"));
     config.timer = getenv("MEMUSAGE_NO_TIMER") == nullptr;
     config.trace_mmap = getenv("MEMUSAGE_TRACE_MMAP") != nullptr;
+    const char* sites = getenv("MEMUSAGE_SITES");
+    if (sites != nullptr && sites[0] != '\0') config.sites = sites;
+    if (const char* owner = getenv(kSitesOwnerVariable))
+        config.sites_owner = strtol(owner, nullptr, 10);
     const char* color = getenv("MEMUSAGE_COLOR");
     if (color != nullptr && strcmp(color, "always") == 0) config.color = ColorMode::always;
     if (color != nullptr && strcmp(color, "never") == 0) config.color = ColorMode::never;

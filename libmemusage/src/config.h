@@ -19,7 +19,10 @@ struct Config {
     bool timer = true;        // no MEMUSAGE_NO_TIMER
     bool trace_mmap = false;  // MEMUSAGE_TRACE_MMAP
     ColorMode color = ColorMode::automatic;
-    GateConfig gate;            // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
+    const char* sites =
+        nullptr;           // MEMUSAGE_SITES: the allocation-sites file; null when unset or empty
+    long sites_owner = 0;  // MEMUSAGE_SITES_OWNER: the process writing it; 0 if none yet
+    GateConfig gate;       // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
     bool thread_table = false;  // MEMUSAGE_THREADS: a row per thread after the summary
 
     // Variables that were set but could not be used, each with what it should have
@@ -43,6 +46,8 @@ struct Config {
 // Processes that do not descend from the owner are kept off by MEMUSAGE_OUTPUT_RUN
 // (memusage/run_start.h).
 inline constexpr const char kOutputOwnerVariable[] = "MEMUSAGE_OUTPUT_OWNER";
+// The same for the allocation-sites file (MEMUSAGE_SITES).
+inline constexpr const char kSitesOwnerVariable[] = "MEMUSAGE_SITES_OWNER";
 
 // Where the MEMUSAGE_LIMIT and MEMUSAGE_FAIL_* variables are wrong, the words that say
 // what they should hold; the driver checks its options with the same parsers.

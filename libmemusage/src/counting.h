@@ -8,6 +8,8 @@
 
 #include "counting_extras.h"
 #include "recorder.h"
+#include "site_accounts.h"
+#include "sites.h"
 #include "thread_log.h"
 
 namespace memusage {
@@ -44,7 +46,7 @@ class Counting {
         return false;
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
-    void allocated(uint64_t size) { record(static_cast<int64_t>(size)); }
+    void allocated(uint64_t size) { record(static_cast<int64_t>(size), site_); }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
     // ones (MAP_FIXED) replaces their accessible bytes.
     void mapped(uint64_t accessible_bytes, uint64_t replaced_bytes) {
@@ -65,7 +67,7 @@ class Counting {
         released(old_size);
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
-        record(-static_cast<int64_t>(old_size));
+        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_));
     }
     // "nomove" counts resizes done in place, whatever the label suggests.
     void reallocated(uint64_t old_size, uint64_t new_size, bool moved) {
@@ -74,7 +76,7 @@ class Counting {
             ++log_.stats.realloc_dec;
             released(old_size - new_size);
         }
-        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size));
+        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size), site_);
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
@@ -82,7 +84,7 @@ class Counting {
         released(size);
         ++log_.stats.calls_of(Call::free);
         log_.stats.bytes_of(Call::free) += size;
-        record(-static_cast<int64_t>(size));
+        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_));
     }
 
     // munmap: the row counts what was asked; the heap loses only the accessible bytes
@@ -101,12 +103,24 @@ class Counting {
         record(static_cast<int64_t>(accessible_new) - static_cast<int64_t>(accessible_old));
     }
 
+    // Allocation sites (sites.h). A new block's site: the calling stack's, 0 when off.
+    uint32_t site() {
+        if (__builtin_expect(sites::enabled, 0)) {
+            uint32_t id = sites::capture_site();
+            site_ = site_word(SiteChange::new_block, id);
+            return id;
+        }
+        return 0;
+    }
+    // An existing block, resized or freed: it keeps the site it was allocated at.
+    void keep_site(uint32_t id) { site_ = site_word(SiteChange::resize, id); }
+
   private:
-    void record(int64_t heap_change) {
+    void record(int64_t heap_change, uint32_t site = 0) {
         uint64_t stack = log_.stack_use(sp_);
         if (__builtin_expect(counting_extras::active(), 0))
-            return counting_extras::record(recorder_, log_, heap_change, stack);
-        recorder_.record(log_, heap_change, stack);
+            return counting_extras::record(recorder_, log_, heap_change, stack, site);
+        recorder_.record(log_, heap_change, stack, site);
     }
     void released(uint64_t bytes) {
         if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);
@@ -115,6 +129,7 @@ class Counting {
     Recorder& recorder_;
     ThreadLog& log_;
     uintptr_t sp_;
+    uint32_t site_ = 0;  // the site word (site_accounts.h) of this call's block
 };
 
 // For calls that must not be counted (inside a hook where counting would have to wait,
@@ -134,6 +149,8 @@ struct Uncounted {
     void reallocated(uint64_t, uint64_t, bool) {}
     void free_null() {}
     void freed(uint64_t) {}
+    uint32_t site() { return 0; }
+    void keep_site(uint32_t) {}
     void unmap_requested() {}
     void unmapped(uint64_t, uint64_t) {}
     void remapped(uint64_t, uint64_t, bool, uint64_t, uint64_t) {}

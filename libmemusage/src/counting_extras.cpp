@@ -16,10 +16,10 @@ __attribute__((noinline)) void release(uint64_t bytes) {
 }
 
 __attribute__((noinline)) void record(Recorder& recorder, ThreadLog& log, int64_t heap_change,
-                                      uint64_t stack) {
+                                      uint64_t stack, uint32_t site) {
     log.net_heap += heap_change;
     log.note_stack(stack);
-    recorder.record(log, heap_change, stack);
+    recorder.record(log, heap_change, stack, site);
     if (heap_observer.armed()) heap_observer.notify(recorder.current_heap(&log));
 }
 

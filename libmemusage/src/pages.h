@@ -19,4 +19,14 @@ inline void* allocate_pages(size_t bytes) {
 
 inline void free_pages(void* pages, size_t bytes) { syscall(SYS_munmap, pages, bytes); }
 
+// Large tables sized for the worst case: the kernel gives a page only when it is first
+// touched, so what is never used costs no memory (and, with MAP_NORESERVE, no swap
+// reservation either).
+inline void* reserve_pages(size_t bytes) {
+    long result = syscall(SYS_mmap, nullptr, bytes, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (result == -1) return nullptr;
+    return reinterpret_cast<void*>(result);
+}
+
 }  // namespace memusage

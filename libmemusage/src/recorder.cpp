@@ -336,13 +336,13 @@ void Recorder::merge_full_log(ThreadLog& log) {
 
 void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack) {
     if (log.records_directly.load(std::memory_order_relaxed) &&
-        record_directly(log, 0, stack, &time))
+        record_directly(log, 0, stack, 0, &time))
         return;
     uint32_t n = log.published.load(std::memory_order_relaxed);
     // Filling the log means merging it, which needs the lock: only if it is free.
     bool fills = n + 1 == log.capacity;
     if (fills && !try_lock()) return;
-    log.events[n] = Event{time, 0, stack};
+    log.events[n] = Event{time, 0, saturated(stack), 0};
     log.published.store(n + 1, std::memory_order_release);
     if (!fills) return;
     empty_full_log_locked(log);
@@ -420,7 +420,8 @@ const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event*
                                 uint64_t bound) {
     Stream stream = stream_;
     do {
-        if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time), 0)) {
+        if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time, event->site),
+                             0)) {
             stream_ = stream;
             // The log says how far it is merged whenever the buffer is written: a signal
             // handler's exit() that stops the write finds the merge caught up.
@@ -458,6 +459,7 @@ void Recorder::fold_counters_locked(Stats& totals) {
 void Recorder::complete_file_locked(uint64_t end_time) {
     direct_allowed_ = false;
     merge_locked(nullptr, UINT64_MAX);
+    stream_.sites = nullptr;  // complete: what threads still do after this changes no figure
     if (file_ == nullptr) return;
     write_output();
     if (stream_.last_time > end_time) end_time = stream_.last_time;
@@ -467,7 +469,7 @@ void Recorder::complete_file_locked(uint64_t end_time) {
     stream_.output = nullptr;
 }
 
-void Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
+bool Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
     // exit() from a signal handler that stopped this thread halfway through recording
     // directly: that event is never completed, and no thread may wait for it.
     if (finishing != nullptr) finishing->recording.store(false, std::memory_order_release);
@@ -488,7 +490,7 @@ void Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
         // a killed run leaves it (every full buffer; readers repair the header), and the
         // counters are whole.
         fold_counters_locked(totals);
-        return;
+        return false;
     }
     if (others_counting) {
         unlock();
@@ -499,6 +501,7 @@ void Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
     complete_file_locked(end_time);
     fold_counters_locked(totals);
     unlock();
+    return true;
 }
 
 // Every thread now sees its stop flag at its next call; the barrier makes sure that a
@@ -523,16 +526,18 @@ void Recorder::wait_for_calls_in_progress(const ThreadLog* finishing) {
     }
 }
 
-void Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
+bool Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
     // The lock may belong to a thread that is writing right now (wait for it a little)
     // or to the crashing thread itself (give up: readers repair a zero header).
     for (int attempt = 0; pthread_mutex_trylock(&mutex_) != 0; ++attempt) {
-        if (attempt == kCrashWaits) return;
+        if (attempt == kCrashWaits) return false;
         sched_yield();
     }
     // The thread recording directly may be the crashing one, stopped halfway.
-    if (revoke_direct_locked(crashing, kCrashWaits)) complete_file_locked(end_time);
+    bool completed = revoke_direct_locked(crashing, kCrashWaits);
+    if (completed) complete_file_locked(end_time);
     pthread_mutex_unlock(&mutex_);
+    return completed;
 }
 
 // Another thread recording directly would be writing the stream while we read it:

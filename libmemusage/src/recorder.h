@@ -14,6 +14,7 @@
 #include "memusage/record.h"
 #include "memusage/stats.h"
 #include "memusage/summary.h"
+#include "site_accounts.h"
 #include "thread_log.h"
 
 namespace memusage {
@@ -39,11 +40,13 @@ struct Stream {
     Record* output = nullptr;  // null without a data file: the events only feed the peaks
     uint32_t output_used = 0;
     uint32_t output_capacity = 0;
+    SiteAccounts* sites = nullptr;  // null unless allocation sites are on
 
     // One event; true when the record buffer is full and must be written.
-    bool add(int64_t heap_change, uint64_t stack, uint64_t time) {
+    bool add(int64_t heap_change, uint64_t stack, uint64_t time, uint32_t site = 0) {
         heap += heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
+        if (__builtin_expect(sites != nullptr, 0)) sites->on_event(site, heap_change, current);
         heap_peak = current > heap_peak ? current : heap_peak;
         stack_peak = stack > stack_peak ? stack : stack_peak;
         total_peak = current + stack > total_peak ? current + stack : total_peak;
@@ -84,14 +87,18 @@ class Recorder {
     // interrupted call may hold, else null.
     ThreadLog* begin_nested(ThreadLog& own);
 
+    // Allocation sites: the stream keeps their figures from now on. Before any thread records.
+    void keep_site_figures(SiteAccounts* accounts) { stream_.sites = accounts; }
+
     // One event of the owner's thread: straight into the stream while it is the only
-    // thread recording, else appended to its log, merged when the log fills up.
-    void record(ThreadLog& log, int64_t heap_change, uint64_t stack) {
+    // thread recording, else appended to its log, merged when the log fills up. `site`
+    // is the event's site word (site_accounts.h).
+    void record(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site = 0) {
         if (log.records_directly.load(std::memory_order_relaxed) &&
-            record_directly(log, heap_change, stack, nullptr))
+            record_directly(log, heap_change, stack, site, nullptr))
             return;
         uint32_t n = log.published.load(std::memory_order_relaxed);
-        log.events[n] = Event{ordered_cycle_counter(), heap_change, stack};
+        log.events[n] = Event{ordered_cycle_counter(), heap_change, saturated(stack), site};
         log.published.store(n + 1, std::memory_order_release);
         if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
     }
@@ -108,9 +115,11 @@ class Recorder {
     // call that a program's system-call filter might punish. It never waits for the lock
     // if the calling thread may hold it (exit() from a signal handler that interrupted a
     // merge): the file is then left as a killed run leaves it, and the counters still come.
-    void finish(Stats& totals, uint64_t end_time, ThreadLog* finishing = nullptr);
+    // True when every event was merged (and the site figures are complete).
+    bool finish(Stats& totals, uint64_t end_time, ThreadLog* finishing = nullptr);
     // After a fatal signal: the same for the file only, if the lock can be had soon.
-    void finish_file_after_crash(uint64_t end_time, ThreadLog* crashing = nullptr);
+    // True when every event was merged (and the site figures are complete).
+    bool finish_file_after_crash(uint64_t end_time, ThreadLog* crashing = nullptr);
 
     // The in-process API's questions, answered from everything published so far: `own`
     // is the asking thread's log (null if it has none). Each takes the lock.
@@ -150,7 +159,7 @@ class Recorder {
     // after its cause. A thread that finds itself alone again when its log fills goes
     // back to direct recording.
     // `signal_time`: the event is a profiling tick, taken at that time by a handler.
-    bool record_directly(ThreadLog& log, int64_t heap_change, uint64_t stack,
+    bool record_directly(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site,
                          const uint64_t* signal_time) {
         log.recording.store(true, std::memory_order_relaxed);
         // The barrier another thread runs orders the store above before the load below.
@@ -160,10 +169,14 @@ class Recorder {
             uint64_t time = signal_time != nullptr      ? *signal_time
                             : stream_.output != nullptr ? cycle_counter()
                                                         : 0;
-            if (__builtin_expect(stream_.add(heap_change, stack, time), 0)) write_output();
+            if (__builtin_expect(stream_.add(heap_change, saturated(stack), time, site), 0))
+                write_output();
         }
         log.recording.store(false, std::memory_order_release);
         return direct;
+    }
+    static uint32_t saturated(uint64_t stack) {
+        return stack < UINT32_MAX ? static_cast<uint32_t>(stack) : UINT32_MAX;
     }
     void become_direct_locked(ThreadLog& log);
     // No other thread has a log in use (the thread's own nested log does not count).

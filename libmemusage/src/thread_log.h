@@ -16,8 +16,10 @@ namespace memusage {
 struct Event {
     uint64_t time;        // cycle counter
     int64_t heap_change;  // bytes this event added to (or took from) the heap
-    uint64_t stack;       // the thread's stack use at the event
+    uint32_t stack;       // the thread's stack use at the event (saturated: 4 GiB is plenty)
+    uint32_t site;        // the site word (site_accounts.h); 0 when sites are off
 };
+static_assert(sizeof(Event) == 24, "a log holds as many events as before sites");
 
 struct ThreadLog {
     // Owner only.
@@ -63,7 +65,6 @@ struct ThreadLog {
     // a thread still makes calls after its last thread-specific destructor.
     pid_t owner_process, owner_thread;
     bool ended;  // the owner's thread-specific destructor has run
-
 
     Event events[1];  // `capacity` of them; the log is allocated with room for all
 

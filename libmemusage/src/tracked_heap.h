@@ -34,14 +34,31 @@ inline void* plain_block(size_t size) {
     return real != nullptr ? mark_plain(real, size) : nullptr;
 }
 
+// With allocation sites on, a block that has one carries it in a longer header.
+inline void* plain_block(size_t size, uint32_t site) {
+    if (__builtin_expect(site == 0, 1)) return plain_block(size);
+    size_t total;
+    if (!with_header(size, kSitedHeaderBytes, total)) return nullptr;
+    void* real = original::malloc(total);
+    return real != nullptr ? mark_sited(real, size, site) : nullptr;
+}
+
+// What a plain block's header takes: where its real block starts.
+inline size_t header_bytes(uint32_t site) {
+    return site == 0 ? sizeof(BlockHeader) : kSitedHeaderBytes;
+}
+inline void* mark_plain_or_sited(void* real, uint64_t size, uint32_t site) {
+    return site == 0 ? mark_plain(real, size) : mark_sited(real, size, site);
+}
+
 // Alignments up to 16 are what malloc gives anyway; larger ones put the header and
 // the real block's start in an alignment-sized gap in front of the block.
-inline void* aligned_block(size_t alignment, size_t size) {
-    if (alignment <= 16) return plain_block(size);
+inline void* aligned_block(size_t alignment, size_t size, uint32_t site) {
+    if (alignment <= 16) return plain_block(size, site);
     size_t total;
     if (!with_header(size, alignment, total)) return nullptr;
     void* real = original::memalign(alignment, total);
-    return real != nullptr ? mark_aligned(real, alignment, size) : nullptr;
+    return real != nullptr ? mark_aligned(real, alignment, size, site) : nullptr;
 }
 
 inline void free_real(void* user, const OurBlock& block) {
@@ -66,7 +83,7 @@ template <typename Counter>
 __attribute__((always_inline)) inline void* allocate(Counter counter, size_t size) {
     counter.allocation_requested(Call::malloc, size);
     if (!counter.admit(Call::malloc, size)) return nullptr;
-    return detail::counted(counter, Call::malloc, size, detail::plain_block(size));
+    return detail::counted(counter, Call::malloc, size, detail::plain_block(size, counter.site()));
 }
 
 template <typename Counter>
@@ -86,12 +103,13 @@ void* allocate_zeroed(Counter counter, size_t count, size_t size) {
     constexpr size_t kAlwaysMapped = size_t{32} << 20;
     void* block = nullptr;
     size_t total;
+    uint32_t site = counter.site();
     if (bytes < kAlwaysMapped) {
-        block = detail::plain_block(bytes);
+        block = detail::plain_block(bytes, site);
         if (block != nullptr) memset(block, 0, bytes);
-    } else if (detail::with_header(bytes, sizeof(BlockHeader), total)) {
+    } else if (detail::with_header(bytes, detail::header_bytes(site), total)) {
         void* real = original::calloc(1, total);
-        if (real != nullptr) block = mark_plain(real, bytes);
+        if (real != nullptr) block = detail::mark_plain_or_sited(real, bytes, site);
     }
     return detail::counted(counter, Call::calloc, bytes, block);
 }
@@ -101,7 +119,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
     if (block == nullptr) {
         counter.resize_requested(Call::realloc, 0, size);
         if (!counter.admit(Call::realloc, size)) return nullptr;
-        void* fresh = detail::plain_block(size);
+        void* fresh = detail::plain_block(size, counter.site());
         if (fresh == nullptr) {
             counter.admission_unused(size);
             counter.failed(Call::realloc);
@@ -111,6 +129,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
     }
     OurBlock old;
     if (!find_block(block, old)) return original::realloc(block, size);
+    counter.keep_site(old.site);  // a resized block stays at the site that allocated it
     if (size == 0) {
         counter.realloc_call();
         counter.realloc_freed(old.size);
@@ -125,16 +144,16 @@ void* reallocate(Counter counter, void* block, size_t size) {
     size_t total;
     if (old.aligned) {
         // realloc promises malloc's alignment only; a plain block keeps things simple.
-        resized = detail::plain_block(size);
+        resized = detail::plain_block(size, old.site);
         if (resized != nullptr) {
             memcpy(resized, block, old.size < size ? old.size : size);
             detail::free_real(block, old);
         }
-    } else if (detail::with_header(size, sizeof(BlockHeader), total)) {
+    } else if (detail::with_header(size, detail::header_bytes(old.site), total)) {
         void* real = original::realloc(old.real, total);
         if (real != nullptr) {
             moved = real != old.real;
-            resized = mark_plain(real, size);
+            resized = detail::mark_plain_or_sited(real, size, old.site);
         }
     }
     if (resized == nullptr) {
@@ -178,6 +197,7 @@ __attribute__((always_inline)) inline void release(Counter counter, void* block)
     }
     // Recorded before the memory goes back, so another thread that gets it next is
     // recorded after us.
+    counter.keep_site(ours.site);
     counter.freed(ours.size);
     detail::free_real(block, ours);
 }
@@ -203,7 +223,7 @@ void* allocate_aligned(Counter counter, size_t alignment, size_t size) {
         // glibc rounds an alignment that is not a power of two up to one.
         size_t power = 1;
         while (power < alignment) power <<= 1;
-        block = detail::aligned_block(power, size);
+        block = detail::aligned_block(power, size, counter.site());
     }
     return detail::counted(counter, Call::aligned, size, block);
 }

@@ -69,7 +69,8 @@ bool can_preload(const std::string& library_path) {
 std::vector<std::string> child_environment(const std::vector<std::string>& inherited,
                                            const DriverOptions& options,
                                            const std::string& collector_path,
-                                           const std::string& data_path) {
+                                           const std::string& data_path,
+                                           const std::string& sites_path) {
     EnvironmentBuilder environment(inherited);
 
     std::string preload = collector_path;
@@ -84,6 +85,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
     // Left behind by a process of an enclosing run (memusage started from a profiled
     // shell): this run's data file has no owner yet.
     environment.unset("MEMUSAGE_OUTPUT_OWNER");
+    environment.unset("MEMUSAGE_SITES_OWNER");
     environment.unset(kRunStartVariable);
     if (!data_path.empty()) {
         environment.set("MEMUSAGE_OUTPUT", data_path);
@@ -95,6 +97,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
                              sizeof run_start))
             environment.set(kRunStartVariable, run_start);
     }
+    if (!sites_path.empty()) environment.set("MEMUSAGE_SITES", sites_path);
     if (!options.progname.empty()) environment.set("MEMUSAGE_PROG_NAME", options.progname);
     if (!options.buffer_size.empty()) {
         environment.set("MEMUSAGE_BUFFER_SIZE", options.buffer_size);

@@ -13,11 +13,12 @@ namespace memusage {
 bool can_preload(const std::string& library_path);
 
 // inherited: NAME=VALUE strings (environ). data_path: the file MEMUSAGE_OUTPUT names, empty for
-// none. The collector goes first in LD_PRELOAD so it sees every allocation; libraries the user
-// already preloads stay, after it.
+// none; sites_path the same for MEMUSAGE_SITES. The collector goes first in LD_PRELOAD so it
+// sees every allocation; libraries the user already preloads stay, after it.
 std::vector<std::string> child_environment(const std::vector<std::string>& inherited,
                                            const DriverOptions& options,
                                            const std::string& collector_path,
-                                           const std::string& data_path);
+                                           const std::string& data_path,
+                                           const std::string& sites_path = {});
 
 }  // namespace memusage

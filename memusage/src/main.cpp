@@ -18,6 +18,7 @@
 #include "options.h"
 #include "preload_reach.h"
 #include "program_lookup.h"
+#include "sites_request.h"
 #include "temporary_file.h"
 
 extern char** environ;
@@ -97,8 +98,16 @@ int run(const DriverOptions& options) {
         data_path = private_data.path();
     }
 
-    std::vector<std::string> environment =
-        child_environment(inherited_environment(), options, collector.path, data_path);
+    TemporaryFile private_sites;
+    if (options.sites) {
+        if (std::string error = private_sites.create(); !error.empty()) {
+            complain(error);
+            return kSetupError;
+        }
+    }
+
+    std::vector<std::string> environment = child_environment(
+        inherited_environment(), options, collector.path, data_path, private_sites.path());
     ProgramOutcome outcome = run_child(lookup.path, options.command, environment);
     // Messages after the run must not kill the driver before it cleans up, should the
     // reader of standard error be gone.
@@ -115,6 +124,15 @@ int run(const DriverOptions& options) {
         if (graph.outcome != GraphOutcome::drawn) complain(graph.message);
         // A picture asked for and not made is a failure, even of a successful program.
         if (graph.outcome == GraphOutcome::failed && status == 0) status = kGraphError;
+    }
+    if (options.sites && may_have_profile) {
+        std::string report;
+        if (std::string error = requested_sites_report(options, private_sites.path(), report);
+            !error.empty()) {
+            complain(error);
+        } else {
+            print(stderr, "\n" + report);
+        }
     }
     return status;
 }

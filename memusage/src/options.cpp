@@ -13,6 +13,8 @@ namespace {
 
 po::options_description driver_option_table() {
     po::options_description table;
+    // --sites=N, or --sites alone (see is_sites_without_count).
+    auto* optional_count = po::value<std::string>()->implicit_value("");
     // Only the arity matters here; values are checked below, in command-line order.
     table.add_options()                                 //
         ("progname,n", po::value<std::string>())        //
@@ -23,6 +25,7 @@ po::options_description driver_option_table() {
         ("no-timer", po::bool_switch())                 //
         ("mmap,m", po::bool_switch())                   //
         ("color", po::value<std::string>())             //
+        ("sites", optional_count)                       //
         ("limit", po::value<std::string>())             //
         ("fail-at", po::value<std::string>())           //
         ("fail-from", po::value<std::string>())         //
@@ -40,6 +43,18 @@ po::options_description driver_option_table() {
     return table;
 }
 
+// "--sites" (or a prefix only it has) without "=N": its count is optional, and only ever
+// given as --sites=N. Boost would take the next word, the program, for its count.
+bool is_sites_without_count(const std::string& token) {
+    if (!token.starts_with("--") || token.find('=') != std::string::npos) return false;
+    const std::string name = token.substr(2);
+    if (name.empty() || !std::string_view("sites").starts_with(name)) return false;
+    const po::options_description table = driver_option_table();
+    for (const auto& option : table.options())
+        if (option->long_name() != "sites" && option->long_name().starts_with(name)) return false;
+    return true;
+}
+
 // Options end at the first word that is not an option: everything from there on is the
 // program and its arguments, even words that look like our options. Boost would otherwise
 // keep parsing options after positional words. The words come back without a name (Boost's
@@ -53,8 +68,20 @@ std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& argume
     // whether that word is an option; claiming it would make "-p x" fail (x guesses
     // --x-size). A lone final word is positional anyway, so leave one-word calls alone.
     if (arguments.size() == 1) return rest;
-    bool looks_like_option = token.size() > 1 && token[0] == '-';
-    if (looks_like_option) return rest;
+    auto looks_like_option = [](const std::string& word) {
+        return word.size() > 1 && word[0] == '-';
+    };
+    if (is_sites_without_count(token)) {
+        po::option sites;
+        sites.string_key = "sites";
+        sites.original_tokens.push_back(token);
+        arguments.erase(arguments.begin());
+        rest.push_back(std::move(sites));
+        // The program may follow: claimed here, or Boost would give it to --sites.
+        if (looks_like_option(arguments.front())) return rest;
+    } else if (looks_like_option(token)) {
+        return rest;
+    }
     for (const std::string& word : arguments) {
         po::option positional;
         positional.value.push_back(word);
@@ -114,6 +141,10 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
     } else if (key == "color") {
         out.color = parse_color(value);
         if (!out.color) return invalid("argument") + "; use 'auto', 'always' or 'never'";
+    } else if (key == "sites") {
+        out.sites =
+            value.empty() ? std::optional<unsigned>(kDefaultSitesShown) : parse_unsigned(value);
+        if (!out.sites || *out.sites == 0) return invalid("number of sites");
     } else if (key == "limit") {
         uint64_t bytes;
         if (!parse_size(value.c_str(), bytes))

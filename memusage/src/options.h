@@ -9,6 +9,8 @@ namespace memusage {
 
 enum class ColorWhen { automatic, always, never };
 
+inline constexpr unsigned kDefaultSitesShown = 10;
+
 struct DriverOptions {
     std::string progname;            // -n: profile only the process with this short name
     std::string png_path;            // -p: already ends in ".png"; empty draws nothing
@@ -17,6 +19,7 @@ struct DriverOptions {
     bool no_timer = false;           // --no-timer
     bool trace_mmap = false;         // -m
     std::optional<ColorWhen> color;  // --color; unset leaves the collector's own choice
+    std::optional<unsigned> sites;   // --sites[=N]: report the top N allocation sites
     // Out-of-memory testing and the per-thread table, as given (validated).
     std::string limit;             // --limit=SIZE
     std::string fail_at;           // --fail-at=N

@@ -34,7 +34,7 @@ std::string TemporaryFile::create() {
     name.push_back('\0');
     int fd = ::mkstemp(name.data());
     if (fd < 0) {
-        return "cannot create a temporary data file in " + std::string(directory) + ": " +
+        return "cannot create a temporary file in " + std::string(directory) + ": " +
                std::strerror(errno);
     }
     ::close(fd);

@@ -1,5 +1,6 @@
-// A private data file for `-p` without `-d`: made by mkstemp in $TMPDIR (or /tmp), removed
-// when this object goes, on every way out of the driver that runs destructors.
+// A private file (the data file for `-p` without `-d`, the sites file for `--sites`): made by
+// mkstemp in $TMPDIR (or /tmp), removed when this object goes, on every way out of the driver
+// that runs destructors.
 #pragma once
 
 #include <string>

@@ -1,6 +1,7 @@
 // A block's second free reaches glibc's checks and dies of the program's usual diagnostic
 // every time (glibc's tst-tcfree1): freeing hands our header to glibc's lists, so the
-// second free must find the block by the mark the first one left.
+// second free must find the block by the mark the first one left. With allocation sites on,
+// the same for blocks with the longer header.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -36,7 +37,10 @@ TEST_P(SecondFree, AbortsWithGlibcsDiagnosticEveryTime) {
     Scratch scratch;
     std::vector<std::string> traced = GetParam().env;
     traced.insert(traced.end(), {"MEMUSAGE_TRACE_MMAP=1", "MEMUSAGE_OUTPUT=" + scratch / "data"});
-    for (const auto& env : {GetParam().env, traced}) {
+    // Allocation sites: blocks with a site have the 32-byte header.
+    std::vector<std::string> sited = GetParam().env;
+    sited.push_back("MEMUSAGE_SITES=" + scratch / "sites");
+    for (const auto& env : {GetParam().env, traced, sited}) {
         for (int i = 0; i < kRuns; ++i) {
             Outcome outcome = run(argv, env);
             ASSERT_EQ(outcome.signal(), SIGABRT) << "run " << i << ": " << outcome.err;

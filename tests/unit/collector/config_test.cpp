@@ -75,3 +75,19 @@ TEST(Config, ProgramNameFilter) {
 
 }  // namespace
 }  // namespace memusage
+
+namespace memusage {
+namespace {
+
+TEST(ConfigSites, TheSitesFileAndItsOwnerAreRead) {
+    Config none = read({});
+    EXPECT_EQ(none.sites, nullptr);
+    EXPECT_EQ(none.sites_owner, 0);
+    EXPECT_EQ(read({{"MEMUSAGE_SITES", ""}}).sites, nullptr) << "empty is unset";
+    Config c = read({{"MEMUSAGE_SITES", "/tmp/run.sites"}, {"MEMUSAGE_SITES_OWNER", "1234"}});
+    EXPECT_STREQ(c.sites, "/tmp/run.sites");
+    EXPECT_EQ(c.sites_owner, 1234);
+}
+
+}  // namespace
+}  // namespace memusage

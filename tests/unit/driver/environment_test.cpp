@@ -46,6 +46,15 @@ TEST(ChildEnvironment, AnEnclosingRunsDataFileOwnerIsForgotten) {
     EXPECT_EQ(value_of(result, "HOME"), "/h");
 }
 
+TEST(ChildEnvironment, SitesGoToTheirFileAndAnEnclosingRunsOwnerIsForgotten) {
+    Entries result =
+        child_environment({"MEMUSAGE_SITES_OWNER=4242"}, {}, kCollector, "", "/tmp/run.sites");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES"), "/tmp/run.sites");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES_OWNER"), "<unset>");
+    result = child_environment({"HOME=/h"}, {}, kCollector, "");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES"), "<unset>");
+}
+
 // The run starts with the driver, whatever the program is: it records the data file's
 // state for every process of the run, replacing the record of an enclosing run.
 TEST(ChildEnvironment, TheRunStartsWithTheDataFilesStateNow) {

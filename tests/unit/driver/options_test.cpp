@@ -290,3 +290,37 @@ TEST(DriverOptions, OutOfMemoryTestingOptionsAreValidated) {
 
 }  // namespace
 }  // namespace memusage
+
+namespace memusage {
+namespace {
+
+// --sites takes its count only as --sites=N: the word after a bare --sites is the program.
+TEST(DriverSitesOption, ABareSitesIsFollowedByTheProgram) {
+    DriverOptions options = parse_ok({"--sites", "prog", "arg"});
+    EXPECT_EQ(options.sites, kDefaultSitesShown);
+    EXPECT_EQ(options.command, (Words{"prog", "arg"}));
+    options = parse_ok({"--sit", "./prog"});
+    EXPECT_EQ(options.sites, kDefaultSitesShown);
+    EXPECT_EQ(options.command, Words{"./prog"});
+    options = parse_ok({"--sites", "-m", "prog"});
+    EXPECT_EQ(options.sites, kDefaultSitesShown);
+    EXPECT_TRUE(options.trace_mmap);
+    EXPECT_EQ(options.command, Words{"prog"});
+    options = parse_ok({"--sites", "--", "prog"});
+    EXPECT_EQ(options.command, Words{"prog"});
+}
+
+TEST(DriverSitesOption, ACountComesAfterAnEqualsSign) {
+    DriverOptions options = parse_ok({"--sites=3", "prog"});
+    EXPECT_EQ(options.sites, 3u);
+    EXPECT_EQ(options.command, Words{"prog"});
+    EXPECT_FALSE(parse_ok({"prog"}).sites.has_value());
+    EXPECT_EQ(parse_ok({"prog", "--sites"}).command, (Words{"prog", "--sites"}));
+    EXPECT_EQ(parse_error({"--sites=0", "prog"}),
+              "memusage: invalid number of sites '0' for '--sites'");
+    EXPECT_EQ(parse_error({"--sites=x", "prog"}),
+              "memusage: invalid number of sites 'x' for '--sites'");
+}
+
+}  // namespace
+}  // namespace memusage

@@ -1,0 +1,79 @@
+// The sites file (MEMUSAGE_SITES): where a run's heap came from. The collector writes it
+// once, at exit; memusagestat --sites reads it. Native byte order, every part 8-byte
+// aligned, addresses raw: symbols are looked up afterwards, never in the profiled process.
+//
+//   FileHeader
+//   module_count x { ModuleRecord, build-id bytes, path bytes, zeros up to 8-byte alignment }
+//   site_count   x { SiteRecord, depth x u64 return addresses, innermost first }
+//   FileTrailer
+//
+// The header's magic is written last, so a run killed while writing leaves a file that
+// no reader takes for a complete one.
+#pragma once
+
+#include <cstdint>
+
+namespace memusage::sites_format {
+
+inline constexpr char kMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'S', '\n'};
+inline constexpr char kTrailerMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'N', 'D'};
+inline constexpr uint32_t kVersion = 1;
+
+// The deepest stack kept: frames beyond it (towards main) are dropped.
+inline constexpr uint32_t kMaxDepth = 64;
+
+// The site of every stack first seen after the collector's stack table filled up; its
+// stack is empty.
+inline constexpr uint32_t kTableFullSiteId = 1;
+
+// FileHeader::flags
+inline constexpr uint32_t kEndedByCrash = 1;     // written from a fatal signal's handler
+inline constexpr uint32_t kStackTableFull = 2;   // later new stacks count under one site
+inline constexpr uint32_t kUnwinderMissing = 4;  // libunwind could not be loaded: no stacks
+
+struct FileHeader {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_bytes;  // sizeof(FileHeader); a later version may append fields
+    uint64_t heap_peak;     // the heap's largest size: the moment bytes_at_peak describe
+    uint32_t module_count;
+    uint32_t site_count;
+    uint32_t flags;      // kEndedByCrash | kStackTableFull | kUnwinderMissing
+    uint32_t max_depth;  // kMaxDepth when written
+    uint64_t pid;
+};
+static_assert(sizeof(FileHeader) == 48);
+
+// A loaded ELF object (the program, a library) as it was mapped at exit.
+struct ModuleRecord {
+    uint64_t load_bias;  // run-time address = ELF virtual address + load_bias
+    uint64_t start;      // run-time addresses its loadable segments span: [start, end)
+    uint64_t end;
+    uint32_t build_id_bytes;  // NT_GNU_BUILD_ID's descriptor; 0 when it has none
+    uint32_t path_bytes;      // no terminating zero
+};
+static_assert(sizeof(ModuleRecord) == 32);
+
+// One allocation site: a distinct call stack and what the blocks allocated there did.
+// A realloc keeps the block at its site: growth counts as bytes allocated, shrinking as
+// bytes freed. Bytes still held at exit are bytes_allocated - bytes_freed.
+struct SiteRecord {
+    uint64_t blocks_allocated;  // successful malloc, calloc, aligned and realloc(NULL) calls
+    uint64_t bytes_allocated;
+    uint64_t blocks_freed;
+    uint64_t bytes_freed;
+    uint64_t bytes_at_peak;  // held when the heap was at heap_peak, exactly
+    uint32_t depth;          // return addresses that follow
+    uint32_t id;             // the collector's id for the stack (for diagnostics)
+};
+static_assert(sizeof(SiteRecord) == 48);
+
+struct FileTrailer {
+    char magic[8];
+    uint64_t file_bytes;  // the whole file, trailer included
+};
+static_assert(sizeof(FileTrailer) == 16);
+
+inline constexpr uint64_t padded_to_8(uint64_t bytes) { return (bytes + 7) & ~uint64_t{7}; }
+
+}  // namespace memusage::sites_format

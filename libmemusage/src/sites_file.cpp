@@ -1,0 +1,260 @@
+#include "sites_file.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "memusage/sites_format.h"
+#include "pages.h"
+
+namespace memusage {
+namespace {
+
+namespace format = sites_format;
+
+// Out of the way of the small descriptor numbers programs assume are theirs.
+constexpr int kPreferredFd = 900;
+
+int move_out_of_the_way(int fd) {
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, kPreferredFd);
+    if (moved < 0) return fd;
+    ::close(fd);
+    return moved;
+}
+
+// Sequential writes through a buffer of kernel pages, at explicit offsets.
+class BufferedWriter {
+  public:
+    static constexpr size_t kBufferBytes = 64 * 1024;
+
+    explicit BufferedWriter(int fd)
+        : fd_(fd), buffer_(static_cast<char*>(allocate_pages(kBufferBytes))) {
+        ok_ = buffer_ != nullptr;
+    }
+    ~BufferedWriter() {
+        if (buffer_ != nullptr) free_pages(buffer_, kBufferBytes);
+    }
+    BufferedWriter(const BufferedWriter&) = delete;
+    BufferedWriter& operator=(const BufferedWriter&) = delete;
+
+    void put(const void* data, size_t bytes) {
+        const char* p = static_cast<const char*>(data);
+        while (ok_ && bytes > 0) {
+            size_t room = kBufferBytes - used_;
+            size_t n = bytes < room ? bytes : room;
+            memcpy(buffer_ + used_, p, n);
+            used_ += n;
+            p += n;
+            bytes -= n;
+            if (used_ == kBufferBytes) flush();
+        }
+    }
+    void pad_to_8() {
+        static constexpr char zeros[8] = {};
+        put(zeros, format::padded_to_8(position()) - position());
+    }
+    uint64_t position() const { return offset_ + used_; }
+
+    bool flush() {
+        if (ok_ && used_ > 0) ok_ = write_at(buffer_, used_, offset_);
+        offset_ += used_;
+        used_ = 0;
+        return ok_;
+    }
+    bool write_at(const void* data, size_t bytes, uint64_t offset) {
+        const char* p = static_cast<const char*>(data);
+        while (bytes > 0) {
+            ssize_t n = pwrite(fd_, p, bytes, static_cast<off_t>(offset));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return false;
+            p += n;
+            bytes -= static_cast<size_t>(n);
+            offset += static_cast<uint64_t>(n);
+        }
+        return true;
+    }
+
+  private:
+    int fd_;
+    char* buffer_;
+    size_t used_ = 0;
+    uint64_t offset_ = 0;
+    bool ok_ = false;
+};
+
+struct BuildId {
+    const unsigned char* bytes = nullptr;
+    uint32_t length = 0;
+};
+
+// NT_GNU_BUILD_ID from the module's note segments, as the loader mapped them.
+BuildId build_id_of(const dl_phdr_info& info) {
+    for (int i = 0; i < info.dlpi_phnum; ++i) {
+        const ElfW(Phdr)& segment = info.dlpi_phdr[i];
+        if (segment.p_type != PT_NOTE) continue;
+        uint64_t align = segment.p_align == 8 ? 8 : 4;
+        auto pad = [align](uint64_t n) { return (n + align - 1) & ~(align - 1); };
+        auto* note = reinterpret_cast<const unsigned char*>(info.dlpi_addr + segment.p_vaddr);
+        const unsigned char* end = note + segment.p_memsz;
+        while (static_cast<size_t>(end - note) >= sizeof(ElfW(Nhdr))) {
+            ElfW(Nhdr) header;
+            memcpy(&header, note, sizeof header);
+            const unsigned char* name = note + sizeof header;
+            const unsigned char* descriptor = name + pad(header.n_namesz);
+            const unsigned char* next = descriptor + pad(header.n_descsz);
+            if (descriptor > end || next > end) break;
+            if (header.n_type == NT_GNU_BUILD_ID && header.n_namesz == 4 &&
+                memcmp(name, "GNU", 4) == 0)
+                return BuildId{descriptor, static_cast<uint32_t>(header.n_descsz)};
+            note = next;
+        }
+    }
+    return {};
+}
+
+struct ModuleWriting {
+    BufferedWriter* out;
+    uint32_t count;
+};
+
+int write_module(dl_phdr_info* info, size_t, void* context) {
+    auto& writing = *static_cast<ModuleWriting*>(context);
+    uint64_t start = UINT64_MAX, end = 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+        if (segment.p_type != PT_LOAD) continue;
+        uint64_t low = info->dlpi_addr + segment.p_vaddr;
+        if (low < start) start = low;
+        if (low + segment.p_memsz > end) end = low + segment.p_memsz;
+    }
+    if (start >= end) return 0;
+    // The program itself is listed first, without a name.
+    char program[4096];
+    const char* path = info->dlpi_name;
+    size_t path_length = path != nullptr ? strlen(path) : 0;
+    if (path_length == 0) {
+        ssize_t n = readlink("/proc/self/exe", program, sizeof program);
+        if (n <= 0 || static_cast<size_t>(n) == sizeof program) return 0;
+        path = program;
+        path_length = static_cast<size_t>(n);
+    }
+    BuildId id = build_id_of(*info);
+    format::ModuleRecord record = {info->dlpi_addr, start, end, id.length,
+                                   static_cast<uint32_t>(path_length)};
+    writing.out->put(&record, sizeof record);
+    writing.out->put(id.bytes, id.length);
+    writing.out->put(path, path_length);
+    writing.out->pad_to_8();
+    ++writing.count;
+    return 0;
+}
+
+uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAccounts& accounts) {
+    uint32_t count = 0;
+    uint32_t limit = stacks.id_limit();
+    if (limit > accounts.capacity()) limit = accounts.capacity();
+    for (uint32_t id = StackTable::kTableFull; id < limit; ++id) {
+        const SiteFigures& figures = accounts.site(id);
+        if (figures.blocks_allocated == 0 && figures.bytes_allocated == 0) continue;
+        uint32_t depth = 0;
+        const uintptr_t* frames = stacks.frames_of(id, depth);
+        if (depth > format::kMaxDepth) depth = format::kMaxDepth;
+        format::SiteRecord record = {figures.blocks_allocated,
+                                     figures.bytes_allocated,
+                                     figures.blocks_freed,
+                                     figures.bytes_freed,
+                                     accounts.bytes_at_peak(id),
+                                     depth,
+                                     id};
+        out.put(&record, sizeof record);
+        for (uint32_t i = 0; i < depth; ++i) {
+            uint64_t frame = frames[i];
+            out.put(&frame, sizeof frame);
+        }
+        ++count;
+    }
+    return count;
+}
+
+}  // namespace
+
+SitesFile::OpenResult SitesFile::open(const char* path) {
+    size_t length = strlen(path);
+    if (length == 0 || length >= sizeof(path_)) return OpenResult::failed;
+    int fd = ::open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return OpenResult::failed;
+    // A second process of the same run must not truncate a file its owner still holds.
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd);
+        return errno == EWOULDBLOCK ? OpenResult::busy : OpenResult::failed;
+    }
+    struct stat st;
+    if (ftruncate(fd, 0) != 0 || fstat(fd, &st) != 0) {
+        ::close(fd);
+        return OpenResult::failed;
+    }
+    fd_ = move_out_of_the_way(fd);
+    device_ = st.st_dev;
+    inode_ = st.st_ino;
+    memcpy(path_, path, length + 1);
+    return OpenResult::opened;
+}
+
+// Programs close descriptors they did not open: write only while the descriptor still
+// leads to our file, and reopen it by name when it does not.
+bool SitesFile::still_ours() {
+    if (fd_ < 0) return false;
+    struct stat st;
+    if (fstat(fd_, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_) return true;
+    int fd = ::open(path_, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != device_ || st.st_ino != inode_) {
+        if (fd >= 0) ::close(fd);
+        fd_ = -1;
+        return false;
+    }
+    fd_ = move_out_of_the_way(fd);
+    return true;
+}
+
+bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags) {
+    if (!still_ours()) return false;
+    int saved_errno = errno;
+    BufferedWriter out(fd_);
+    format::FileHeader header = {};  // no magic until the rest is in
+    out.put(&header, sizeof header);
+    ModuleWriting modules = {&out, 0};
+    dl_iterate_phdr(write_module, &modules);
+    uint32_t site_count = write_sites(out, stacks, accounts);
+    format::FileTrailer trailer = {};
+    memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
+    trailer.file_bytes = out.position() + sizeof trailer;
+    out.put(&trailer, sizeof trailer);
+    bool written = out.flush() && ftruncate(fd_, static_cast<off_t>(trailer.file_bytes)) == 0;
+    if (written) {
+        memcpy(header.magic, format::kMagic, sizeof header.magic);
+        header.version = format::kVersion;
+        header.header_bytes = sizeof header;
+        header.heap_peak = accounts.heap_peak();
+        header.module_count = modules.count;
+        header.site_count = site_count;
+        header.flags = flags | (stacks.overflowed() ? format::kStackTableFull : 0);
+        header.max_depth = format::kMaxDepth;
+        header.pid = static_cast<uint64_t>(getpid());
+        written = out.write_at(&header, sizeof header, 0);
+    }
+    errno = saved_errno;
+    return written;
+}
+
+void SitesFile::close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+}
+
+}  // namespace memusage

@@ -1,0 +1,41 @@
+// The sites file as the profiled process owns it: opened (and locked) at start, written
+// once at exit in the layout of memusage/sites_format.h. Writing allocates nothing and
+// makes only async-signal-safe calls, dl_iterate_phdr aside, so that a fatal signal's
+// handler can write it too.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+#include "site_accounts.h"
+#include "stack_table.h"
+
+namespace memusage {
+
+class SitesFile {
+  public:
+    enum class OpenResult { opened, busy, failed };
+
+    // Creates or truncates `path` (mode 0666 less umask), empty until write(). `busy`:
+    // another process of the run holds it.
+    OpenResult open(const char* path);
+    bool is_open() const { return fd_ >= 0; }
+
+    // The loaded modules, then every site with figures, then the header. `flags` are
+    // sites_format's header flags. False if the file could not be written whole.
+    bool write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags);
+
+    // Also how a forked child lets go of its parent's file: nothing is written.
+    void close();
+
+  private:
+    bool still_ours();
+
+    int fd_ = -1;
+    dev_t device_ = 0;
+    ino_t inode_ = 0;
+    char path_[4096] = {};
+};
+
+}  // namespace memusage

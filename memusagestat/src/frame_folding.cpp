@@ -1,0 +1,63 @@
+#include "frame_folding.h"
+
+namespace memusagestat {
+
+std::string_view without_return_type(std::string_view name) {
+    if (name.starts_with("operator")) return name;
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+        char c = name[i];
+        if (c == '(' && depth == 0) break;
+        if (c == '<' || c == '(') ++depth;
+        if (c == '>' || c == ')') --depth;
+        if (c == ' ' && depth == 0) {
+            if (name.substr(0, i).ends_with("operator")) break;  // "X::operator new"
+            start = i + 1;
+        }
+    }
+    return name.substr(start);
+}
+
+std::string short_name(std::string_view full) {
+    std::string_view name = without_return_type(full);
+    std::string result;
+    int depth = 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+        char c = name[i];
+        bool in_operator_name = result.ends_with("operator") || result.ends_with("operator<") ||
+                                result.ends_with("operator>") || result.ends_with("operator-");
+        if (c == '<' && !in_operator_name) {
+            ++depth;
+        } else if (c == '>' && depth > 0 && !in_operator_name) {
+            --depth;
+        } else if (depth == 0) {
+            if (c == '(' && !result.ends_with("operator")) break;
+            result += c;
+        }
+    }
+    // libstdc++'s inline namespace says nothing a reader needs.
+    for (size_t at; (at = result.find("std::__cxx11::")) != std::string::npos;)
+        result.erase(at + 5, 9);
+    return result.empty() ? std::string(full) : result;
+}
+
+bool is_wrapper(const SourceFrame& frame) {
+    if (frame.runtime) return true;
+    std::string_view name = without_return_type(frame.function);
+    for (const char* prefix :
+         {"operator new", "std::", "__gnu_cxx::", "g_malloc", "g_malloc0", "g_realloc",
+          "g_try_malloc", "g_try_realloc", "g_slice_", "g_strdup", "g_strndup", "g_memdup"})
+        if (name.starts_with(prefix)) return true;
+    return false;
+}
+
+bool is_below_main(const SourceFrame& frame) {
+    for (const char* start :
+         {"_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+          "start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal"})
+        if (frame.function == start) return true;
+    return false;
+}
+
+}  // namespace memusagestat

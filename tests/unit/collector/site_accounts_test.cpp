@@ -1,0 +1,122 @@
+#include "site_accounts.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace memusage {
+namespace {
+
+struct Accounts : SiteAccounts {
+    explicit Accounts(uint32_t sites) { ready_ = init(sites); }
+    ~Accounts() { release(); }
+    // One event, with the heap kept here as the stream keeps it.
+    void event(SiteChange change, uint32_t site, int64_t bytes) {
+        heap_ += bytes;
+        on_event(site_word(change, site), bytes, heap_ > 0 ? static_cast<uint64_t>(heap_) : 0);
+    }
+    int64_t heap_ = 0;
+    bool ready_ = false;
+};
+
+TEST(SiteAccounts, BytesAtThePeakAreThoseOfThePeaksMoment) {
+    Accounts accounts(8);
+    ASSERT_TRUE(accounts.ready_);
+    accounts.event(SiteChange::new_block, 2, 100);
+    accounts.event(SiteChange::new_block, 3, 50);  // the peak: 150
+    accounts.event(SiteChange::freed, 2, -100);
+    accounts.event(SiteChange::new_block, 3, 60);
+    accounts.event(SiteChange::new_block, 4, 30);  // 140: not a peak
+    EXPECT_EQ(accounts.heap_peak(), 150u);
+    EXPECT_EQ(accounts.bytes_at_peak(2), 100u);
+    EXPECT_EQ(accounts.bytes_at_peak(3), 50u);
+    EXPECT_EQ(accounts.bytes_at_peak(4), 0u);
+    EXPECT_EQ(accounts.site(3).current, 110);
+    EXPECT_EQ(accounts.site(2).blocks_allocated, 1u);
+    EXPECT_EQ(accounts.site(2).blocks_freed, 1u);
+    EXPECT_EQ(accounts.site(3).blocks_allocated, 2u);
+    EXPECT_EQ(accounts.site(3).bytes_allocated, 110u);
+}
+
+TEST(SiteAccounts, TheFirstMomentAtTheLargestHeapIsThePeak) {
+    Accounts accounts(8);
+    accounts.event(SiteChange::new_block, 2, 100);  // 100: the peak
+    accounts.event(SiteChange::freed, 2, -100);
+    accounts.event(SiteChange::new_block, 3, 100);  // 100 again: not a new peak
+    EXPECT_EQ(accounts.bytes_at_peak(2), 100u);
+    EXPECT_EQ(accounts.bytes_at_peak(3), 0u);
+}
+
+TEST(SiteAccounts, ResizesMoveBytesButNoBlocks) {
+    Accounts accounts(8);
+    accounts.event(SiteChange::new_block, 2, 100);
+    accounts.event(SiteChange::resize, 2, 400);  // 500: the peak
+    accounts.event(SiteChange::resize, 2, -300);
+    const SiteFigures& site = accounts.site(2);
+    EXPECT_EQ(site.blocks_allocated, 1u);
+    EXPECT_EQ(site.blocks_freed, 0u);
+    EXPECT_EQ(site.bytes_allocated, 500u);
+    EXPECT_EQ(site.bytes_freed, 300u);
+    EXPECT_EQ(site.current, 200);
+    EXPECT_EQ(accounts.bytes_at_peak(2), 500u);
+}
+
+TEST(SiteAccounts, EventsWithoutASiteMoveOnlyTheHeap) {
+    Accounts accounts(8);
+    accounts.event(SiteChange::new_block, 2, 10);
+    accounts.heap_ += 1000;  // a traced map: site word 0
+    accounts.on_event(0, 1000, 1010);
+    accounts.event(SiteChange::new_block, 2, 10);
+    EXPECT_EQ(accounts.heap_peak(), 1020u);
+    EXPECT_EQ(accounts.bytes_at_peak(2), 20u);
+    EXPECT_EQ(accounts.site(0).blocks_allocated, 0u);
+}
+
+// Against a replay that copies every site's bytes whenever the heap reaches a new peak.
+TEST(SiteAccounts, AgreesWithABruteForceReplay) {
+    constexpr uint32_t kSites = 12;
+    for (unsigned seed = 1; seed <= 20; ++seed) {
+        std::mt19937 random(seed);
+        Accounts accounts(kSites + 2);
+        std::vector<std::vector<int64_t>> live(kSites + 2);  // block sizes per site
+        std::vector<int64_t> held(kSites + 2, 0), held_at_peak(kSites + 2, 0);
+        int64_t heap = 0, peak = 0;
+        for (int i = 0; i < 3000; ++i) {
+            uint32_t site = 2 + random() % kSites;
+            auto& blocks = live[site];
+            int64_t change;
+            if (blocks.empty() || random() % 3 != 0) {
+                change = 1 + random() % 1000;
+                blocks.push_back(change);
+                accounts.event(SiteChange::new_block, site, change);
+            } else if (random() % 2 == 0) {
+                size_t which = random() % blocks.size();
+                change = -blocks[which];
+                blocks.erase(blocks.begin() + static_cast<long>(which));
+                accounts.event(SiteChange::freed, site, change);
+            } else {
+                size_t which = random() % blocks.size();
+                int64_t size = 1 + random() % 1000;
+                change = size - blocks[which];
+                blocks[which] = size;
+                accounts.event(SiteChange::resize, site, change);
+            }
+            held[site] += change;
+            heap += change;
+            if (heap > peak) {
+                peak = heap;
+                held_at_peak = held;
+            }
+        }
+        ASSERT_EQ(accounts.heap_peak(), static_cast<uint64_t>(peak)) << "seed " << seed;
+        for (uint32_t site = 2; site < kSites + 2; ++site) {
+            ASSERT_EQ(accounts.bytes_at_peak(site), static_cast<uint64_t>(held_at_peak[site]))
+                << "seed " << seed << " site " << site;
+            ASSERT_EQ(accounts.site(site).current, held[site]);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace memusage

@@ -1,0 +1,73 @@
+#include "frame_folding.h"
+
+#include <gtest/gtest.h>
+
+namespace memusagestat {
+namespace {
+
+SourceFrame named(const std::string& function, bool runtime = false) {
+    SourceFrame frame;
+    frame.function = function;
+    frame.runtime = runtime;
+    return frame;
+}
+
+TEST(FrameFolding, TheStandardLibraryAndTheAllocatorsOfOthersAreWrappers) {
+    EXPECT_TRUE(is_wrapper(named("operator new(unsigned long)")));
+    EXPECT_TRUE(is_wrapper(named("operator new[](unsigned long)")));
+    EXPECT_TRUE(is_wrapper(named("std::vector<int, std::allocator<int> >::push_back(int const&)")));
+    EXPECT_TRUE(
+        is_wrapper(named("__gnu_cxx::new_allocator<char>::allocate(unsigned long, void const*)")));
+    EXPECT_TRUE(is_wrapper(named("g_malloc0")));
+    EXPECT_TRUE(is_wrapper(named("g_strdup")));
+    EXPECT_TRUE(is_wrapper(named("_IO_file_doallocate", true))) << "anything in the C runtime";
+    EXPECT_TRUE(is_wrapper(named("", true)));
+    EXPECT_FALSE(is_wrapper(named("main")));
+    EXPECT_FALSE(is_wrapper(named("make_table(int)")));
+    EXPECT_FALSE(is_wrapper(named("")));
+    EXPECT_FALSE(is_wrapper(named("mystd::thing()")));
+}
+
+TEST(FrameFolding, ATemplatesReturnTypeDoesNotHideItsName) {
+    EXPECT_TRUE(is_wrapper(
+        named("void std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>("
+              "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, int "
+              "const&)")));
+    EXPECT_TRUE(is_wrapper(
+        named("std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >& "
+              "std::vector<std::__cxx11::basic_string<char, std::char_traits<char>, "
+              "std::allocator<char> > >::emplace_back<char const*>(char const*&&)")));
+    EXPECT_FALSE(
+        is_wrapper(named("std::vector<int, std::allocator<int> >* make_numbers<int>(int)")));
+    EXPECT_EQ(without_return_type("Pool::operator new(unsigned long)"),
+              "Pool::operator new(unsigned long)");
+    EXPECT_EQ(without_return_type("operator new(unsigned long)"), "operator new(unsigned long)");
+}
+
+TEST(FrameFolding, ShortNamesDropTypesArgumentsAndTheInlineNamespace) {
+    EXPECT_EQ(short_name("std::vector<int, std::allocator<int> >::push_back(int const&)"),
+              "std::vector::push_back");
+    EXPECT_EQ(short_name("void std::vector<int, std::allocator<int> >::_M_realloc_insert<int "
+                         "const&>(int const&)"),
+              "std::vector::_M_realloc_insert");
+    EXPECT_EQ(short_name("std::__cxx11::basic_string<char, std::char_traits<char>, "
+                         "std::allocator<char> >::operator+=(char const*)"),
+              "std::basic_string::operator+=");
+    EXPECT_EQ(short_name("operator new(unsigned long)"), "operator new");
+    EXPECT_EQ(short_name("operator new[](unsigned long)"), "operator new[]");
+    EXPECT_EQ(short_name("Table::operator()(int)"), "Table::operator()");
+    EXPECT_EQ(short_name("printf"), "printf");
+}
+
+TEST(FrameFolding, WhatRunsBeforeMainIsBelowIt) {
+    EXPECT_TRUE(is_below_main(named("_start")));
+    EXPECT_TRUE(is_below_main(named("__libc_start_call_main", true)));
+    EXPECT_TRUE(is_below_main(named("start_thread", true)));
+    EXPECT_TRUE(is_below_main(named("clone3", true)));
+    EXPECT_FALSE(is_below_main(named("main")));
+    EXPECT_FALSE(is_below_main(named("worker")));
+    EXPECT_FALSE(is_below_main(named("_IO_puts", true)));
+}
+
+}  // namespace
+}  // namespace memusagestat

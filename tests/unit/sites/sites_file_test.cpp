@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include "sites_test_support.h"
+
+namespace memusage {
+namespace {
+
+using memusagestat::SitesProfile;
+
+std::vector<std::byte> bytes_of(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::byte> bytes(chars.size());
+    for (size_t i = 0; i < chars.size(); ++i) bytes[i] = static_cast<std::byte>(chars[i]);
+    return bytes;
+}
+
+std::string own_path() {
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path);
+    return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+}
+
+TEST(SitesFile, WhatTheCollectorWritesTheReaderReadsBack) {
+    WrittenSites written;
+    ASSERT_TRUE(written.ready());
+    uint32_t a = written.site({0x401234, 0x405678, 0x7f0011223344});
+    uint32_t b = written.site({});
+    uint32_t unused = written.site({0x999});
+    written.event(SiteChange::new_block, a, 100);
+    written.event(SiteChange::new_block, b, 50);  // the peak: 150
+    written.event(SiteChange::freed, a, -100);
+    written.event(SiteChange::new_block, a, 30);
+    written.event(SiteChange::resize, b, 20);
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile, sites_format::kEndedByCrash), "");
+    EXPECT_EQ(profile.heap_peak, 150u);
+    EXPECT_EQ(profile.pid, static_cast<uint64_t>(getpid()));
+    EXPECT_TRUE(profile.ended_by_crash);
+    EXPECT_FALSE(profile.stack_table_full);
+    ASSERT_EQ(profile.sites.size(), 2u) << "a stack without blocks is left out";
+    const auto& first = profile.sites[0];
+    EXPECT_EQ(first.id, a);
+    EXPECT_EQ(first.frames, (std::vector<uint64_t>{0x401234, 0x405678, 0x7f0011223344}));
+    EXPECT_EQ(first.blocks_allocated, 2u);
+    EXPECT_EQ(first.bytes_allocated, 130u);
+    EXPECT_EQ(first.blocks_freed, 1u);
+    EXPECT_EQ(first.bytes_freed, 100u);
+    EXPECT_EQ(first.bytes_at_peak, 100u);
+    EXPECT_EQ(first.bytes_leaked(), 30u);
+    const auto& second = profile.sites[1];
+    EXPECT_EQ(second.id, b);
+    EXPECT_TRUE(second.frames.empty());
+    EXPECT_EQ(second.bytes_allocated, 70u);
+    EXPECT_EQ(second.blocks_leaked(), 1u);
+    EXPECT_EQ(second.bytes_at_peak, 50u);
+    (void)unused;
+
+    ASSERT_FALSE(profile.modules.empty());
+    EXPECT_EQ(profile.modules[0].path, own_path()) << "the program comes first, by its path";
+    EXPECT_FALSE(profile.modules[0].build_id.empty());
+    for (const auto& module : profile.modules) EXPECT_LT(module.start, module.end) << module.path;
+}
+
+TEST(SitesFile, EveryTruncationIsRefusedWithAMessage) {
+    WrittenSites written;
+    uint32_t a = written.site({1, 2, 3});
+    written.event(SiteChange::new_block, a, 10);
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile), "");
+    std::vector<std::byte> bytes = bytes_of(written.path());
+    for (size_t length = 0; length < bytes.size(); ++length)
+        ASSERT_NE(memusagestat::parse_sites(std::span(bytes).first(length), profile), "")
+            << "cut at " << length;
+}
+
+// Damage anywhere is refused or read as some other valid file, never a crash (the
+// sanitizer builds check that nothing is read out of bounds).
+TEST(SitesFile, DamagedBytesNeverCrashTheReader) {
+    WrittenSites written;
+    uint32_t a = written.site({1, 2, 3});
+    written.event(SiteChange::new_block, a, 10);
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile), "");
+    const std::vector<std::byte> bytes = bytes_of(written.path());
+    std::mt19937 random(7);
+    for (size_t at = 0; at < bytes.size(); ++at)
+        for (int value : {0x00, 0xff, 0x7f, static_cast<int>(random() & 0xff)}) {
+            std::vector<std::byte> damaged = bytes;
+            damaged[at] = static_cast<std::byte>(value);
+            memusagestat::parse_sites(damaged, profile);
+        }
+}
+
+TEST(SitesFile, ForeignAndEmptyFilesSaySo) {
+    SitesProfile profile;
+    EXPECT_NE(memusagestat::parse_sites({}, profile).find("empty"), std::string::npos);
+    std::vector<std::byte> text(100, std::byte{'x'});
+    EXPECT_NE(memusagestat::parse_sites(text, profile).find("not a memusage sites file"),
+              std::string::npos);
+    std::vector<std::byte> unfinished(100, std::byte{0});
+    EXPECT_NE(memusagestat::parse_sites(unfinished, profile).find("truncated"), std::string::npos);
+}
+
+// As memusagestat refuses a FIFO given as a data file, so as a sites file: opening one for
+// reading would wait for a writer, for ever. Read in a child, which is killed if it waits.
+TEST(SitesFile, AFifoIsRefusedWithoutWaitingForAWriter) {
+    char dir[] = "/tmp/sites_fifo_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    std::string fifo = std::string(dir) + "/fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        SitesProfile profile;
+        std::string error = memusagestat::read_sites_file(fifo, profile);
+        _exit(error.find("not a regular file") != std::string::npos ? 0 : 1);
+    }
+    int status = 0;
+    bool finished = false;
+    for (int tenths = 0; tenths < 300 && !finished; ++tenths) {
+        finished = waitpid(child, &status, WNOHANG) == child;
+        if (!finished) usleep(100000);
+    }
+    if (!finished) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+    }
+    unlink(fifo.c_str());
+    rmdir(dir);
+    ASSERT_TRUE(finished) << "the reader waited on the FIFO";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+}  // namespace
+}  // namespace memusage

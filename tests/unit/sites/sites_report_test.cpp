@@ -1,0 +1,109 @@
+#include "sites_report.h"
+
+#include <gtest/gtest.h>
+
+namespace memusagestat {
+namespace {
+
+AllocationSite site(std::vector<uint64_t> frames, uint64_t allocated_blocks,
+                    uint64_t allocated_bytes, uint64_t freed_blocks, uint64_t freed_bytes,
+                    uint64_t at_peak) {
+    AllocationSite s;
+    s.frames = std::move(frames);
+    s.blocks_allocated = allocated_blocks;
+    s.bytes_allocated = allocated_bytes;
+    s.blocks_freed = freed_blocks;
+    s.bytes_freed = freed_bytes;
+    s.bytes_at_peak = at_peak;
+    return s;
+}
+
+std::string report_of(const SitesProfile& profile, unsigned top = 10) {
+    Symbolizer symbolizer(profile.modules);
+    return sites_report(profile, symbolizer, SitesReportOptions{top});
+}
+
+// The lines of the report from the one starting with `title` to the next empty line.
+std::string ranking(const std::string& report, const std::string& title) {
+    size_t start = report.find("\n" + title);
+    if (start == std::string::npos) return "";
+    size_t end = report.find("\n\n", start + 1);
+    return report.substr(start + 1, end == std::string::npos ? std::string::npos : end - start);
+}
+
+TEST(SitesReport, RanksEachFigureLargestFirst) {
+    SitesProfile profile;
+    profile.heap_peak = 1000;
+    profile.sites = {site({0x10}, 1, 100, 0, 0, 100), site({0x20}, 5, 5000, 5, 5000, 800),
+                     site({0x30}, 2, 300, 1, 100, 100)};
+    std::string report = report_of(profile);
+    EXPECT_EQ(ranking(report, "Bytes held at the heap peak"),
+              "Bytes held at the heap peak:\n"
+              "  #1 800 bytes (80.0%)\n"
+              "       at 0x20\n"
+              "  #2 100 bytes (10.0%)\n"
+              "       at 0x10\n"
+              "  #3 100 bytes (10.0%)\n"
+              "       at 0x30\n")
+        << report;
+    EXPECT_EQ(ranking(report, "Bytes still allocated at exit"),
+              "Bytes still allocated at exit (leaks):\n"
+              "  #1 200 bytes in 1 block\n"
+              "       at 0x30\n"
+              "  #2 100 bytes in 1 block\n"
+              "       at 0x10\n")
+        << report;
+    EXPECT_EQ(ranking(report, "Bytes allocated"),
+              "Bytes allocated:\n"
+              "  #1 5000 bytes in 5 calls\n"
+              "       at 0x20\n"
+              "  #2 300 bytes in 2 calls\n"
+              "       at 0x30\n"
+              "  #3 100 bytes in 1 call\n"
+              "       at 0x10\n")
+        << report;
+    EXPECT_TRUE(
+        report.starts_with("Allocation sites: 3; heap peak: 1000 bytes; still allocated "
+                           "at exit: 300 bytes in 2 blocks\n"))
+        << report;
+}
+
+TEST(SitesReport, TopCutsEveryRankingAndSaysSo) {
+    SitesProfile profile;
+    for (uint64_t i = 1; i <= 5; ++i) profile.sites.push_back(site({i}, 1, i, 0, 0, i));
+    std::string report = report_of(profile, 2);
+    EXPECT_NE(report.find("Bytes held at the heap peak (top 2 of 5):\n  #1 5 bytes\n"),
+              std::string::npos)
+        << report;
+    EXPECT_EQ(report.find("#3"), std::string::npos) << report;
+}
+
+TEST(SitesReport, EqualStacksAreOneSiteAndEmptyRankingsSayNone) {
+    SitesProfile profile;
+    profile.heap_peak = 60;
+    profile.sites = {site({0x10, 0x20}, 1, 10, 1, 10, 10), site({0x10, 0x20}, 2, 50, 2, 50, 50)};
+    std::string report = report_of(profile);
+    EXPECT_TRUE(report.starts_with("Allocation sites: 1;")) << report;
+    EXPECT_NE(report.find("  #1 60 bytes (100.0%)\n       at 0x10\n       by 0x20\n"),
+              std::string::npos)
+        << report;
+    EXPECT_NE(report.find("Bytes still allocated at exit (leaks):\n   none\n"), std::string::npos)
+        << report;
+}
+
+TEST(SitesReport, NotesSayHowTheRunEnded) {
+    SitesProfile profile;
+    profile.ended_by_crash = true;
+    profile.stack_table_full = true;
+    profile.unwinder_missing = true;
+    profile.sites = {site({}, 1, 10, 0, 0, 10)};
+    std::string report = report_of(profile);
+    EXPECT_NE(report.find("at (no stack: libunwind.so.8 could not be loaded)"), std::string::npos)
+        << report;
+    EXPECT_NE(report.find("Note: the program died of a fatal signal"), std::string::npos);
+    EXPECT_NE(report.find("Note: the stack table filled up"), std::string::npos);
+    EXPECT_NE(report.find("Note: libunwind.so.8 could not be loaded"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memusagestat

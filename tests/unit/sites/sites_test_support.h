@@ -1,0 +1,61 @@
+// A sites file written by the collector's own writer, from tables the test fills in.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "memusage/sites_format.h"
+#include "site_accounts.h"
+#include "sites_file.h"
+#include "sites_reader.h"
+#include "stack_table.h"
+
+namespace memusage {
+
+class WrittenSites {
+  public:
+    WrittenSites() {
+        char pattern[] = "/tmp/memusage-sites-unit-XXXXXX";
+        int fd = mkstemp(pattern);
+        if (fd >= 0) close(fd);
+        path_ = pattern;
+        ready_ = stacks_.init(256, 1 << 14) && accounts_.init(256);
+    }
+    ~WrittenSites() {
+        unlink(path_.c_str());
+        stacks_.release();
+        accounts_.release();
+    }
+    bool ready() const { return ready_; }
+
+    uint32_t site(const std::vector<uintptr_t>& frames) {
+        return stacks_.intern(frames.data(), static_cast<uint32_t>(frames.size()));
+    }
+    // One event of the stream; the heap is kept here.
+    void event(SiteChange change, uint32_t site, int64_t bytes) {
+        heap_ += bytes;
+        accounts_.on_event(site_word(change, site), bytes, static_cast<uint64_t>(heap_));
+    }
+    // Writes the file; empty string and the profile read back, or the reader's message.
+    std::string write_and_read(memusagestat::SitesProfile& profile, uint32_t flags = 0) {
+        SitesFile file;
+        if (file.open(path_.c_str()) != SitesFile::OpenResult::opened) return "open failed";
+        bool written = file.write(stacks_, accounts_, flags);
+        file.close();
+        if (!written) return "write failed";
+        return memusagestat::read_sites_file(path_, profile);
+    }
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+    StackTable stacks_;
+    SiteAccounts accounts_;
+    int64_t heap_ = 0;
+    bool ready_ = false;
+};
+
+}  // namespace memusage

@@ -1,0 +1,67 @@
+#include "symbolizer.h"
+
+#include <gtest/gtest.h>
+
+#include "sites_test_support.h"
+
+namespace memusage {
+namespace {
+
+using memusagestat::SitesProfile;
+using memusagestat::Symbolizer;
+
+__attribute__((noinline)) uintptr_t return_address() {
+    return reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+}
+
+TEST(Symbolizer, NamesTheFunctionFileAndLineOfAReturnAddress) {
+    uintptr_t here = return_address();
+    const int line = __LINE__ - 1;
+    WrittenSites written;
+    uint32_t site = written.site({here});
+    written.event(SiteChange::new_block, site, 1);
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile), "");
+    Symbolizer symbolizer(profile.modules);
+    const auto& frames = symbolizer.frames_of(here);
+    ASSERT_FALSE(frames.empty());
+    const auto& frame = frames.back();
+    EXPECT_NE(frame.function.find("NamesTheFunctionFileAndLineOfAReturnAddress"), std::string::npos)
+        << frame.function;
+    EXPECT_TRUE(frame.file.ends_with("symbolizer_test.cpp")) << frame.file;
+    EXPECT_EQ(frame.line, line);
+    EXPECT_FALSE(frame.inlined);
+    EXPECT_FALSE(frame.runtime);
+    EXPECT_TRUE(symbolizer.notes().empty());
+    EXPECT_EQ(&symbolizer.frames_of(here), &frames) << "cached";
+}
+
+TEST(Symbolizer, AnAddressInNoModuleIsItsOwnNumber) {
+    Symbolizer symbolizer({});
+    const auto& frames = symbolizer.frames_of(0x1234);
+    ASSERT_EQ(frames.size(), 1u);
+    EXPECT_EQ(frames[0].function, "");
+    EXPECT_EQ(frames[0].module, "");
+    EXPECT_EQ(frames[0].offset, 0x1234u);
+}
+
+TEST(Symbolizer, AModuleWhoseFileIsGoneGetsANote) {
+    memusagestat::SitesModule gone;
+    gone.path = "/nonexistent/libgone.so";
+    gone.load_bias = 0x7f0000000000;
+    gone.start = 0x7f0000001000;
+    gone.end = 0x7f0000002000;
+    std::vector<memusagestat::SitesModule> modules = {gone};
+    Symbolizer symbolizer(modules);
+    const auto& frames = symbolizer.frames_of(0x7f0000001234);
+    ASSERT_EQ(frames.size(), 1u);
+    EXPECT_EQ(frames[0].module, gone.path);
+    EXPECT_EQ(frames[0].offset, 0x1234u);
+    ASSERT_EQ(symbolizer.notes().size(), 1u);
+    EXPECT_NE(symbolizer.notes()[0].find("is gone"), std::string::npos);
+    symbolizer.frames_of(0x7f0000001300);
+    EXPECT_EQ(symbolizer.notes().size(), 1u) << "one note per module";
+}
+
+}  // namespace
+}  // namespace memusage
