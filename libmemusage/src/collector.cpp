@@ -60,7 +60,7 @@ void write_all(int fd, const char* text, size_t length) {
     }
 }
 
-void warn_parts(std::initializer_list<const char*> parts) {
+__attribute__((noinline)) void warn_parts(std::initializer_list<const char*> parts) {
     char line[512];
     size_t n = 0;
     for (const char* part : parts)
@@ -252,8 +252,11 @@ State initialize() {
     State expected = State::uninitialized;
     if (!state.compare_exchange_strong(expected, State::initializing)) return expected;
     // The main thread's stack is measured from here, where the program starts (our
-    // constructor, or its first allocation if that comes earlier), as glibc does.
-    main_thread_stack_start = stack_pointer();
+    // constructor, or its first allocation if that comes earlier), as glibc does: from
+    // this frame's top, so that what this function keeps on the stack (it grows as the
+    // collector learns more settings) does not push the start below the program's own
+    // calls and flatten the stack curve to zero.
+    main_thread_stack_start = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
     if (!original::resolve()) {
         warn("cannot find the C library's allocator", "");
         _exit(127);
