@@ -22,8 +22,9 @@ bool tracking() { return collector::current_state() == State::active; }
 // What this thread asks about is its own log's events too.
 ThreadLog* own_log() { return collector::thread_log; }
 
-// Our own work (reading the thread's stack bounds allocates) must not count as the
-// program's.
+// Our own work runs as inside a hook: the recorder's lock is never taken from a counted
+// call of this thread. (What it allocates, reading the thread's stack bounds, counts as a
+// call made inside a hook does: in the thread's nested log.)
 class NotCounting {
   public:
     NotCounting() : saved_(collector::counting_log) { collector::counting_log = nullptr; }
