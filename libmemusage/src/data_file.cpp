@@ -9,24 +9,10 @@
 #include <cstring>
 
 namespace memusage {
-namespace {
-
-// Out of the way of the small descriptor numbers programs assume are theirs.
-constexpr int kPreferredFd = 900;
-
-int move_out_of_the_way(int fd) {
-    int moved = fcntl(fd, F_DUPFD_CLOEXEC, kPreferredFd);
-    if (moved < 0) return fd;
-    ::close(fd);
-    return moved;
-}
-
-}  // namespace
 
 DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time,
                                     const FileState* untouched_since) {
-    size_t length = strlen(path);
-    if (length == 0 || length >= sizeof(path_)) return OpenResult::failed;
+    if (!OwnedFile::keepable(path)) return OpenResult::failed;
     // Non-blocking: a FIFO named by mistake must not stop the program.
     constexpr int kFlags = O_WRONLY | O_NONBLOCK | O_CLOEXEC;
     // A file this process creates is untouched by definition.
@@ -54,10 +40,7 @@ DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time,
         ::close(fd);
         return OpenResult::failed;
     }
-    fd_ = move_out_of_the_way(fd);
-    device_ = st.st_dev;
-    inode_ = st.st_ino;
-    memcpy(path_, path, length + 1);
+    file_.take(fd, path, st);
     start_time_ = start_time;
     end_ = 0;
     write_failed_ = false;
@@ -66,37 +49,6 @@ DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time,
     header[1].set_time(start_time);
     append(header, kHeaderRecords);
     return OpenResult::opened;
-}
-
-// Programs close descriptors they did not open (closefrom, daemonising): write only
-// while the descriptor still leads to our file, and reopen it by name when it does not.
-bool DataFile::still_ours() {
-    if (fd_ < 0) return false;
-    struct stat st;
-    if (fstat(fd_, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_) return true;
-    int fd = ::open(path_, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != device_ || st.st_ino != inode_) {
-        if (fd >= 0) ::close(fd);
-        fd_ = -1;
-        return false;
-    }
-    fd_ = move_out_of_the_way(fd);
-    return true;
-}
-
-bool DataFile::write_at(const void* data, size_t bytes, off_t offset, size_t* written) {
-    const char* p = static_cast<const char*>(data);
-    while (bytes > 0) {
-        ssize_t n = pwrite(fd_, p, bytes, offset);
-        if (n < 0 && errno == EINTR) continue;
-        if (n == 0) errno = ENOSPC;  // no progress and no reason: the device is full
-        if (n <= 0) return false;
-        p += n;
-        bytes -= static_cast<size_t>(n);
-        offset += n;
-        if (written != nullptr) *written += static_cast<size_t>(n);
-    }
-    return true;
 }
 
 namespace {
@@ -122,19 +74,19 @@ size_t format_decimal(uint64_t value, char* out) {
 void DataFile::give_up_writing(int error, size_t bytes_written) {
     write_failed_ = true;
     end_ += static_cast<off_t>(bytes_written / sizeof(Record) * sizeof(Record));
-    [[maybe_unused]] int ignored = ftruncate(fd_, end_);  // drop the room, and a cut record
+    [[maybe_unused]] int ignored = ftruncate(file_.fd(), end_);  // drop the room, and a cut record
     if (warning_sink_ == nullptr) return;
     const char* reason = strerrordesc_np(error);
     char number[20];
     size_t digits = format_decimal(static_cast<uint64_t>(end_) / sizeof(Record), number);
-    char line[sizeof(path_) + 160];
+    char line[OwnedFile::kMaxPath + 160];
     size_t n = 0;
     auto add = [&](const char* text, size_t length) {
         for (size_t i = 0; i < length && n < sizeof(line) - 1; ++i) line[n++] = text[i];
     };
     auto add_text = [&](const char* text) { add(text, strlen(text)); };
     add_text("memusage: cannot write the data file ");
-    add_text(path_);
+    add_text(file_.path());
     add_text(": ");
     add_text(reason != nullptr ? reason : "unknown error");
     add_text("; it stops at record ");
@@ -148,12 +100,13 @@ void DataFile::give_up_writing(int error, size_t bytes_written) {
 // leaves whole records of zeros, which readers drop, instead of a torn last record,
 // which glibc's memusagestat refuses to read.
 void DataFile::append(const Record* records, size_t count) {
-    if (count == 0 || write_failed_ || !still_ours()) return;
+    if (count == 0 || write_failed_ || !file_.still_ours()) return;
     int saved_errno = errno;
     size_t bytes = count * sizeof(Record);
     off_t new_end = end_ + static_cast<off_t>(bytes);
     size_t written = 0;
-    if (ftruncate(fd_, new_end) == 0 && write_at(records, bytes, end_, &written))
+    if (ftruncate(file_.fd(), new_end) == 0 &&
+        write_fully_at(file_.fd(), records, bytes, end_, &written))
         end_ = new_end;
     else
         give_up_writing(errno, written);
@@ -162,7 +115,7 @@ void DataFile::append(const Record* records, size_t count) {
 
 void DataFile::write_header(uint64_t total_peak, uint64_t heap_peak, uint64_t stack_peak,
                             uint64_t end_time) {
-    if (write_failed_ || !still_ours()) return;
+    if (write_failed_ || !file_.still_ours()) return;
     int saved_errno = errno;
     Record header[kHeaderRecords] = {};
     header[0].stack = total_peak;
@@ -170,13 +123,10 @@ void DataFile::write_header(uint64_t total_peak, uint64_t heap_peak, uint64_t st
     header[1].heap = heap_peak;
     header[1].stack = stack_peak;
     header[1].set_time(end_time);
-    write_at(header, sizeof(header), 0);
+    write_fully_at(file_.fd(), header, sizeof(header), 0);
     errno = saved_errno;
 }
 
-void DataFile::close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-}
+void DataFile::close() { file_.close(); }
 
 }  // namespace memusage

@@ -10,6 +10,7 @@
 
 #include "memusage/record.h"
 #include "memusage/run_start.h"
+#include "owned_file.h"
 
 namespace memusage {
 
@@ -22,7 +23,7 @@ class DataFile {
     // given `untouched_since` (the file's state when the run began), has written it.
     OpenResult open(const char* path, uint64_t start_time,
                     const FileState* untouched_since = nullptr);
-    bool is_open() const { return fd_ >= 0; }
+    bool is_open() const { return file_.is_open(); }
 
     // Receives, once, the line saying that writing failed (from any thread, or a signal
     // handler: it must be async-signal-safe).
@@ -41,18 +42,13 @@ class DataFile {
     void close();
 
   private:
-    bool still_ours();
-    bool write_at(const void* data, size_t bytes, off_t offset, size_t* written = nullptr);
     void give_up_writing(int error, size_t bytes_written);
 
-    int fd_ = -1;
+    OwnedFile file_;
     off_t end_ = 0;
     uint64_t start_time_ = 0;
-    dev_t device_ = 0;
-    ino_t inode_ = 0;
     bool write_failed_ = false;
     WarningSink warning_sink_ = nullptr;
-    char path_[4096] = {};
 };
 
 }  // namespace memusage

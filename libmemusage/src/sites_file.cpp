@@ -18,16 +18,6 @@ namespace {
 
 namespace format = sites_format;
 
-// Out of the way of the small descriptor numbers programs assume are theirs.
-constexpr int kPreferredFd = 900;
-
-int move_out_of_the_way(int fd) {
-    int moved = fcntl(fd, F_DUPFD_CLOEXEC, kPreferredFd);
-    if (moved < 0) return fd;
-    ::close(fd);
-    return moved;
-}
-
 // Sequential writes through a buffer of kernel pages, at explicit offsets.
 class BufferedWriter {
   public:
@@ -68,16 +58,7 @@ class BufferedWriter {
         return ok_;
     }
     bool write_at(const void* data, size_t bytes, uint64_t offset) {
-        const char* p = static_cast<const char*>(data);
-        while (bytes > 0) {
-            ssize_t n = pwrite(fd_, p, bytes, static_cast<off_t>(offset));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return false;
-            p += n;
-            bytes -= static_cast<size_t>(n);
-            offset += static_cast<uint64_t>(n);
-        }
-        return true;
+        return write_fully_at(fd_, data, bytes, static_cast<off_t>(offset));
     }
 
   private:
@@ -185,8 +166,7 @@ uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAc
 }  // namespace
 
 SitesFile::OpenResult SitesFile::open(const char* path) {
-    size_t length = strlen(path);
-    if (length == 0 || length >= sizeof(path_)) return OpenResult::failed;
+    if (!OwnedFile::keepable(path)) return OpenResult::failed;
     int fd = ::open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return OpenResult::failed;
     // A second process of the same run must not truncate a file its owner still holds.
@@ -199,33 +179,14 @@ SitesFile::OpenResult SitesFile::open(const char* path) {
         ::close(fd);
         return OpenResult::failed;
     }
-    fd_ = move_out_of_the_way(fd);
-    device_ = st.st_dev;
-    inode_ = st.st_ino;
-    memcpy(path_, path, length + 1);
+    file_.take(fd, path, st);
     return OpenResult::opened;
 }
 
-// Programs close descriptors they did not open: write only while the descriptor still
-// leads to our file, and reopen it by name when it does not.
-bool SitesFile::still_ours() {
-    if (fd_ < 0) return false;
-    struct stat st;
-    if (fstat(fd_, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_) return true;
-    int fd = ::open(path_, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != device_ || st.st_ino != inode_) {
-        if (fd >= 0) ::close(fd);
-        fd_ = -1;
-        return false;
-    }
-    fd_ = move_out_of_the_way(fd);
-    return true;
-}
-
 bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags) {
-    if (!still_ours()) return false;
+    if (!file_.still_ours()) return false;
     int saved_errno = errno;
-    BufferedWriter out(fd_);
+    BufferedWriter out(file_.fd());
     format::FileHeader header = {};  // no magic until the rest is in
     out.put(&header, sizeof header);
     ModuleWriting modules = {&out, 0};
@@ -235,7 +196,8 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
     memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
     trailer.file_bytes = out.position() + sizeof trailer;
     out.put(&trailer, sizeof trailer);
-    bool written = out.flush() && ftruncate(fd_, static_cast<off_t>(trailer.file_bytes)) == 0;
+    bool written =
+        out.flush() && ftruncate(file_.fd(), static_cast<off_t>(trailer.file_bytes)) == 0;
     if (written) {
         memcpy(header.magic, format::kMagic, sizeof header.magic);
         header.version = format::kVersion;
@@ -252,9 +214,6 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
     return written;
 }
 
-void SitesFile::close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-}
+void SitesFile::close() { file_.close(); }
 
 }  // namespace memusage

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "owned_file.h"
 #include "site_accounts.h"
 #include "stack_table.h"
 
@@ -20,7 +21,7 @@ class SitesFile {
     // Creates or truncates `path` (mode 0666 less umask), empty until write(). `busy`:
     // another process of the run holds it.
     OpenResult open(const char* path);
-    bool is_open() const { return fd_ >= 0; }
+    bool is_open() const { return file_.is_open(); }
 
     // The loaded modules, then every site with figures, then the header. `flags` are
     // sites_format's header flags. False if the file could not be written whole.
@@ -30,12 +31,7 @@ class SitesFile {
     void close();
 
   private:
-    bool still_ours();
-
-    int fd_ = -1;
-    dev_t device_ = 0;
-    ino_t inode_ = 0;
-    char path_[4096] = {};
+    OwnedFile file_;
 };
 
 }  // namespace memusage

@@ -1,0 +1,71 @@
+#include "owned_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace memusage {
+namespace {
+
+// Out of the way of the small descriptor numbers programs assume are theirs.
+constexpr int kPreferredFd = 900;
+
+int move_out_of_the_way(int fd) {
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, kPreferredFd);
+    if (moved < 0) return fd;
+    ::close(fd);
+    return moved;
+}
+
+}  // namespace
+
+bool OwnedFile::keepable(const char* path) {
+    size_t length = strlen(path);
+    return length != 0 && length < kMaxPath;
+}
+
+void OwnedFile::take(int fd, const char* path, const struct stat& st) {
+    fd_ = move_out_of_the_way(fd);
+    device_ = st.st_dev;
+    inode_ = st.st_ino;
+    memcpy(path_, path, strlen(path) + 1);
+}
+
+// Programs close descriptors they did not open (closefrom, daemonising).
+bool OwnedFile::still_ours() {
+    if (fd_ < 0) return false;
+    struct stat st;
+    if (fstat(fd_, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_) return true;
+    int fd = ::open(path_, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != device_ || st.st_ino != inode_) {
+        if (fd >= 0) ::close(fd);
+        fd_ = -1;
+        return false;
+    }
+    fd_ = move_out_of_the_way(fd);
+    return true;
+}
+
+void OwnedFile::close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+}
+
+bool write_fully_at(int fd, const void* data, size_t bytes, off_t offset, size_t* written) {
+    const char* p = static_cast<const char*>(data);
+    while (bytes > 0) {
+        ssize_t n = pwrite(fd, p, bytes, offset);
+        if (n < 0 && errno == EINTR) continue;
+        if (n == 0) errno = ENOSPC;  // no progress and no reason: the device is full
+        if (n <= 0) return false;
+        p += n;
+        bytes -= static_cast<size_t>(n);
+        offset += n;
+        if (written != nullptr) *written += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+}  // namespace memusage

@@ -1,0 +1,44 @@
+// A file the profiled process writes while the program may close or reuse any
+// descriptor: kept on a descriptor out of the program's way, and found again by name
+// when the program closed it. Async-signal-safe, allocation-free: the data file and the
+// sites file are completed from fatal-signal handlers too.
+#pragma once
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <cstddef>
+
+namespace memusage {
+
+class OwnedFile {
+  public:
+    static constexpr size_t kMaxPath = 4096;
+
+    // Whether `path` can be kept (not empty, shorter than kMaxPath).
+    static bool keepable(const char* path);
+    // Takes over `fd`, open on `path` (keepable) and described by `st`.
+    void take(int fd, const char* path, const struct stat& st);
+
+    bool is_open() const { return fd_ >= 0; }
+    int fd() const { return fd_; }
+    const char* path() const { return path_; }
+
+    // True while the descriptor still leads to our file, reopening it by name when the
+    // program closed or reused it; false (and closed for good) when the file is gone.
+    bool still_ours();
+    void close();
+
+  private:
+    int fd_ = -1;
+    dev_t device_ = 0;
+    ino_t inode_ = 0;
+    char path_[kMaxPath] = {};
+};
+
+// pwrite until every byte is in; false on an error, with errno set (ENOSPC when the
+// kernel took nothing and said nothing). `written`, if given, gains the bytes written.
+bool write_fully_at(int fd, const void* data, size_t bytes, off_t offset,
+                    size_t* written = nullptr);
+
+}  // namespace memusage
