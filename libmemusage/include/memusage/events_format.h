@@ -1,0 +1,105 @@
+// The event recording (MEMUSAGE_EVENTS): every heap block's allocation, resize and free, with
+// its address, size, thread and site, in the merged order the summary's peaks were taken in.
+// The collector writes it as the run goes; memusagestat replays it (block map, heap by site,
+// lifetimes). Compact: varints and deltas, about 4-9 bytes an event.
+//
+//   FileHeader
+//   chunks, each: a Clock record, then records, in the merged event order
+//   Trailer (only when the run ended: a killed run leaves the chunks written so far)
+//
+// A record is a kind byte and its fields, each an unsigned LEB128 varint; "signed" fields are
+// zigzag-encoded. Every chunk starts from nothing (a Clock record sets the time, the address
+// base is 0, and no thread is current until a Thread record), so a reader can resynchronise
+// at a chunk and a damaged chunk spoils only itself. Native byte order for the fixed parts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace memusage::events_format {
+
+inline constexpr char kMagic[8] = {'M', 'U', 'E', 'V', 'E', 'N', 'T', '\n'};
+inline constexpr char kTrailerMagic[8] = {'M', 'U', 'E', 'V', 'E', 'N', 'D', '\n'};
+inline constexpr uint32_t kVersion = 1;
+
+// Times are the cycle counter's (clock.h) shifted right by this: ~5 ns steps keep the
+// deltas between neighbouring events in one byte.
+inline constexpr uint32_t kTimeShift = 4;
+
+struct FileHeader {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_bytes;  // sizeof(FileHeader); a later version may append fields
+    uint32_t time_shift;    // kTimeShift when written
+    uint32_t flags;         // kHasSites
+    uint64_t pid;
+};
+static_assert(sizeof(FileHeader) == 32);
+inline constexpr uint32_t kHasSites = 1;  // a sites file of the same run names the site ids
+
+enum class Kind : uint8_t {
+    // time: the shifted cycle counter, absolute; ns: CLOCK_MONOTONIC at about the same
+    // instant. Starts every chunk. Two clocks far apart give the counter's rate.
+    clock = 1,  // varint time, varint ns
+    // The records that follow until the next Thread record are that thread's. `serial`
+    // numbers threads in the order they first counted (the --threads table's order).
+    thread = 2,  // varint serial, varint tid
+    // A thread's name, as it had when it ended (or at exit).
+    thread_name = 3,  // varint serial, varint length, length bytes
+    // A new block. `time_delta` is from the previous record's time in the chunk;
+    // `address` is a zigzag delta from the previous record's address (0 at a chunk start).
+    // site 0: none (sites off, or not known).
+    allocate = 4,  // varint time_delta, zigzag address, varint size, varint site
+    // A block freed; its size and site are the ones it was allocated (or resized) with.
+    release = 5,  // varint time_delta, zigzag address
+    // A block resized by realloc, moved or not: `new_address` is a zigzag delta from the old
+    // address. The block keeps its site. (realloc(NULL, n) is an allocate, realloc(p, 0) a
+    // release.)
+    resize = 6,  // varint time_delta, zigzag old address, zigzag new_address, varint size
+};
+
+struct Trailer {
+    char magic[8];
+    uint64_t event_count;  // allocate + release + resize records
+    uint64_t end_time;     // shifted cycle counter at the end of the run
+    uint64_t end_ns;       // CLOCK_MONOTONIC then
+    uint64_t dropped;      // events the writer could not write (no memory, a failed write)
+    uint64_t file_bytes;   // the whole file, trailer included
+};
+static_assert(sizeof(Trailer) == 48);
+
+// The longest varint of a 64-bit value, and the most a record of each kind takes.
+inline constexpr size_t kMaxVarint = 10;
+inline constexpr size_t kMaxRecordBytes = 1 + 4 * kMaxVarint;
+
+inline uint64_t zigzag(int64_t value) {
+    return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+}
+inline int64_t unzigzag(uint64_t value) {
+    return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
+}
+
+// Writes `value` at `out` (room for kMaxVarint bytes); returns the end.
+inline uint8_t* put_varint(uint8_t* out, uint64_t value) {
+    while (value >= 0x80) {
+        *out++ = static_cast<uint8_t>(value) | 0x80;
+        value >>= 7;
+    }
+    *out++ = static_cast<uint8_t>(value);
+    return out;
+}
+
+// Reads a varint from [*in, end); false when it runs past `end` or past 64 bits.
+inline bool get_varint(const uint8_t** in, const uint8_t* end, uint64_t& value) {
+    value = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (*in == end) return false;
+        uint8_t byte = *(*in)++;
+        if (shift == 63 && byte > 1) return false;
+        value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace memusage::events_format
