@@ -1,5 +1,6 @@
 // memusagestat [OPTION]... DATAFILE [OUTFILE]: options in, one picture out.
 // memusagestat --sites=FILE [--top=N]: the allocation-site report of a sites file.
+// memusagestat [--sites=FILE] [--events=FILE] --flame=OUT|--stacked=OUT|--block-map=OUT: pictures.
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "memusagestat/graph.h"
+#include "memusagestat/pictures.h"
 #include "sites_report.h"
 
 namespace po = boost::program_options;
@@ -16,6 +18,8 @@ namespace {
 constexpr const char* kHelp =
     "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
     "  or:  memusagestat --sites=FILE [--top=N]\n"
+    "  or:  memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT] [--stacked=OUT]\n"
+    "                    [--block-map=OUT] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
     "Generate graphic from memory profiling data, or report allocation sites\n"
     "\n"
     "  -o, --output=FILE          Name output file (.png, .svg or .pdf; default\n"
@@ -29,6 +33,16 @@ constexpr const char* kHelp =
     "      --sites=FILE           Print the allocation-site report of FILE (written by\n"
     "                             memusage --sites or MEMUSAGE_SITES); no graphic\n"
     "      --top=N                Show N sites per ranking in that report (default 10)\n"
+    "      --flame=OUT            Draw the flame graph of the --sites FILE into OUT\n"
+    "                             (.png, .svg or .pdf)\n"
+    "      --flame-metric=WHAT    Its boxes' widths: bytes at the heap 'peak'\n"
+    "                             (default), bytes 'leaked', bytes 'allocated'\n"
+    "      --events=FILE          The event recording (memusage --events or\n"
+    "                             MEMUSAGE_EVENTS) to draw the next two from\n"
+    "      --stacked=OUT          Draw the heap over time, stacked by site, into OUT\n"
+    "      --block-map=OUT        Draw every block by address and time into OUT\n"
+    "      --color-by=WHAT        The block map's colours: 'site' (default),\n"
+    "                             'thread' or 'size'\n"
     "  -?, --help                 Give this help list\n"
     "      --usage                Give a short usage message\n"
     "  -V, --version              Print program version\n"
@@ -41,7 +55,10 @@ constexpr const char* kUsage =
     "            [--output=FILE] [--string=STRING] [--time] [--total]\n"
     "            [--x-size=VALUE] [--y-size=VALUE] [--help] [--usage] [--version]\n"
     "            DATAFILE [OUTFILE]\n"
-    "   or: memusagestat --sites=FILE [--top=N]\n";
+    "   or: memusagestat --sites=FILE [--top=N]\n"
+    "   or: memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT]\n"
+    "            [--flame-metric=peak|leaked|allocated] [--stacked=OUT] [--block-map=OUT]\n"
+    "            [--color-by=site|thread|size] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n";
 
 constexpr const char* kVersion =
     "memusagestat (memusage) " MEMUSAGE_VERSION
@@ -76,26 +93,79 @@ int report_sites(const std::string& path, const std::string& top) {
     return std::fputs(report.c_str(), stdout) < 0;
 }
 
+// The pictures of issue 11: each one asked for is drawn; the status says whether all were.
+struct PictureRequest {
+    std::string sites, events, flame, flame_metric, stacked, block_map, color_by;
+    bool any() const { return !flame.empty() || !stacked.empty() || !block_map.empty(); }
+};
+
+int draw_pictures(const PictureRequest& request, const memusagestat::PictureOptions& options) {
+    using memusagestat::BlockColouring;
+    using memusagestat::FlameMetric;
+    if (!request.flame.empty() && request.sites.empty())
+        return fail("--flame draws from a sites file: give --sites=FILE");
+    if ((!request.stacked.empty() || !request.block_map.empty()) && request.events.empty())
+        return fail("--stacked and --block-map draw from an event recording: give --events=FILE");
+    FlameMetric metric = FlameMetric::peak;
+    if (request.flame_metric == "leaked")
+        metric = FlameMetric::leaked;
+    else if (request.flame_metric == "allocated")
+        metric = FlameMetric::allocated;
+    else if (!request.flame_metric.empty() && request.flame_metric != "peak")
+        return fail("invalid --flame-metric '" + request.flame_metric +
+                    "' (want peak, leaked or allocated)");
+    BlockColouring colouring = BlockColouring::site;
+    if (request.color_by == "thread")
+        colouring = BlockColouring::thread;
+    else if (request.color_by == "size")
+        colouring = BlockColouring::size;
+    else if (!request.color_by.empty() && request.color_by != "site")
+        return fail("invalid --color-by '" + request.color_by + "' (want site, thread or size)");
+
+    int status = 0;
+    auto report = [&](const std::string& error) {
+        if (error.empty()) return;
+        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+        status = 1;
+    };
+    if (!request.flame.empty())
+        report(memusagestat::draw_flame_graph(request.sites, request.flame, metric, options));
+    if (!request.stacked.empty())
+        report(memusagestat::draw_heap_by_site(request.events, request.sites, request.stacked,
+                                               options));
+    if (!request.block_map.empty())
+        report(memusagestat::draw_block_map(request.events, request.sites, request.block_map,
+                                            colouring, options));
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string output, title, x_size, y_size, sites, top;
     std::vector<std::string> files;
+    PictureRequest pictures;
     bool time_based = false, total = false;
 
     po::options_description options;
-    options.add_options()                         //
-        ("output,o", po::value(&output))          //
-        ("string,s", po::value(&title))           //
-        ("time,t", po::bool_switch(&time_based))  //
-        ("total,T", po::bool_switch(&total))      //
-        ("x-size,x", po::value(&x_size))          //
-        ("y-size,y", po::value(&y_size))          //
-        ("sites", po::value(&sites))              //
-        ("top", po::value(&top))                  //
-        ("help,?", "")                            //
-        ("usage", "")                             //
-        ("version,V", "")                         //
+    options.add_options()                                    //
+        ("output,o", po::value(&output))                     //
+        ("string,s", po::value(&title))                      //
+        ("time,t", po::bool_switch(&time_based))             //
+        ("total,T", po::bool_switch(&total))                 //
+        ("x-size,x", po::value(&x_size))                     //
+        ("y-size,y", po::value(&y_size))                     //
+        ("sites", po::value(&sites))                         //
+        ("top", po::value(&top))                             //
+        ("flame", po::value(&pictures.flame))                //
+        ("flame-metric", po::value(&pictures.flame_metric))  //
+        ("events", po::value(&pictures.events))              //
+        ("stacked", po::value(&pictures.stacked))            //
+        ("block-map", po::value(&pictures.block_map))        //
+        ("color-by", po::value(&pictures.color_by))          //
+        ("help,?", "")                                       //
+        ("usage", "")                                        //
+        ("version,V", "")                                    //
         ("files", po::value(&files));
     po::positional_options_description positional;
     positional.add("files", -1);
@@ -116,6 +186,23 @@ int main(int argc, char** argv) {
     if (given.count("help")) return std::fputs(kHelp, stdout) < 0;
     if (given.count("usage")) return std::fputs(kUsage, stdout) < 0;
     if (given.count("version")) return std::fputs(kVersion, stdout) < 0;
+
+    if (pictures.any()) {
+        if (!files.empty()) return fail("the pictures take no DATAFILE: '" + files[0] + "'");
+        if (given.count("top")) return fail("--top only goes with the sites report");
+        pictures.sites = sites;
+        memusagestat::PictureOptions options;
+        options.title = title;
+        options.time_based = time_based;
+        if (given.count("x-size") && !parse_size(x_size, options.width))
+            return fail("invalid width '" + x_size + "' (want a number of pixels)");
+        if (given.count("y-size") && !parse_size(y_size, options.height))
+            return fail("invalid height '" + y_size + "' (want a number of pixels)");
+        return draw_pictures(pictures, options);
+    }
+    if (given.count("events")) return fail("--events goes with --stacked or --block-map");
+    if (given.count("flame-metric")) return fail("--flame-metric goes with --flame");
+    if (given.count("color-by")) return fail("--color-by goes with --block-map");
 
     if (given.count("sites")) {
         if (!files.empty()) return fail("--sites takes no DATAFILE: '" + files[0] + "'");

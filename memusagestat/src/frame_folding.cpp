@@ -60,4 +60,20 @@ bool is_below_main(const SourceFrame& frame) {
     return false;
 }
 
+ShownFrames shown_frames(const std::vector<SourceFrame>& frames) {
+    ShownFrames shown;
+    if (frames.empty()) return shown;
+    size_t first = 0;
+    while (first < frames.size() && is_wrapper(frames[first])) ++first;
+    if (first == frames.size()) first = 0;  // nothing but wrappers: show them all
+    if (first > 0) shown.via = &frames[first - 1];
+    size_t end = first + 1;
+    while (end < frames.size() && frames[end - 1].function != "main" && !is_below_main(frames[end]))
+        ++end;
+    while (end > first + 1 && is_wrapper(frames[end - 1])) --end;
+    shown.first = first;
+    shown.end = end;
+    return shown;
+}
+
 }  // namespace memusagestat

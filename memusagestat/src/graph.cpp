@@ -1,82 +1,30 @@
 // draw_graph: data file -> envelope -> picture in the format the output name asks for.
 #include "memusagestat/graph.h"
 
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
-#include <cairo.h>
-
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <memory>
 
 #include "build_envelope.h"
 #include "envelope.h"
 #include "mapped_data_file.h"
+#include "picture_output.h"
 #include "plot.h"
-#include "png_writer.h"
 #include "utf8_text.h"
 
 namespace memusagestat {
 
 namespace {
 
-enum class PictureFormat { png, svg, pdf };
-
-PictureFormat format_of(const std::string& path) {
-    auto ends_with = [&](const char* suffix) {
-        const std::string s(suffix);
-        if (path.size() < s.size()) return false;
-        return std::equal(
-            s.begin(), s.end(), path.end() - static_cast<long>(s.size()),
-            [](unsigned char a, unsigned char b) { return std::tolower(a) == std::tolower(b); });
-    };
-    if (ends_with(".svg")) return PictureFormat::svg;
-    if (ends_with(".pdf")) return PictureFormat::pdf;
-    return PictureFormat::png;
-}
-
-using SurfacePtr = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
-using ContextPtr = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
-
-std::string cairo_failure(cairo_status_t status, const std::string& path) {
-    return "cannot draw " + path + ": " + cairo_status_to_string(status);
-}
-
 std::string render(const std::string& out_path, const PlotSpec& spec, const EnvelopeSeries& series,
                    const std::string& data_path) {
-    const PictureFormat format = format_of(out_path);
-    SurfacePtr surface(nullptr, cairo_surface_destroy);
-    if (format == PictureFormat::svg)
-        surface.reset(cairo_svg_surface_create(out_path.c_str(), spec.width, spec.height));
-    else if (format == PictureFormat::pdf)
-        surface.reset(cairo_pdf_surface_create(out_path.c_str(), spec.width, spec.height));
-    else
-        surface.reset(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(spec.width),
-                                                 static_cast<int>(spec.height)));
-    if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
-        return cairo_failure(cairo_surface_status(surface.get()), out_path);
-
-    if (format == PictureFormat::pdf) {
-        cairo_pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_TITLE, spec.title.c_str());
-        cairo_pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_CREATOR, "memusagestat");
-    }
-    {
-        ContextPtr cr(cairo_create(surface.get()), cairo_destroy);
-        plot_graph(cr.get(), spec, series);
-        if (cairo_status(cr.get()) != CAIRO_STATUS_SUCCESS)
-            return cairo_failure(cairo_status(cr.get()), out_path);
-    }
-    if (format != PictureFormat::png) {
-        cairo_surface_finish(surface.get());
-        if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
-            return cairo_failure(cairo_surface_status(surface.get()), out_path);
-        return {};
-    }
-    return write_png(out_path, surface.get(),
-                     {{"Title", spec.title},
-                      {"Source", data_path},
-                      {"Software", "memusagestat (memusage " MEMUSAGE_VERSION ")"}});
+    PictureOutput output;
+    if (std::string error = output.open(out_path, spec.width, spec.height, spec.title);
+        !error.empty())
+        return error;
+    plot_graph(output.context(), spec, series);
+    return output.finish({{"Title", spec.title},
+                          {"Source", data_path},
+                          {"Software", "memusagestat (memusage " MEMUSAGE_VERSION ")"}});
 }
 
 void warn(const GraphOptions& options, const std::string& message) {

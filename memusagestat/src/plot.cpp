@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "graph_fonts.h"
+#include "picture_style.h"
 #include "scale_labels.h"
 #include "text_painter.h"
 
@@ -12,9 +13,6 @@ namespace memusagestat {
 
 namespace {
 
-struct Colour {
-    double r, g, b;
-};
 constexpr Colour kBackground{1, 1, 1};
 constexpr Colour kFrame{0.1, 0.1, 0.55};
 constexpr Colour kHeap{0.85, 0.05, 0.05};
@@ -23,10 +21,6 @@ constexpr Colour kTotal{0, 0, 0};
 constexpr Colour kTimeStrip{1.0, 0.8, 0.0};
 constexpr Colour kAxisText{0.1, 0.1, 0.55};
 constexpr Colour kQuarterLine{0.55, 0.55, 0.55};
-
-void set_colour(cairo_t* cr, Colour c, double alpha = 1) {
-    cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
-}
 
 // Frame geometry in device units; a column c covers x in [left + c, left + c + 1).
 struct Frame {
@@ -228,12 +222,6 @@ void draw_x_axis(cairo_t* cr, const TextPainter& text, const PlotSpec& spec, con
         text.draw(brief, centre, baseline, Align::centre, room);
 }
 
-double font_size_for(const PlotSpec& spec) {
-    if (spec.height >= 1000 && spec.width >= 1000) return 12;
-    if (spec.height >= 300 && spec.width >= 300) return 10.5;
-    return 8;
-}
-
 }  // namespace
 
 void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series) {
@@ -245,17 +233,8 @@ void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series)
     set_colour(cr, kBackground);
     cairo_paint(cr);
 
-    // Grey anti-aliasing, no hinting: the same letters on every output format, and
-    // FreeType's auto-hinter would cost more than reading a large data file.
-    cairo_font_options_t* font_options = cairo_font_options_create();
-    cairo_font_options_set_antialias(font_options, CAIRO_ANTIALIAS_GRAY);
-    cairo_font_options_set_hint_style(font_options, CAIRO_HINT_STYLE_NONE);
-    cairo_set_font_options(cr, font_options);
-    cairo_font_options_destroy(font_options);
-    cairo_font_face_t* regular = graph_font(FontWeight::regular);
-    cairo_set_font_face(cr, regular);
-    cairo_font_face_destroy(regular);
-    const TextPainter text(cr, font_size_for(spec));
+    prepare_lettering(cr);
+    const TextPainter text(cr, lettering_size(spec.width, spec.height));
 
     draw_time_strip(cr, spec, frame, series);
 

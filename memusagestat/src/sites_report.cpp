@@ -54,22 +54,11 @@ std::vector<std::string> described_stack(const AllocationSite& site, const Sites
             return {"(stacks first seen after the stack table filled up)"};
         return {"(no stack)"};
     }
-    size_t first = 0;
-    while (first < frames.size() && is_wrapper(frames[first])) ++first;
-    if (first == frames.size()) first = 0;  // nothing but wrappers: show them all
-    if (first > 0) {
-        const SourceFrame& outermost_wrapper = frames[first - 1];
-        via = outermost_wrapper.function.empty() ? describe(outermost_wrapper)
-                                                 : short_name(outermost_wrapper.function);
-    }
-    // Down to main, or to the code that started the thread; then without the wrappers a
-    // thread's entry goes through (std::thread's, the runtime's).
-    size_t end = first + 1;
-    while (end < frames.size() && frames[end - 1].function != "main" && !is_below_main(frames[end]))
-        ++end;
-    while (end > first + 1 && is_wrapper(frames[end - 1])) --end;
+    const ShownFrames shown = shown_frames(frames);
+    if (shown.via != nullptr)
+        via = shown.via->function.empty() ? describe(*shown.via) : short_name(shown.via->function);
     std::vector<std::string> lines;
-    for (size_t i = first; i < end; ++i) lines.push_back(describe(frames[i]));
+    for (size_t i = shown.first; i < shown.end; ++i) lines.push_back(describe(frames[i]));
     return lines;
 }
 

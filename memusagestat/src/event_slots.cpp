@@ -1,0 +1,53 @@
+#include "event_slots.h"
+
+#include <algorithm>
+
+#include "picture_style.h"
+
+namespace memusagestat {
+
+EventSlots EventSlots::by_site(const SiteNames& names) {
+    EventSlots slots;
+    slots.by_site_ = true;
+    const auto& groups = names.groups();
+    for (size_t g = 0; g < groups.size() && g < kPaletteSize; ++g) {
+        if (groups[g].figures.bytes_allocated == 0) break;
+        for (uint32_t id : groups[g].ids) slots.slot_by_site_.emplace(id, static_cast<unsigned>(g));
+        slots.labels_.push_back(groups[g].label());
+    }
+    const size_t others = groups.size() - slots.labels_.size();
+    slots.rest_label_ =
+        others == 0 ? "no other sites"
+                    : "the " + count_text(others) + " other site" + (others == 1 ? "" : "s");
+    return slots;
+}
+
+EventSlots EventSlots::by_thread(const std::unordered_map<uint32_t, uint64_t>& bytes,
+                                 const std::vector<ThreadInfo>& threads) {
+    EventSlots slots;
+    slots.by_site_ = false;
+    std::vector<std::pair<uint32_t, uint64_t>> ranked(bytes.begin(), bytes.end());
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    for (size_t i = 0; i < ranked.size() && i < kPaletteSize; ++i) {
+        const uint32_t serial = ranked[i].first;
+        std::string label =
+            serial == 0 ? "(thread not recorded)" : "thread " + std::to_string(serial);
+        for (const ThreadInfo& thread : threads) {
+            if (thread.serial != serial) continue;
+            label += " (tid " + std::to_string(thread.tid);
+            if (!thread.name.empty()) label += ", " + thread.name;
+            label += ")";
+        }
+        slots.slot_by_thread_.emplace(serial, static_cast<unsigned>(i));
+        slots.labels_.push_back(label);
+    }
+    const size_t others = ranked.size() - slots.labels_.size();
+    slots.rest_label_ =
+        others == 0 ? "no other threads"
+                    : "the " + count_text(others) + " other thread" + (others == 1 ? "" : "s");
+    return slots;
+}
+
+}  // namespace memusagestat

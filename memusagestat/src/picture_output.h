@@ -1,0 +1,40 @@
+// Where a picture goes: a Cairo surface chosen by the output file's extension (.svg and
+// .pdf as vectors, anything else a PNG written through libpng with its text chunks).
+#pragma once
+
+#include <cairo.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "png_writer.h"
+
+namespace memusagestat {
+
+enum class PictureFormat { png, svg, pdf };
+
+PictureFormat format_of(const std::string& path);
+
+class PictureOutput {
+  public:
+    // Creates the surface (the SVG or PDF file is created now); an empty string, else a
+    // message for the user. `title` goes into the PDF's metadata.
+    std::string open(const std::string& path, unsigned width, unsigned height,
+                     const std::string& title);
+    cairo_t* context() const { return context_.get(); }
+    PictureFormat format() const { return format_; }
+
+    // Ends the drawing and writes the file (PNG: with these text chunks); an empty string,
+    // else a message for the user.
+    std::string finish(const std::vector<PngText>& png_texts);
+
+  private:
+    std::string path_;
+    PictureFormat format_ = PictureFormat::png;
+    std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface_{
+        nullptr, cairo_surface_destroy};
+    std::unique_ptr<cairo_t, decltype(&cairo_destroy)> context_{nullptr, cairo_destroy};
+};
+
+}  // namespace memusagestat
