@@ -68,9 +68,10 @@ void AddressFolding::lay_out(double rows, double fold_rows) {
     }
     regions_.clear();
     if (merged.empty()) return;
-    // Each region as tall as its share of the used addresses, but never too thin to see.
+    // Each region gets an equal part of a third of the height and its share of the used
+    // addresses of the rest: a small pool beside gigabytes of mapped buffers still shows.
     const double available = std::max(rows - fold_rows * (merged.size() - 1), 1.0);
-    const double least = std::min(4.0, available / merged.size());
+    const double equal = available / 3 / merged.size();
     long double total = 0;
     for (const Used& span : merged) total += static_cast<long double>(span.high - span.low);
     double bottom = 0;
@@ -81,7 +82,7 @@ void AddressFolding::lay_out(double rows, double fold_rows) {
         region.low = span.low;
         region.high = span.high;
         region.bottom = bottom;
-        region.rows = least + (available - least * merged.size()) * share;
+        region.rows = equal + available * 2 / 3 * share;
         regions_.push_back(region);
         bottom += region.rows + fold_rows;
     }

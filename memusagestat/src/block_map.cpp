@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "picture_output.h"
+
 namespace memusagestat {
 
 namespace {
@@ -23,7 +25,8 @@ Colour mix(Colour a, Colour b, double t) {
 }
 
 // The buffer as an image: each pixel's colour is the blend of the blocks over it, as opaque
-// as they cover it (never fainter than a visible tint), red where blocks never freed are.
+// as they cover it (never fainter than a visible tint), hatched red where blocks never
+// freed are.
 using SurfacePtr = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
 SurfacePtr blended_image(const CoverageBuffer& buffer) {
     SurfacePtr image(
@@ -44,11 +47,16 @@ SurfacePtr blended_image(const CoverageBuffer& buffer) {
             }
             const double votes = static_cast<double>(p.weight) + p.touched;
             Colour colour{p.r / votes / 255, p.g / votes / 255, p.b / votes / 255};
-            if (p.leaked != 0)
-                colour = mix(colour, kLeakRed, 0.6 * static_cast<double>(p.leaked) / p.touched);
             const double cover =
                 std::min(1.0, static_cast<double>(p.weight) / CoverageBuffer::kWhole);
             colour = mix(kWhite, colour, 0.35 + 0.65 * cover);
+            // Blocks never freed are hatched in red over their own colour, which stays
+            // readable between the stripes.
+            const double leaked = static_cast<double>(p.leaked) / p.touched;
+            if (leaked >= 0.5 && (x + y) % 6 < 2)
+                colour = kLeakRed;
+            else if (leaked > 0)
+                colour = mix(colour, kLeakRed, 0.4 * leaked);
             auto channel = [](double v) {
                 return static_cast<uint32_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255));
             };
@@ -136,7 +144,7 @@ void plot_block_map(cairo_t* cr, const BlockMapSpec& spec, const CoverageBuffer&
         const double bottom = frame.bottom - region.bottom;
         const double top = bottom - region.rows;
         set_colour(cr, kFrameBlue);
-        if (region.rows >= size * 2.4) {
+        if (region.rows >= size * 4) {
             text.draw(hex(region.low), frame.left - 3, bottom - 1, Align::right, label_room,
                       size * 0.85);
             text.draw(hex(region.high), frame.left - 3, top + size * 0.85, Align::right, label_room,
@@ -177,11 +185,11 @@ void plot_block_map(cairo_t* cr, const BlockMapSpec& spec, const CoverageBuffer&
     set_colour(cr, kFrameBlue);
     cairo_set_font_size(cr, size);
     cairo_move_to(cr, legend_x, frame.bottom - (spec.note.empty() ? 0 : size * 1.6));
-    cairo_show_text(cr, fitted_text(cr, count_text(spec.blocks) + " blocks", legend_room).c_str());
+    show_text(cr, fitted_text(cr, count_text(spec.blocks) + " blocks", legend_room));
     if (!spec.note.empty()) {
         set_colour(cr, kLeakRed);
         cairo_move_to(cr, legend_x, frame.bottom);
-        cairo_show_text(cr, fitted_text(cr, spec.note, legend_room).c_str());
+        show_text(cr, fitted_text(cr, spec.note, legend_room), spec.note);
     }
 }
 

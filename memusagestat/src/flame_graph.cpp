@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "picture_output.h"
 #include "picture_style.h"
 
 namespace memusagestat {
@@ -68,7 +69,7 @@ void draw_node(cairo_t* cr, const Layout& layout, const FlameNode& node, double 
         if (!label.empty()) {
             set_colour(cr, {0.1, 0.1, 0.1});
             cairo_move_to(cr, x + 2, y + (layout.row - gap_y) / 2 + 0.36 * layout.label_size);
-            cairo_show_text(cr, label.c_str());
+            show_text(cr, label, node.name);
         }
     }
     double child_x = x;

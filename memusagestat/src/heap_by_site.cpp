@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "picture_output.h"
+
 namespace memusagestat {
 
 namespace {
@@ -130,7 +132,7 @@ void plot_heap_by_site(cairo_t* cr, const StackedPlotSpec& spec, const StackedSe
         set_colour(cr, kLeakRed);
         cairo_set_font_size(cr, text.base_size());
         cairo_move_to(cr, legend_x, frame.bottom - text.base_size() * 0.4);
-        cairo_show_text(cr, fitted_text(cr, spec.note, legend_room).c_str());
+        show_text(cr, fitted_text(cr, spec.note, legend_room), spec.note);
     }
 }
 

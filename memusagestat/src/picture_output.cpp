@@ -5,10 +5,32 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 
 namespace memusagestat {
 
 namespace {
+
+const cairo_user_data_key_t kOutputKey{};
+
+std::string xml_escaped(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '<')
+            out += "&lt;";
+        else if (c == '>')
+            out += "&gt;";
+        else if (c == '&')
+            out += "&amp;";
+        else if (c == '"')
+            out += "&quot;";
+        else
+            out += c;
+    }
+    return out;
+}
 
 std::string cairo_failure(cairo_status_t status, const std::string& path) {
     return "cannot draw " + path + ": " + cairo_status_to_string(status);
@@ -47,6 +69,8 @@ std::string PictureOutput::open(const std::string& path, unsigned width, unsigne
         cairo_pdf_surface_set_metadata(surface_.get(), CAIRO_PDF_METADATA_CREATOR, "memusagestat");
     }
     context_.reset(cairo_create(surface_.get()));
+    if (format_ == PictureFormat::svg)
+        cairo_set_user_data(context_.get(), &kOutputKey, this, nullptr);
     return {};
 }
 
@@ -58,9 +82,47 @@ std::string PictureOutput::finish(const std::vector<PngText>& png_texts) {
         cairo_surface_finish(surface_.get());
         if (cairo_surface_status(surface_.get()) != CAIRO_STATUS_SUCCESS)
             return cairo_failure(cairo_surface_status(surface_.get()), path_);
-        return {};
+        return format_ == PictureFormat::svg ? add_text_layer() : std::string();
     }
     return write_png(path_, surface_.get(), png_texts);
+}
+
+void show_text(cairo_t* cr, const std::string& text, const std::string& whole) {
+    auto* output = static_cast<PictureOutput*>(cairo_get_user_data(cr, &kOutputKey));
+    if (output != nullptr && !text.empty() && cairo_has_current_point(cr)) {
+        double x, y;
+        cairo_get_current_point(cr, &x, &y);
+        cairo_user_to_device(cr, &x, &y);
+        cairo_matrix_t font;
+        cairo_get_font_matrix(cr, &font);
+        output->text_runs_.push_back({x, y, font.yy, whole.empty() ? text : whole});
+    }
+    cairo_show_text(cr, text.c_str());
+}
+
+std::string PictureOutput::add_text_layer() {
+    if (text_runs_.empty()) return {};
+    std::string svg;
+    {
+        std::ifstream in(path_, std::ios::binary);
+        svg.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const size_t end = svg.rfind("</svg>");
+    if (end == std::string::npos) return "cannot draw " + path_ + ": the SVG written is not whole";
+    std::string layer = "<g fill-opacity=\"0\" font-family=\"DejaVu Sans\">\n";
+    for (const TextRun& run : text_runs_) {
+        char place[96];
+        std::snprintf(place, sizeof place, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.1f\">", run.x,
+                      run.y, run.size);
+        layer += place + xml_escaped(run.text) + "</text>\n";
+    }
+    layer += "</g>\n";
+    svg.insert(end, layer);
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out << svg;
+    out.close();
+    if (!out) return "cannot write " + path_;
+    return {};
 }
 
 }  // namespace memusagestat

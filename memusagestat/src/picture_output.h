@@ -16,6 +16,12 @@ enum class PictureFormat { png, svg, pdf };
 
 PictureFormat format_of(const std::string& path);
 
+// cairo_show_text, and for an SVG also the words as text: Cairo's SVG surface draws letters
+// as shapes, so a reader's search, a screen reader and a test would find no words in it.
+// An SVG gets them as an invisible text layer over the letters (as scanned PDFs do);
+// `whole` is what the layer says when `text` is cut to fit (empty: `text`).
+void show_text(cairo_t* cr, const std::string& text, const std::string& whole = {});
+
 class PictureOutput {
   public:
     // Creates the surface (the SVG or PDF file is created now); an empty string, else a
@@ -30,7 +36,15 @@ class PictureOutput {
     std::string finish(const std::vector<PngText>& png_texts);
 
   private:
+    struct TextRun {
+        double x, y, size;
+        std::string text;
+    };
+    friend void show_text(cairo_t* cr, const std::string& text, const std::string& whole);
+    std::string add_text_layer();
+
     std::string path_;
+    std::vector<TextRun> text_runs_;
     PictureFormat format_ = PictureFormat::png;
     std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface_{
         nullptr, cairo_surface_destroy};

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "picture_output.h"
 #include "scale_labels.h"
 
 namespace memusagestat {
@@ -188,14 +189,14 @@ void draw_legend(cairo_t* cr, const TextPainter& text, const std::vector<LegendE
         const std::string label = fitted_text(cr, entry.label, room);
         if (!label.empty()) {
             cairo_move_to(cr, x + swatch + size * 0.5, top + swatch * 0.5 + text.centring_offset());
-            cairo_show_text(cr, label.c_str());
+            show_text(cr, label, entry.label);
         }
     }
     if (cut && fit > 0) {
         set_colour(cr, kFrameBlue);
         const std::string more = "\u2026 " + std::to_string(entries.size() - shown) + " more";
         cairo_move_to(cr, x, y + shown * line + swatch * 0.5 + text.centring_offset());
-        cairo_show_text(cr, fitted_text(cr, more, width).c_str());
+        show_text(cr, fitted_text(cr, more, width), more);
     }
 }
 

@@ -1,5 +1,7 @@
 #include "text_painter.h"
 
+#include "picture_output.h"
+
 namespace memusagestat {
 
 bool TextPainter::fits(const std::string& text, double room, double size) const {
@@ -17,7 +19,7 @@ bool TextPainter::draw(const std::string& text, double x, double y, Align align,
     if (align == Align::centre) start = x - ext.x_advance / 2;
     if (align == Align::right) start = x - ext.x_advance;
     cairo_move_to(cr_, start, y);
-    cairo_show_text(cr_, text.c_str());
+    show_text(cr_, text);
     return true;
 }
 
