@@ -15,6 +15,13 @@ EventSlots EventSlots::by_site(const SiteNames& names) {
         for (uint32_t id : groups[g].ids) slots.slot_by_site_.emplace(id, static_cast<unsigned>(g));
         slots.labels_.push_back(groups[g].label());
     }
+    // Sites that differ further out or in the wrapper they went through can share their
+    // innermost frame: the wrapper tells them apart in the legend.
+    const std::vector<std::string> plain = slots.labels_;
+    for (size_t i = 0; i < plain.size(); ++i) {
+        const auto same = std::count(plain.begin(), plain.end(), plain[i]);
+        if (same > 1 && !groups[i].via.empty()) slots.labels_[i] += " via " + groups[i].via;
+    }
     const size_t others = groups.size() - slots.labels_.size();
     slots.rest_label_ =
         others == 0 ? "no other sites"

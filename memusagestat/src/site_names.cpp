@@ -73,7 +73,8 @@ SiteNames::SiteNames(const SitesProfile& profile, Symbolizer& symbolizer) {
                 key += key_of(frames[i]) + "\n";
             }
             if (shown.via != nullptr) {
-                group.stack.push_back({name_of(*shown.via), false});
+                group.via = name_of(*shown.via);
+                group.stack.push_back({group.via, false});
                 key += "via " + key_of(*shown.via);
             }
         }
