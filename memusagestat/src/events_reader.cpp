@@ -193,7 +193,7 @@ bool EventsReader::read_thread_name() {
     return true;
 }
 
-bool EventsReader::read_time(uint64_t& time) {
+inline bool EventsReader::read_time(uint64_t& time) {
     uint64_t delta;
     if (!format::get_varint(&cursor_, end_, delta)) return false;
     if (__builtin_add_overflow(time_, delta, &time_) || (time_ >> (64 - time_shift_ - 1)) != 0)
@@ -203,7 +203,7 @@ bool EventsReader::read_time(uint64_t& time) {
     return true;
 }
 
-bool EventsReader::read_address(uint64_t& address) {
+inline bool EventsReader::read_address(uint64_t& address) {
     uint64_t delta;
     if (!format::get_varint(&cursor_, end_, delta)) return false;
     // Wraps like the writer's subtraction did.
@@ -213,7 +213,6 @@ bool EventsReader::read_address(uint64_t& address) {
 }
 
 void EventsReader::release_pages_behind() {
-    if (map_ == nullptr || static_cast<std::size_t>(cursor_ - released_to_) < kReleaseStep) return;
     long page = ::sysconf(_SC_PAGESIZE);
     auto from = reinterpret_cast<uintptr_t>(released_to_) & ~static_cast<uintptr_t>(page - 1);
     auto to = reinterpret_cast<uintptr_t>(cursor_) & ~static_cast<uintptr_t>(page - 1);
@@ -223,7 +222,9 @@ void EventsReader::release_pages_behind() {
 }
 
 bool EventsReader::next(RecordedEvent& event) {
-    release_pages_behind();
+    if (__builtin_expect(static_cast<std::size_t>(cursor_ - released_to_) >= kReleaseStep, 0) &&
+        map_ != nullptr)
+        release_pages_behind();
     while (cursor_ < end_) {
         auto kind = static_cast<format::Kind>(*cursor_);
         if (kind == format::Kind::clock) {
