@@ -195,6 +195,19 @@ TEST(EventsReader, AKilledRunsCutRecordEndsTheRecordingQuietly) {
     EXPECT_EQ(reader.problem(), "");
 }
 
+TEST(EventsReader, AKilledRunsTornChunkEndsTheRecordingQuietly) {
+    EventsFileBuilder file;
+    file.clock(1, 1).allocate(2, 0x1000, 16, 0);
+    size_t torn = file.bytes().size();
+    file.clock(5, 5).thread(1, 1);
+    for (int i = 0; i < 1000; ++i) file.allocate(6 + i, 0x2000 + 16 * i, 300, 0);
+    file.bytes()[torn] = 0;  // its kind byte is written last
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    EXPECT_EQ(read_all(reader).size(), 1u);
+    EXPECT_EQ(reader.problem(), "");
+}
+
 TEST(EventsReader, RefusesAVarintLongerThanSixtyFourBits) {
     EventsFileBuilder file;
     file.clock(1, 1).raw({static_cast<uint8_t>(format::Kind::allocate), 1, 0xff, 0xff, 0xff, 0xff,
