@@ -17,43 +17,43 @@ void BlockReplay::add(const RecordedEvent& event, const Ended& ended) {
         case RecordedEvent::Kind::allocate: {
             // An address handed out twice without a free between: the recording missed the
             // free (it cannot happen in a whole file), so the first block ends here.
-            auto [at, inserted] = alive_.try_emplace(event.address);
+            auto [alive, inserted] = alive_.insert(event.address);
             if (!inserted) {
                 ++unknown_blocks_;
-                end_life(event.address, at->second, event.time, false, ended);
+                end_life(event.address, *alive, event.time, false, ended);
             }
-            at->second = Alive{event.size, event.site, event.thread, event.time, event.time};
+            *alive = Alive{event.size, event.site, event.thread, event.time, event.time};
             heap_ += static_cast<int64_t>(event.size);
             return;
         }
         case RecordedEvent::Kind::release: {
-            auto at = alive_.find(event.address);
-            if (at == alive_.end()) {
+            Alive* alive = alive_.find(event.address);
+            if (alive == nullptr) {
                 ++unknown_blocks_;
                 return;
             }
-            end_life(event.address, at->second, event.time, false, ended);
-            alive_.erase(at);
+            end_life(event.address, *alive, event.time, false, ended);
+            alive_.erase(alive);
             return;
         }
         case RecordedEvent::Kind::resize: {
             Alive next{event.size, 0, event.thread, event.time, event.time};
-            auto at = alive_.find(event.old_address);
-            if (at == alive_.end()) {
+            Alive* old = alive_.find(event.old_address);
+            if (old == nullptr) {
                 ++unknown_blocks_;
             } else {
-                next.site = at->second.site;
-                next.thread = at->second.thread;
-                next.born = at->second.born;
-                end_life(event.old_address, at->second, event.time, true, ended);
-                alive_.erase(at);
+                next.site = old->site;
+                next.thread = old->thread;
+                next.born = old->born;
+                end_life(event.old_address, *old, event.time, true, ended);
+                alive_.erase(old);
             }
-            auto [moved_to, inserted] = alive_.try_emplace(event.address, next);
+            auto [moved_to, inserted] = alive_.insert(event.address);
             if (!inserted) {
                 ++unknown_blocks_;
-                end_life(event.address, moved_to->second, event.time, false, ended);
-                moved_to->second = next;
+                end_life(event.address, *moved_to, event.time, false, ended);
             }
+            *moved_to = next;
             heap_ += static_cast<int64_t>(event.size);
             return;
         }
@@ -61,8 +61,9 @@ void BlockReplay::add(const RecordedEvent& event, const Ended& ended) {
 }
 
 void BlockReplay::finish(uint64_t end_time, const Ended& ended) {
-    std::vector<std::pair<uint64_t, Alive>> left(alive_.begin(), alive_.end());
-    alive_.clear();
+    std::vector<std::pair<uint64_t, Alive>> left;
+    left.reserve(alive_.size());
+    alive_.drain([&](uint64_t address, const Alive& alive) { left.emplace_back(address, alive); });
     std::sort(left.begin(), left.end(), [](const auto& a, const auto& b) {
         return a.second.start != b.second.start ? a.second.start < b.second.start
                                                 : a.first < b.first;

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <unordered_map>
 
+#include "address_map.h"
 #include "events_reader.h"
 
 namespace memusagestat {
@@ -14,11 +14,11 @@ namespace memusagestat {
 struct BlockLife {
     uint64_t address = 0, size = 0;
     uint32_t site = 0, thread = 0;  // the allocating call's site and thread
-    uint64_t born = 0;   // when the block was first allocated (a resize keeps it)
-    uint64_t start = 0;  // when it took this address and size
-    uint64_t end = 0;    // when it was freed or resized away, or the recording's end
-    bool freed = false;  // false: still allocated when the recording ended
-    bool resized_away = false;  // its life goes on at a new address or size
+    uint64_t born = 0;              // when the block was first allocated (a resize keeps it)
+    uint64_t start = 0;             // when it took this address and size
+    uint64_t end = 0;               // when it was freed or resized away, or the recording's end
+    bool freed = false;             // false: still allocated when the recording ended
+    bool resized_away = false;      // its life goes on at a new address or size
 };
 
 class BlockReplay {
@@ -39,14 +39,14 @@ class BlockReplay {
 
   private:
     struct Alive {
-        uint64_t size;
-        uint32_t site, thread;
-        uint64_t born, start;
+        uint64_t size = 0;
+        uint32_t site = 0, thread = 0;
+        uint64_t born = 0, start = 0;
     };
     void end_life(uint64_t address, const Alive& alive, uint64_t when, bool resized,
                   const Ended& ended);
 
-    std::unordered_map<uint64_t, Alive> alive_;
+    AddressMap<Alive> alive_;
     int64_t heap_ = 0;
     uint64_t unknown_blocks_ = 0;
 };

@@ -72,8 +72,7 @@ std::string EventsReader::parse_header() {
     if (header.version != format::kVersion)
         return "events file version " + std::to_string(header.version) + " is not supported (" +
                std::to_string(format::kVersion) + " is)";
-    if (header.header_bytes < sizeof header || header.header_bytes > size ||
-        header.time_shift > 32)
+    if (header.header_bytes < sizeof header || header.header_bytes > size || header.time_shift > 32)
         return "events file header is damaged";
     time_shift_ = header.time_shift;
     has_sites_ = (header.flags & format::kHasSites) != 0;
@@ -134,7 +133,8 @@ bool EventsReader::fail(const char* why) {
 bool EventsReader::cut_short(const uint8_t* record_start, const char* why) {
     // A killed run's last write may have been cut short: a partial record at the very end
     // of an incomplete recording is where it stopped, not damage.
-    if (!complete_ && end_ - record_start <= static_cast<long>(format::kMaxRecordBytes + kMaxThreadName)) {
+    if (!complete_ &&
+        end_ - record_start <= static_cast<long>(format::kMaxRecordBytes + kMaxThreadName)) {
         cursor_ = end_;
         return false;
     }
@@ -193,7 +193,7 @@ bool EventsReader::read_thread_name() {
     return true;
 }
 
-bool EventsReader::read_time(uint64_t& time) {
+inline bool EventsReader::read_time(uint64_t& time) {
     uint64_t delta;
     if (!format::get_varint(&cursor_, end_, delta)) return false;
     if (__builtin_add_overflow(time_, delta, &time_) || (time_ >> (64 - time_shift_ - 1)) != 0)
@@ -203,7 +203,7 @@ bool EventsReader::read_time(uint64_t& time) {
     return true;
 }
 
-bool EventsReader::read_address(uint64_t& address) {
+inline bool EventsReader::read_address(uint64_t& address) {
     uint64_t delta;
     if (!format::get_varint(&cursor_, end_, delta)) return false;
     // Wraps like the writer's subtraction did.
@@ -213,7 +213,6 @@ bool EventsReader::read_address(uint64_t& address) {
 }
 
 void EventsReader::release_pages_behind() {
-    if (map_ == nullptr || static_cast<std::size_t>(cursor_ - released_to_) < kReleaseStep) return;
     long page = ::sysconf(_SC_PAGESIZE);
     auto from = reinterpret_cast<uintptr_t>(released_to_) & ~static_cast<uintptr_t>(page - 1);
     auto to = reinterpret_cast<uintptr_t>(cursor_) & ~static_cast<uintptr_t>(page - 1);
@@ -223,7 +222,9 @@ void EventsReader::release_pages_behind() {
 }
 
 bool EventsReader::next(RecordedEvent& event) {
-    release_pages_behind();
+    if (__builtin_expect(static_cast<std::size_t>(cursor_ - released_to_) >= kReleaseStep, 0) &&
+        map_ != nullptr)
+        release_pages_behind();
     while (cursor_ < end_) {
         auto kind = static_cast<format::Kind>(*cursor_);
         if (kind == format::Kind::clock) {
@@ -263,8 +264,12 @@ bool EventsReader::next(RecordedEvent& event) {
             event.address = event.old_address + static_cast<uint64_t>(format::unzigzag(moved));
             address_ = event.address;
         } else {
-            // Zeros: a killed run's file ends where its last write stopped.
-            if (!complete_ && kind == format::Kind{0}) return cut_short(record_start, "zeros where a record should be");
+            // A chunk's first byte reaches the file last (events_format.h): a 0 there in an
+            // incomplete recording is the chunk a killed run was writing, not damage.
+            if (!complete_ && kind == format::Kind{0}) {
+                cursor_ = end_;
+                return false;
+            }
             cursor_ = record_start;
             return fail("unknown record kind");
         }

@@ -82,7 +82,7 @@ class EventsReader {
 
     void* map_ = nullptr;
     std::size_t map_size_ = 0;
-    const uint8_t* data_ = nullptr;  // the whole file
+    const uint8_t* data_ = nullptr;   // the whole file
     const uint8_t* begin_ = nullptr;  // the first record
     const uint8_t* end_ = nullptr;    // past the last record (the trailer's start, if any)
     const uint8_t* cursor_ = nullptr;
