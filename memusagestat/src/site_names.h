@@ -22,6 +22,7 @@ struct FlameFrame {
 struct SiteGroup {
     std::string function;           // the innermost shown frame's short name
     std::string location;           // "file.c:12", "in libfoo.so", or empty
+    std::string via;                // the wrapper allocated through ("operator new"), if any
     std::vector<FlameFrame> stack;  // outermost first; ends with the wrapper allocated through
     AllocationSite figures;         // summed over the group's sites
     std::vector<uint32_t> ids;      // SiteRecord ids of the sites in the group
