@@ -21,14 +21,15 @@ void AddressFolding::add(uint64_t address, uint64_t size) {
     for (uint64_t granule = first; granule <= last; ++granule) {
         const uint64_t low = std::max(address, granule << kGranuleShift);
         const uint64_t high = granule == last ? end : std::min(end, (granule + 1) << kGranuleShift);
-        if (granule != cached_granule_) {
+        CacheEntry& entry = cache_[granule % kCacheSize];
+        if (entry.granule != granule) {
+            // The map's nodes never move, so the pointer stays good.
             auto [at, inserted] = granules_.try_emplace(granule, Used{low, high});
-            cached_granule_ = granule;
-            cached_ = &at->second;
+            entry = {granule, &at->second};
             if (inserted) continue;
         }
-        cached_->low = std::min(cached_->low, low);
-        cached_->high = std::max(cached_->high, high);
+        entry.used->low = std::min(entry.used->low, low);
+        entry.used->high = std::max(entry.used->high, high);
     }
 }
 
@@ -89,10 +90,17 @@ void AddressFolding::lay_out(double rows, double fold_rows) {
 }
 
 const AddressFolding::Region& AddressFolding::region_of(uint64_t address) const {
+    if (last_region_ < regions_.size()) {
+        const Region& last = regions_[last_region_];
+        const bool above_next =
+            last_region_ + 1 < regions_.size() && address >= regions_[last_region_ + 1].low;
+        if (address >= last.low && !above_next) return last;
+    }
     auto after = std::upper_bound(regions_.begin(), regions_.end(), address,
                                   [](uint64_t a, const Region& r) { return a < r.low; });
-    if (after == regions_.begin()) return regions_.front();
-    return *(after - 1);
+    last_region_ =
+        after == regions_.begin() ? 0 : static_cast<size_t>(after - regions_.begin()) - 1;
+    return regions_[last_region_];
 }
 
 double AddressFolding::height_of(uint64_t address) const {

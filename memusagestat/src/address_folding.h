@@ -4,6 +4,7 @@
 // Memory: one entry per megabyte of address space that blocks touched, never per event.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -40,9 +41,16 @@ class AddressFolding {
     };
     std::unordered_map<uint64_t, Used> granules_;
     std::map<uint64_t, uint64_t> large_;  // blocks over many granules: low -> high
-    uint64_t cached_granule_ = UINT64_MAX;
-    Used* cached_ = nullptr;
+    // The granules met last, direct-mapped: a pool's blocks and a buffer's far away
+    // alternate without a hash lookup each.
+    static constexpr unsigned kCacheSize = 64;
+    struct CacheEntry {
+        uint64_t granule = UINT64_MAX;
+        Used* used = nullptr;
+    };
+    CacheEntry cache_[kCacheSize];
     std::vector<Region> regions_;
+    mutable size_t last_region_ = 0;  // found last: blocks come in runs within a region
 };
 
 }  // namespace memusagestat
