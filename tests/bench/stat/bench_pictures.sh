@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Benchmark: the pictures of issue 11 from a 10-million-event recording, each beside the
+# time to read the recording once.
+#
+#   tests/bench/stat/bench_pictures.sh [BUILD_DIR]
+#
+# Builds memusagestat, the collector and the example into BUILD_DIR (default: build-bench
+# beside the sources), writes a synthetic recording of EVENTS events through the format's
+# encoding (tests/integration/stat/events_recording.h: two threads, a pool churning, buffers
+# grown by realloc far above it, leaks), takes the example's sites file for the names, and
+# times, in turns:
+#   read_events FILE (the reader alone, once through),
+#   memusagestat --stacked, --block-map (by site, thread and size), --flame,
+# reporting medians and the target: each picture under 2 s.
+# Environment: RUNS (default 5), EVENTS (default 10000000), WORK_DIR (default a temporary
+# directory).
+set -euo pipefail
+
+source_dir=$(cd "$(dirname "$0")/../../.." && pwd)
+build_dir=${1:-$source_dir/build-bench}
+runs=${RUNS:-5}
+events=${EVENTS:-10000000}
+
+cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF \
+    >/dev/null
+cmake --build "$build_dir" -j2 --target memusagestat memusage word_census >/dev/null
+ours=$build_dir/bin/memusagestat
+helpers=$build_dir/bench-stat
+mkdir -p "$helpers"
+here=$source_dir/tests/bench/stat
+${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
+    -I"$source_dir/tests/integration/stat" -o "$helpers/make_events" "$here/make_events.cpp"
+${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
+    -I"$source_dir/memusagestat/src" -o "$helpers/read_events" "$here/read_events.cpp" \
+    "$source_dir/memusagestat/src/events_reader.cpp"
+${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
+measure=$helpers/measure
+
+work=${WORK_DIR:-$(mktemp -d)}
+cleanup() { [ -z "${WORK_DIR:-}" ] && rm -rf "$work"; }
+trap cleanup EXIT
+
+recording=$work/run.events
+sites=$work/run.sites
+"$helpers/make_events" "$events" "$recording"
+# The example's sites name the recording's site ids 2-9 (a different run: memusagestat
+# warns, which the benchmark ignores).
+MEMUSAGE_SITES=$sites LD_PRELOAD=$build_dir/lib/libmemusage.so "$build_dir/example/word_census" \
+    >/dev/null 2>&1
+cat "$recording" >/dev/null  # every contender reads from the page cache
+
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+time_of() {
+    local out=$1
+    shift
+    read -r ns rss status < <("$measure" "$@" 2>/dev/null)
+    if [ "$status" != 0 ]; then
+        echo "$* exited with $status" >&2
+        exit 1
+    fi
+    echo "$ns $rss" >>"$out"
+}
+
+names=(read stacked map_site map_thread map_size flame)
+for name in "${names[@]}"; do : >"$work/$name"; done
+for ((i = 0; i < runs; i++)); do
+    time_of "$work/read" "$helpers/read_events" "$recording"
+    time_of "$work/stacked" "$ours" --events="$recording" --sites="$sites" --stacked="$work/s.png"
+    time_of "$work/map_site" "$ours" --events="$recording" --sites="$sites" --block-map="$work/b.png"
+    time_of "$work/map_thread" "$ours" --events="$recording" --block-map="$work/b.png" \
+        --color-by=thread
+    time_of "$work/map_size" "$ours" --events="$recording" --block-map="$work/b.png" --color-by=size
+    time_of "$work/flame" "$ours" --sites="$sites" --flame="$work/f.png"
+done
+
+ms() { awk -v ns="$1" 'BEGIN {printf "%.0f ms", ns / 1e6}'; }
+size=$(stat -c %s "$recording")
+printf 'recording: %s events, %d MB (medians of %d runs)\n' "$events" $((size / 1000000)) "$runs"
+worst=0
+for name in "${names[@]}"; do
+    ns=$(cut -d' ' -f1 "$work/$name" | median)
+    rss=$(cut -d' ' -f2 "$work/$name" | median)
+    printf '  %-12s %10s   max RSS %7d KiB\n' "$name" "$(ms "$ns")" "$rss"
+    [ "$name" != read ] && ((ns > worst)) && worst=$ns
+done
+if ((worst < 2000000000)); then echo "PASS: every picture under 2 s"; else
+    echo "FAIL: a picture took $(ms "$worst")" >&2
+    exit 1
+fi
