@@ -12,7 +12,9 @@ namespace memusagestat {
 
 namespace {
 
-double legend_width(unsigned width) { return std::clamp(std::round(width * 0.27), 110.0, 400.0); }
+double legend_width(unsigned width, double size) {
+    return std::clamp(std::round(width * 0.27), 110.0, std::round(size * 38));
+}
 
 std::string hex(uint64_t value) {
     char text[24];
@@ -70,8 +72,8 @@ SurfacePtr blended_image(const CoverageBuffer& buffer) {
 }  // namespace
 
 PlotFrame block_map_frame(unsigned width, unsigned height) {
-    const double size = lettering_size(width, height);
-    return {std::round(size * 7.5), width - legend_width(width) - 14, std::round(size * 2.4),
+    const double size = picture_lettering_size(width, height);
+    return {std::round(size * 7.5), width - legend_width(width, size) - 14, std::round(size * 2.4),
             height - std::round(size * 2)};
 }
 
@@ -110,7 +112,7 @@ void plot_block_map(cairo_t* cr, const BlockMapSpec& spec, const CoverageBuffer&
     set_colour(cr, kWhite);
     cairo_paint(cr);
     prepare_lettering(cr);
-    const TextPainter text(cr, lettering_size(spec.width, spec.height));
+    const TextPainter text(cr, picture_lettering_size(spec.width, spec.height));
     const double size = text.base_size();
     const PlotFrame frame = block_map_frame(spec.width, spec.height);
     draw_title(cr, text, spec.width, std::round(size * 1.5), spec.title);

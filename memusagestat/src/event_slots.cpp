@@ -23,9 +23,8 @@ EventSlots EventSlots::by_site(const SiteNames& names) {
         if (same > 1 && !groups[i].via.empty()) slots.labels_[i] += " via " + groups[i].via;
     }
     const size_t others = groups.size() - slots.labels_.size();
-    slots.rest_label_ =
-        others == 0 ? "no other sites"
-                    : "the " + count_text(others) + " other site" + (others == 1 ? "" : "s");
+    slots.rest_label_ = others == 0 ? "no other sites"
+                                    : count_text(others) + " other site" + (others == 1 ? "" : "s");
     return slots;
 }
 
@@ -51,9 +50,9 @@ EventSlots EventSlots::by_thread(const std::unordered_map<uint32_t, uint64_t>& b
         slots.labels_.push_back(label);
     }
     const size_t others = ranked.size() - slots.labels_.size();
-    slots.rest_label_ =
-        others == 0 ? "no other threads"
-                    : "the " + count_text(others) + " other thread" + (others == 1 ? "" : "s");
+    slots.rest_label_ = others == 0
+                            ? "no other threads"
+                            : count_text(others) + " other thread" + (others == 1 ? "" : "s");
     return slots;
 }
 

@@ -65,7 +65,10 @@ void draw_node(cairo_t* cr, const Layout& layout, const FlameNode& node, double 
     cairo_fill(cr);
     if (layout.label_size > 0 && width > layout.label_size * 2) {
         cairo_set_font_size(cr, layout.label_size);
-        const std::string label = fitted_text(cr, node.name, width - gap_x - 4);
+        // With its bytes when they fit too, else the name cut to fit.
+        const std::string with_bytes = node.name + "  " + bytes_text(node.value);
+        std::string label = fitted_text(cr, with_bytes, width - gap_x - 4);
+        if (label != with_bytes) label = fitted_text(cr, node.name, width - gap_x - 4);
         if (!label.empty()) {
             set_colour(cr, {0.1, 0.1, 0.1});
             cairo_move_to(cr, x + 2, y + (layout.row - gap_y) / 2 + 0.36 * layout.label_size);
@@ -120,7 +123,7 @@ void plot_flame_graph(cairo_t* cr, const FlamePlotSpec& spec, const FlameNode& r
     set_colour(cr, kWhite);
     cairo_paint(cr);
     prepare_lettering(cr);
-    const TextPainter text(cr, lettering_size(spec.width, spec.height));
+    const TextPainter text(cr, picture_lettering_size(spec.width, spec.height));
     const double size = text.base_size();
     const double title_room = std::round(size * 2.2);
     const PlotFrame frame{10, spec.width - 10.0, title_room, spec.height - std::round(size * 1.8)};

@@ -6,7 +6,21 @@ std::string_view without_return_type(std::string_view name) {
     if (name.starts_with("operator")) return name;
     int depth = 0;
     size_t start = 0;
-    for (size_t i = 0; i < name.size(); ++i) {
+    size_t first = 0;
+    // A return type written "decltype (...)" holds parentheses at the top level: step over
+    // them, or the name would end where the return type begins.
+    if (name.starts_with("decltype")) {
+        size_t open = name.find('(');
+        for (size_t i = open; open != std::string_view::npos && i < name.size(); ++i) {
+            if (name[i] == '(') ++depth;
+            if (name[i] == ')' && --depth == 0) {
+                first = i + 1;
+                break;
+            }
+        }
+        depth = 0;
+    }
+    for (size_t i = first; i < name.size(); ++i) {
         char c = name[i];
         if (c == '(' && depth == 0) break;
         if (c == '<' || c == '(') ++depth;

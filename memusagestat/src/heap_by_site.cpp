@@ -10,7 +10,9 @@ namespace memusagestat {
 namespace {
 
 // Where the legend goes: a column on the right, as wide as the picture can spare.
-double legend_width(unsigned width) { return std::clamp(std::round(width * 0.3), 110.0, 420.0); }
+double legend_width(unsigned width, double size) {
+    return std::clamp(std::round(width * 0.3), 110.0, std::round(size * 38));
+}
 
 }  // namespace
 
@@ -74,9 +76,9 @@ StackedSeries build_stacked(EventsReader& reader, const EventPlacement& placemen
 }
 
 PlotFrame stacked_frame(unsigned width, unsigned height) {
-    const double size = lettering_size(width, height);
+    const double size = picture_lettering_size(width, height);
     const double top = std::round(size * 2.4);
-    return {std::max(40.0, std::round(size * 4.2)), width - legend_width(width) - 10, top,
+    return {std::max(40.0, std::round(size * 4.2)), width - legend_width(width, size) - 10, top,
             height - std::round(size * 2)};
 }
 
@@ -85,7 +87,7 @@ void plot_heap_by_site(cairo_t* cr, const StackedPlotSpec& spec, const StackedSe
     set_colour(cr, kWhite);
     cairo_paint(cr);
     prepare_lettering(cr);
-    const TextPainter text(cr, lettering_size(spec.width, spec.height));
+    const TextPainter text(cr, picture_lettering_size(spec.width, spec.height));
     const PlotFrame frame = stacked_frame(spec.width, spec.height);
     draw_title(cr, text, spec.width, std::round(text.base_size() * 1.5), spec.title);
 

@@ -28,6 +28,11 @@ double lettering_size(unsigned width, unsigned height) {
     return 8;
 }
 
+double picture_lettering_size(unsigned width, unsigned height) {
+    const double scale = std::min(width / 800.0, height / 600.0);
+    return std::max(lettering_size(width, height), 10.5 * std::sqrt(scale));
+}
+
 void prepare_lettering(cairo_t* cr) {
     // FreeType's auto-hinter would cost more than reading a large data file.
     cairo_font_options_t* font_options = cairo_font_options_create();

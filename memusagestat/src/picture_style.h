@@ -31,6 +31,9 @@ Colour palette_colour(unsigned index);
 
 // The lettering size for a picture of this size (the memusage graph's rule).
 double lettering_size(unsigned width, unsigned height);
+// The new pictures' rule: the same up to 800x600, then growing with the square root of
+// the scale, so that a 4000x3000 picture shown smaller is still read (23 pixels there).
+double picture_lettering_size(unsigned width, unsigned height);
 
 // Grey anti-aliasing, no hinting, the regular face: the same letters on every format.
 void prepare_lettering(cairo_t* cr);

@@ -57,6 +57,11 @@ TEST(FrameFolding, ShortNamesDropTypesArgumentsAndTheInlineNamespace) {
     EXPECT_EQ(short_name("operator new[](unsigned long)"), "operator new[]");
     EXPECT_EQ(short_name("Table::operator()(int)"), "Table::operator()");
     EXPECT_EQ(short_name("printf"), "printf");
+    // libstdc++'s std::construct_at returns decltype(::new ...): the name is after it.
+    EXPECT_EQ(short_name("decltype (::new ((void*)(0)) std::pair<int const, int>((declval<int "
+                         "const&>)())) std::construct_at<std::pair<int const, int>, int "
+                         "const&>(std::pair<int const, int>*, int const&)"),
+              "std::construct_at");
 }
 
 TEST(FrameFolding, WhatRunsBeforeMainIsBelowIt) {
