@@ -86,6 +86,8 @@ struct Recording {
     }
 };
 
+constexpr uint64_t kMaxBlockMapPixels = 16000000;
+
 std::string checked_size(const PictureOptions& options, unsigned& width, unsigned& height) {
     if (std::string error = picture_size_error(options.width, options.height); !error.empty())
         return error;
@@ -170,6 +172,11 @@ std::string draw_block_map(const std::string& events_path, const std::string& si
     BlockMapSpec spec;
     if (std::string error = checked_size(options, spec.width, spec.height); !error.empty())
         return error;
+    // The accumulation buffer takes 24 bytes a pixel: 250 MB at 4000x3000.
+    if (static_cast<uint64_t>(spec.width) * spec.height > kMaxBlockMapPixels)
+        return "picture size " + std::to_string(spec.width) + "x" + std::to_string(spec.height) +
+               " too large for a block map (at most " +
+               std::to_string(kMaxBlockMapPixels / 1000000) + " million pixels, such as 4000x4000)";
     const PlotFrame frame = block_map_frame(spec.width, spec.height);
     if (frame.width() < 20 || frame.height() < 20)
         return "picture size " + std::to_string(spec.width) + "x" + std::to_string(spec.height) +

@@ -403,6 +403,11 @@ TEST(Pictures, BadRecordingsGetAMessageOrAPictureSayingWhatIsMissing) {
     EXPECT_EQ(stat_run({"--sites=x", "--flame=f.png", "--flame-metric=most"}).exit_code, 1);
     EXPECT_EQ(stat_run({"--events=x", "--block-map=f.png", "--color-by=mood"}).exit_code, 1);
     EXPECT_EQ(stat_run({"--color-by=size", "data"}).exit_code, 1);
+    // A block map's buffer grows with its pixels: past 16 million, refused before reading.
+    const Outcome huge = stat_run({"-x", "5000", "-y", "5000", "--events=" + dir / "cut.events",
+                                   "--block-map=" + dir / "huge.png"});
+    EXPECT_EQ(huge.exit_code, 1);
+    EXPECT_NE(huge.output.find("too large for a block map"), std::string::npos) << huge.output;
 }
 
 TEST(Pictures, EveryPictureDrawsFrom640x480To4000x3000) {
