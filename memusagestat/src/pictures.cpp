@@ -140,8 +140,17 @@ std::string draw_heap_by_site(const std::string& events_path, const std::string&
     Recording recording;
     if (std::string error = recording.open(events_path, sites_path, options); !error.empty())
         return error;
-    const EventScan scan = scan_events(recording.reader);
-    recording.report_damage(events_path, options);
+    // A whole recording with sites says in its trailer all the first pass would find.
+    EventScan scan;
+    const EventsReader& reader = recording.reader;
+    if (recording.names && reader.has_sites() && reader.complete()) {
+        scan.events = reader.trailer_event_count();
+        scan.start_time = reader.start_time();
+        scan.end_time = reader.end_time();
+        scan.any_site = true;
+    } else {
+        scan = scan_events(recording.reader);
+    }
     if (options.time_based && scan.end_time <= scan.start_time)
         warn(options, events_path + ": the recording spans no time; drawing by calls instead");
     const EventSlots slots = recording.slots(scan, spec.note);
@@ -149,6 +158,7 @@ std::string draw_heap_by_site(const std::string& events_path, const std::string&
     const PlotFrame frame = stacked_frame(spec.width, spec.height);
     const StackedSeries series = build_stacked(recording.reader, placement, slots,
                                                static_cast<unsigned>(std::max(1.0, frame.width())));
+    recording.report_damage(events_path, options);
     spec.axis = recording.axis(scan, placement);
     spec.title = with_valid_utf8(
         !options.title.empty()
