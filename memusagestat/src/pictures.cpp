@@ -80,8 +80,9 @@ struct Recording {
         EventAxis axis;
         axis.time_based = placement.time_based();
         axis.events = scan.events;
-        axis.seconds =
-            static_cast<double>(scan.end_time - scan.start_time) * reader.seconds_per_cycle();
+        if (scan.end_time > scan.start_time)
+            axis.seconds =
+                static_cast<double>(scan.end_time - scan.start_time) * reader.seconds_per_cycle();
         return axis;
     }
 };
@@ -100,7 +101,8 @@ std::string checked_size(const PictureOptions& options, unsigned& width, unsigne
 
 std::string draw_flame_graph(const std::string& sites_path, const std::string& out_path,
                              FlameMetric metric, const PictureOptions& options) {
-    if (std::string error = picture_size_error(options.width, options.height); !error.empty())
+    FlamePlotSpec spec;
+    if (std::string error = checked_size(options, spec.width, spec.height); !error.empty())
         return error;
     SitesProfile profile;
     if (std::string error = read_sites_file(sites_path, profile); !error.empty()) return error;
@@ -113,9 +115,6 @@ std::string draw_flame_graph(const std::string& sites_path, const std::string& o
              sites_path +
                  ": the program died of a fatal signal: the figures are those of that moment");
 
-    FlamePlotSpec spec;
-    spec.width = std::max(options.width, kMinPictureWidth);
-    spec.height = std::max(options.height, kMinPictureHeight);
     std::string what = metric_words(metric);
     what[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(what[0])));
     spec.title =
@@ -137,6 +136,10 @@ std::string draw_heap_by_site(const std::string& events_path, const std::string&
     StackedPlotSpec spec;
     if (std::string error = checked_size(options, spec.width, spec.height); !error.empty())
         return error;
+    const PlotFrame frame = stacked_frame(spec.width, spec.height);
+    if (frame.width() < 20 || frame.height() < 20)
+        return "picture size " + std::to_string(spec.width) + "x" + std::to_string(spec.height) +
+               " too small for the heap by site";
     Recording recording;
     if (std::string error = recording.open(events_path, sites_path, options); !error.empty())
         return error;
@@ -155,7 +158,6 @@ std::string draw_heap_by_site(const std::string& events_path, const std::string&
         warn(options, events_path + ": the recording spans no time; drawing by calls instead");
     const EventSlots slots = recording.slots(scan, spec.note);
     const EventPlacement placement(scan, options.time_based);
-    const PlotFrame frame = stacked_frame(spec.width, spec.height);
     const StackedSeries series = build_stacked(recording.reader, placement, slots,
                                                static_cast<unsigned>(std::max(1.0, frame.width())));
     recording.report_damage(events_path, options);
