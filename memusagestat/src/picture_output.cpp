@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 namespace memusagestat {
 
@@ -90,12 +91,14 @@ std::string PictureOutput::finish(const std::vector<PngText>& png_texts) {
 void show_text(cairo_t* cr, const std::string& text, const std::string& whole) {
     auto* output = static_cast<PictureOutput*>(cairo_get_user_data(cr, &kOutputKey));
     if (output != nullptr && !text.empty() && cairo_has_current_point(cr)) {
-        double x, y;
-        cairo_get_current_point(cr, &x, &y);
-        cairo_user_to_device(cr, &x, &y);
+        PictureOutput::TextRun run;
+        cairo_get_matrix(cr, &run.place);
+        cairo_get_current_point(cr, &run.x, &run.y);
         cairo_matrix_t font;
         cairo_get_font_matrix(cr, &font);
-        output->text_runs_.push_back({x, y, font.yy, whole.empty() ? text : whole});
+        run.size = font.yy;
+        run.text = whole.empty() ? text : whole;
+        output->text_runs_.push_back(std::move(run));
     }
     cairo_show_text(cr, text.c_str());
 }
@@ -111,9 +114,12 @@ std::string PictureOutput::add_text_layer() {
     if (end == std::string::npos) return "cannot draw " + path_ + ": the SVG written is not whole";
     std::string layer = "<g fill-opacity=\"0\" font-family=\"DejaVu Sans\">\n";
     for (const TextRun& run : text_runs_) {
-        char place[96];
-        std::snprintf(place, sizeof place, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.1f\">", run.x,
-                      run.y, run.size);
+        char place[256];
+        const cairo_matrix_t& m = run.place;
+        std::snprintf(place, sizeof place,
+                      "<text transform=\"matrix(%g %g %g %g %g %g)\" x=\"%.1f\" y=\"%.1f\" "
+                      "font-size=\"%.1f\">",
+                      m.xx, m.yx, m.xy, m.yy, m.x0, m.y0, run.x, run.y, run.size);
         layer += place + xml_escaped(run.text) + "</text>\n";
     }
     layer += "</g>\n";

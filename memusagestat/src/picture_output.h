@@ -37,7 +37,8 @@ class PictureOutput {
 
   private:
     struct TextRun {
-        double x, y, size;
+        cairo_matrix_t place;  // user space to the page (rotated for vertical labels)
+        double x, y, size;     // in user space
         std::string text;
     };
     friend void show_text(cairo_t* cr, const std::string& text, const std::string& whole);
