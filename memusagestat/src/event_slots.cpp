@@ -23,7 +23,7 @@ EventSlots EventSlots::by_site(const SiteNames& names) {
         if (same > 1 && !groups[i].via.empty()) slots.labels_[i] += " via " + groups[i].via;
     }
     const size_t others = groups.size() - slots.labels_.size();
-    slots.rest_label_ = others == 0 ? "no other sites"
+    slots.rest_label_ = others == 0 ? "(blocks of no known site)"
                                     : count_text(others) + " other site" + (others == 1 ? "" : "s");
     return slots;
 }
@@ -51,7 +51,7 @@ EventSlots EventSlots::by_thread(const std::unordered_map<uint32_t, uint64_t>& b
     }
     const size_t others = ranked.size() - slots.labels_.size();
     slots.rest_label_ = others == 0
-                            ? "no other threads"
+                            ? "(no other threads)"
                             : count_text(others) + " other thread" + (others == 1 ? "" : "s");
     return slots;
 }
