@@ -23,7 +23,7 @@ events=${EVENTS:-10000000}
 
 cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF \
     >/dev/null
-cmake --build "$build_dir" -j2 --target memusagestat memusage word_census >/dev/null
+cmake --build "$build_dir" -j2 --target memusagestat memusage >/dev/null
 ours=$build_dir/bin/memusagestat
 helpers=$build_dir/bench-stat
 mkdir -p "$helpers"
@@ -34,6 +34,7 @@ ${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
     -I"$source_dir/memusagestat/src" -o "$helpers/read_events" "$here/read_events.cpp" \
     "$source_dir/memusagestat/src/events_reader.cpp"
 ${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
+${CXX:-c++} -std=c++20 -O2 -g -o "$helpers/word_census" "$source_dir/tests/example/word_census.cpp"
 measure=$helpers/measure
 
 work=${WORK_DIR:-$(mktemp -d)}
@@ -45,7 +46,7 @@ sites=$work/run.sites
 "$helpers/make_events" "$events" "$recording"
 # The example's sites name the recording's site ids 2-9 (a different run: memusagestat
 # warns, which the benchmark ignores).
-MEMUSAGE_SITES=$sites LD_PRELOAD=$build_dir/lib/libmemusage.so "$build_dir/example/word_census" \
+MEMUSAGE_SITES=$sites LD_PRELOAD=$build_dir/lib/libmemusage.so "$helpers/word_census" \
     >/dev/null 2>&1
 cat "$recording" >/dev/null  # every contender reads from the page cache
 
