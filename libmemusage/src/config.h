@@ -25,7 +25,7 @@ struct Config {
     uint64_t sites_sample = 0;  // MEMUSAGE_SITES_SAMPLE: bytes between samples; 0 exact
     bool sites_seeded = false;  // MEMUSAGE_SITES_SEED given: the sampling's seed
     uint64_t sites_seed = 0;
-    GateConfig gate;       // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
+    GateConfig gate;            // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
     bool thread_table = false;  // MEMUSAGE_THREADS: a row per thread after the summary
 
     // Variables that were set but could not be used, each with what it should have

@@ -96,7 +96,8 @@ class SiteAccounts {
         if (site.changed_at <= peak_at_) site.at_peak = site.current;
         site.current += amount;
         site.changed_at = now_;
-        uint64_t bytes = amount >= 0 ? static_cast<uint64_t>(amount) : -static_cast<uint64_t>(amount);
+        uint64_t bytes =
+            amount >= 0 ? static_cast<uint64_t>(amount) : -static_cast<uint64_t>(amount);
         if (amount >= 0)
             site.bytes_allocated += bytes;
         else

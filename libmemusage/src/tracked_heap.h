@@ -83,7 +83,8 @@ template <typename Counter>
 __attribute__((always_inline)) inline void* allocate(Counter counter, size_t size) {
     counter.allocation_requested(Call::malloc, size);
     if (!counter.admit(Call::malloc, size)) return nullptr;
-    return detail::counted(counter, Call::malloc, size, detail::plain_block(size, counter.site(size)));
+    return detail::counted(counter, Call::malloc, size,
+                           detail::plain_block(size, counter.site(size)));
 }
 
 template <typename Counter>
