@@ -73,7 +73,7 @@ SurfacePtr blended_image(const CoverageBuffer& buffer) {
 
 PlotFrame block_map_frame(unsigned width, unsigned height) {
     const double size = picture_lettering_size(width, height);
-    return {std::round(size * 7.5), width - legend_width(width, size) - 14, std::round(size * 2.4),
+    return {std::round(size * 8.5), width - legend_width(width, size) - 14, std::round(size * 2.4),
             height - std::round(size * 2)};
 }
 
