@@ -76,6 +76,10 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
     if (sites != nullptr && sites[0] != '\0') config.sites = sites;
     if (const char* owner = getenv(kSitesOwnerVariable))
         config.sites_owner = strtol(owner, nullptr, 10);
+    const char* events = getenv("MEMUSAGE_EVENTS");
+    if (events != nullptr && events[0] != '\0') config.events = events;
+    if (const char* owner = getenv(kEventsOwnerVariable))
+        config.events_owner = strtol(owner, nullptr, 10);
     const char* color = getenv("MEMUSAGE_COLOR");
     if (color != nullptr && strcmp(color, "always") == 0) config.color = ColorMode::always;
     if (color != nullptr && strcmp(color, "never") == 0) config.color = ColorMode::never;

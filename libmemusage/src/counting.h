@@ -46,7 +46,9 @@ class Counting {
         return false;
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
-    void allocated(uint64_t size) { record(static_cast<int64_t>(size), site_); }
+    void allocated(uint64_t size, const void* block) {
+        record(static_cast<int64_t>(size), site_, BlockChange{address_of(block), 0, size});
+    }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
     // ones (MAP_FIXED) replaces their accessible bytes.
     void mapped(uint64_t accessible_bytes, uint64_t replaced_bytes) {
@@ -63,28 +65,33 @@ class Counting {
         ++log_.stats.histogram[histogram_bucket(new_size)];
     }
     void realloc_call() { ++log_.stats.calls_of(Call::realloc); }
-    void realloc_freed(uint64_t old_size) {
+    void realloc_freed(uint64_t old_size, const void* block) {
         released(old_size);
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
-        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_));
+        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_),
+               BlockChange{0, address_of(block), 0});
     }
-    // "nomove" counts resizes done in place, whatever the label suggests.
-    void reallocated(uint64_t old_size, uint64_t new_size, bool moved) {
+    // "nomove" counts resizes done in place, whatever the label suggests. `old_block`
+    // is null for realloc(NULL, n), which makes a new block.
+    void reallocated(uint64_t old_size, uint64_t new_size, bool moved, const void* old_block,
+                     const void* new_block) {
         if (!moved) ++log_.stats.realloc_nomove;
         if (new_size < old_size) {
             ++log_.stats.realloc_dec;
             released(old_size - new_size);
         }
-        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size), site_);
+        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size), site_,
+               BlockChange{address_of(new_block), address_of(old_block), new_size});
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
-    void freed(uint64_t size) {
+    void freed(uint64_t size, const void* block) {
         released(size);
         ++log_.stats.calls_of(Call::free);
         log_.stats.bytes_of(Call::free) += size;
-        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_));
+        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_),
+               BlockChange{0, address_of(block), 0});
     }
 
     // munmap: the row counts what was asked; the heap loses only the accessible bytes
@@ -116,11 +123,14 @@ class Counting {
     void keep_site(uint32_t id) { site_ = site_word(SiteChange::resize, id); }
 
   private:
-    void record(int64_t heap_change, uint32_t site = 0) {
+    static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
+    // `block`: what the event did to which heap block, for the event recording (none for
+    // maps).
+    void record(int64_t heap_change, uint32_t site = 0, const BlockChange& block = {}) {
         uint64_t stack = log_.stack_use(sp_);
         if (__builtin_expect(counting_extras::active(), 0))
-            return counting_extras::record(recorder_, log_, heap_change, stack, site);
-        recorder_.record(log_, heap_change, stack, site);
+            return counting_extras::record(recorder_, log_, heap_change, stack, site, block);
+        recorder_.record(log_, heap_change, stack, site, block);
     }
     void released(uint64_t bytes) {
         if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);
@@ -140,15 +150,15 @@ struct Uncounted {
     void failed(Call) {}
     bool admit(Call, uint64_t) { return true; }
     void admission_unused(uint64_t) {}
-    void allocated(uint64_t) {}
+    void allocated(uint64_t, const void*) {}
     void mapped(uint64_t, uint64_t) {}
     void protection_changed(int64_t) {}
     void resize_requested(Call, uint64_t, uint64_t) {}
     void realloc_call() {}
-    void realloc_freed(uint64_t) {}
-    void reallocated(uint64_t, uint64_t, bool) {}
+    void realloc_freed(uint64_t, const void*) {}
+    void reallocated(uint64_t, uint64_t, bool, const void*, const void*) {}
     void free_null() {}
-    void freed(uint64_t) {}
+    void freed(uint64_t, const void*) {}
     uint32_t site() { return 0; }
     void keep_site(uint32_t) {}
     void unmap_requested() {}

@@ -16,10 +16,10 @@ __attribute__((noinline)) void release(uint64_t bytes) {
 }
 
 __attribute__((noinline)) void record(Recorder& recorder, ThreadLog& log, int64_t heap_change,
-                                      uint64_t stack, uint32_t site) {
+                                      uint64_t stack, uint32_t site, const BlockChange& block) {
     log.net_heap += heap_change;
     log.note_stack(stack);
-    recorder.record(log, heap_change, stack, site);
+    recorder.record(log, heap_change, stack, site, block);
     if (heap_observer.armed()) heap_observer.notify(recorder.current_heap(&log));
 }
 

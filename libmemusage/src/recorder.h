@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "data_file.h"
+#include "events_file.h"
 #include "memusage/record.h"
 #include "memusage/stats.h"
 #include "memusage/summary.h"
@@ -89,16 +90,26 @@ class Recorder {
 
     // Allocation sites: the stream keeps their figures from now on. Before any thread records.
     void keep_site_figures(SiteAccounts* accounts) { stream_.sites = accounts; }
+    // The event recording: every heap block event of the stream goes to `file` too, in the
+    // stream's order, and a thread recording alone stamps its events. Before any thread
+    // records (the logs are made with room for their events' blocks).
+    void record_events(EventsFile* file) {
+        events_ = file;
+        stamp_direct_ = true;
+    }
 
     // One event of the owner's thread: straight into the stream while it is the only
     // thread recording, else appended to its log, merged when the log fills up. `site`
-    // is the event's site word (site_accounts.h).
-    void record(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site = 0) {
+    // is the event's site word (site_accounts.h); `block` what it did to which heap block
+    // (kept only for the event recording).
+    void record(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site = 0,
+                const BlockChange& block = {}) {
         if (log.records_directly.load(std::memory_order_relaxed) &&
-            record_directly(log, heap_change, stack, site, nullptr))
+            record_directly(log, heap_change, stack, site, nullptr, block))
             return;
         uint32_t n = log.published.load(std::memory_order_relaxed);
         log.events[n] = Event{ordered_cycle_counter(), heap_change, saturated(stack), site};
+        if (__builtin_expect(log.blocks != nullptr, 0)) log.blocks[n] = block;
         log.published.store(n + 1, std::memory_order_release);
         if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
     }
@@ -151,7 +162,8 @@ class Recorder {
   private:
     // Direct recording. A thread alone needs neither its log nor the lock nor a fenced
     // stamp (which costs as much as the program's own malloc here): it adds its events
-    // to the stream itself, stamped only when there is a file. The first other thread
+    // to the stream itself, stamped only when there is a file (the data file or the event
+    // recording). The first other thread
     // to arrive takes that right away, behind a process-wide barrier, and from then on
     // every thread logs, stamped with a fenced reading of the cycle counter so that the
     // processor cannot read it before it has seen what another thread handed over (a
@@ -160,15 +172,19 @@ class Recorder {
     // back to direct recording.
     // `signal_time`: the event is a profiling tick, taken at that time by a handler.
     bool record_directly(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site,
-                         const uint64_t* signal_time) {
+                         const uint64_t* signal_time, const BlockChange& block) {
         log.recording.store(true, std::memory_order_relaxed);
         // The barrier another thread runs orders the store above before the load below.
         std::atomic_signal_fence(std::memory_order_seq_cst);
         bool direct = log.records_directly.load(std::memory_order_relaxed);
         if (direct) {
-            uint64_t time = signal_time != nullptr      ? *signal_time
-                            : stream_.output != nullptr ? cycle_counter()
-                                                        : 0;
+            uint64_t time = signal_time != nullptr ? *signal_time
+                            : stamp_direct_        ? cycle_counter()
+                                                   : 0;
+            // Before the stream, as in the merge (emit_run).
+            if (__builtin_expect(events_ != nullptr, 0))
+                events_->add(log.serial + 1, static_cast<uint64_t>(log.owner_thread), time, site,
+                             block);
             if (__builtin_expect(stream_.add(heap_change, saturated(stack), time, site), 0))
                 write_output();
         }
@@ -212,6 +228,9 @@ class Recorder {
     void empty_full_log_locked(ThreadLog& log);
     void merge_locked(ThreadLog* own, uint64_t cutoff);
     const Event* emit_run(ThreadLog& log, const Event* event, const Event* end, uint64_t bound);
+    template <bool kRecordingEvents>
+    const Event* emit_run_as(ThreadLog& log, const Event* event, const Event* end, uint64_t bound);
+    void record_thread_name_locked(ThreadLog& log);
     void write_output();
     static constexpr int kCrashWaits = 2000;  // yields a fatal signal's handler waits at most
     void complete_file_locked(uint64_t end_time);
@@ -236,7 +255,9 @@ class Recorder {
     ThreadLog* direct_owner_ = nullptr;
 
     Stream stream_;
-    Stats retired_ = {};  // counters of threads that have exited
+    Stats retired_ = {};            // counters of threads that have exited
+    EventsFile* events_ = nullptr;  // the event recording, when on (and this process's)
+    bool stamp_direct_ = false;     // a thread recording directly stamps its events
 
     // The per-thread table's rows (of threads that ended, then of all at the end).
     bool keep_rows_ = false;

@@ -72,7 +72,7 @@ void* counted(Counter& counter, Call call, size_t size, void* block) {
         counter.admission_unused(size);
         counter.failed(call);
     } else {
-        counter.allocated(size);
+        counter.allocated(size, block);
     }
     return block;
 }
@@ -124,7 +124,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
             counter.admission_unused(size);
             counter.failed(Call::realloc);
         } else
-            counter.reallocated(0, size, true);
+            counter.reallocated(0, size, true, nullptr, fresh);
         return fresh;
     }
     OurBlock old;
@@ -132,7 +132,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
     counter.keep_site(old.site);  // a resized block stays at the site that allocated it
     if (size == 0) {
         counter.realloc_call();
-        counter.realloc_freed(old.size);
+        counter.realloc_freed(old.size, block);
         detail::free_real(block, old);
         return nullptr;
     }
@@ -160,7 +160,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
         counter.admission_unused(growth);
         counter.failed(Call::realloc);
     } else {
-        counter.reallocated(old.size, size, moved);
+        counter.reallocated(old.size, size, moved, block, resized);
     }
     return resized;
 }
@@ -198,7 +198,7 @@ __attribute__((always_inline)) inline void release(Counter counter, void* block)
     // Recorded before the memory goes back, so another thread that gets it next is
     // recorded after us.
     counter.keep_site(ours.site);
-    counter.freed(ours.size);
+    counter.freed(ours.size, block);
     detail::free_real(block, ours);
 }
 

@@ -1,0 +1,282 @@
+// The collector's event recording (MEMUSAGE_EVENTS): fixtures with known heap events, the
+// file decoded record by record. Exact records, addresses paired, threads told apart, the
+// heap replayed to the summary's peak; across fork, exec, fatal signals, SIGKILL and a
+// failing file.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "collector_run.h"
+#include "events_decoding.h"
+
+namespace events_test {
+namespace {
+
+using collector_test::fixture;
+using collector_test::Outcome;
+using collector_test::parse_summary;
+using collector_test::run;
+using collector_test::Scratch;
+using format::Kind;
+
+const std::string kFixture = fixture("events_fixture_recorded");
+
+Outcome run_recorded(const std::vector<std::string>& arguments, const std::string& events,
+                     std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {kFixture};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    extra.push_back("MEMUSAGE_EVENTS=" + events);
+    extra.push_back("MEMUSAGE_COLOR=never");
+    return run(argv, extra);
+}
+
+// The events the fixture printed, in the order they happened.
+std::vector<DecodedEvent> printed_events(const std::string& out) {
+    std::vector<DecodedEvent> events;
+    std::istringstream lines(out);
+    std::string word;
+    while (lines >> word) {
+        DecodedEvent event = {};
+        if (word == "malloc") {
+            event.kind = Kind::allocate;
+            lines >> event.address >> event.size;
+        } else if (word == "free") {
+            event.kind = Kind::release;
+            lines >> event.address;
+        } else if (word == "realloc") {
+            event.kind = Kind::resize;
+            lines >> event.old_address >> event.address >> event.size;
+        }
+        events.push_back(event);
+    }
+    return events;
+}
+
+std::string describe(const DecodedEvent& event) {
+    std::ostringstream text;
+    const char* names[] = {"?", "clock", "thread", "name", "allocate", "release", "resize"};
+    text << names[static_cast<int>(event.kind)] << " " << event.address;
+    if (event.kind == Kind::resize) text << " from " << event.old_address;
+    if (event.kind != Kind::release) text << " size " << event.size;
+    text << " thread " << event.thread;
+    return text.str();
+}
+
+uint64_t replayed_peak(const Decoded& decoded) {
+    Replay replay;
+    for (const DecodedEvent& event : decoded.events) replay.add(event);
+    EXPECT_EQ(replay.problem, "");
+    return replay.peak;
+}
+
+void expect_complete(const Decoded& decoded) {
+    EXPECT_EQ(decoded.problem, "");
+    ASSERT_TRUE(decoded.trailer.has_value());
+    EXPECT_EQ(decoded.trailer->event_count, decoded.events.size());
+    EXPECT_EQ(decoded.trailer->dropped, 0u);
+    EXPECT_EQ(decoded.trailer->file_bytes, decoded.file_bytes);
+    EXPECT_GE(decoded.trailer->end_time, decoded.events.empty() ? 0 : decoded.events.back().time);
+}
+
+TEST(EventsRecording, EveryHeapEventOfAKnownSequenceIsRecordedExactly) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run_recorded({"sequence"}, events);
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Decoded decoded = decode_file(events);
+    expect_complete(decoded);
+    EXPECT_EQ(decoded.header.version, format::kVersion);
+    EXPECT_EQ(decoded.header.time_shift, format::kTimeShift);
+    EXPECT_EQ(decoded.header.flags, 0u);
+    std::vector<DecodedEvent> expected = printed_events(outcome.out);
+    ASSERT_EQ(expected.size(), 18u) << outcome.out;
+    ASSERT_EQ(decoded.events.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const DecodedEvent& got = decoded.events[i];
+        SCOPED_TRACE("event " + std::to_string(i) + ": " + describe(got));
+        EXPECT_EQ(got.kind, expected[i].kind);
+        EXPECT_EQ(got.address, expected[i].address);
+        EXPECT_EQ(got.old_address, expected[i].old_address);
+        EXPECT_EQ(got.size, expected[i].size);
+        EXPECT_EQ(got.site, 0u);
+        EXPECT_EQ(got.thread, 1u);
+        if (i > 0) {
+            EXPECT_GE(got.time, decoded.events[i - 1].time);
+        }
+    }
+    // One realloc moved the block and one kept it in place.
+    EXPECT_NE(expected[5].address, expected[5].old_address);
+    EXPECT_EQ(expected[6].address, expected[6].old_address);
+    EXPECT_EQ(decoded.thread_tids.size(), 1u);
+    EXPECT_EQ(decoded.thread_names[1], "events_fixture_");  // the kernel keeps 15 bytes
+    EXPECT_EQ(replayed_peak(decoded), parse_summary(outcome.err).heap_peak);
+    ASSERT_FALSE(decoded.clocks.empty());
+    EXPECT_LE(decoded.clocks.front().time, decoded.events.front().time);
+}
+
+TEST(EventsRecording, TwoThreadsAreToldApartAndNamed) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run_recorded({"threads"}, events);
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Decoded decoded = decode_file(events);
+    expect_complete(decoded);
+    std::map<uint64_t, std::set<uint64_t>> serials_by_base;  // 0, 1000, 2000 -> serials
+    size_t worker_allocations = 0;
+    for (const DecodedEvent& event : decoded.events) {
+        EXPECT_NE(event.thread, 0u);
+        if (event.kind != Kind::allocate) continue;
+        uint64_t base = event.size / 1000 * 1000;
+        serials_by_base[base].insert(event.thread);
+        if (base != 0) ++worker_allocations;
+    }
+    EXPECT_EQ(worker_allocations, 600u);
+    ASSERT_EQ(serials_by_base[1000].size(), 1u);
+    ASSERT_EQ(serials_by_base[2000].size(), 1u);
+    uint64_t a = *serials_by_base[1000].begin(), b = *serials_by_base[2000].begin();
+    EXPECT_NE(a, b);
+    EXPECT_NE(a, 1u);
+    EXPECT_NE(b, 1u);
+    EXPECT_EQ(decoded.thread_names[a], "worker-a");
+    EXPECT_EQ(decoded.thread_names[b], "worker-b");
+    EXPECT_NE(decoded.thread_tids[a], decoded.thread_tids[b]);
+    EXPECT_EQ(replayed_peak(decoded), parse_summary(outcome.err).heap_peak);
+}
+
+TEST(EventsRecording, ManyEventsFillChunksCompactlyAndReplayToTheSummarysPeak) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run_recorded({"churn", "200000"}, events);
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Decoded decoded = decode_file(events);
+    expect_complete(decoded);
+    EXPECT_EQ(decoded.events.size(), 400000u);
+    EXPECT_GT(decoded.clocks.size(), 2u);
+    // Issue 11's aim: no more than 8 bytes an event.
+    EXPECT_LE(decoded.file_bytes, 8 * decoded.events.size());
+    EXPECT_EQ(replayed_peak(decoded), parse_summary(outcome.err).heap_peak);
+    for (size_t i = 1; i < decoded.clocks.size(); ++i) {
+        EXPECT_GE(decoded.clocks[i].time, decoded.clocks[i - 1].time);
+        EXPECT_GE(decoded.clocks[i].ns, decoded.clocks[i - 1].ns);
+    }
+}
+
+TEST(EventsRecording, WithSitesTheAllocationsCarryTheSitesFilesIds) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run_recorded({"sequence"}, events, {"MEMUSAGE_SITES=" + (scratch / "sites")});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Decoded decoded = decode_file(events);
+    expect_complete(decoded);
+    EXPECT_EQ(decoded.header.flags, format::kHasSites);
+    std::set<uint64_t> sites;
+    for (const DecodedEvent& event : decoded.events) {
+        if (event.kind != Kind::allocate) continue;
+        EXPECT_NE(event.site, 0u) << describe(event);
+        sites.insert(event.site);
+    }
+    // Every allocation of the sequence is made at a line of its own.
+    EXPECT_GE(sites.size(), 6u);
+    EXPECT_EQ(replayed_peak(decoded), parse_summary(outcome.err).heap_peak);
+}
+
+TEST(EventsRecording, AForkedChildNeverWritesTheParentsFile) {
+    for (const char* mode : {"fork", "spawn"}) {
+        SCOPED_TRACE(mode);
+        Scratch scratch;
+        std::string events = scratch / "events";
+        Outcome outcome = run_recorded({mode}, events);
+        ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+        Decoded decoded = decode_file(events);
+        expect_complete(decoded);
+        std::vector<uint64_t> sizes;
+        for (const DecodedEvent& event : decoded.events)
+            if (event.kind == Kind::allocate) sizes.push_back(event.size);
+        EXPECT_EQ(sizes, (std::vector<uint64_t>{111, 222}));
+    }
+}
+
+TEST(EventsRecording, AnImageExecdInPlaceOfTheOwnerTakesTheFileOver) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run_recorded({"exec"}, events);
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Decoded decoded = decode_file(events);
+    expect_complete(decoded);
+    ASSERT_EQ(decoded.events.size(), printed_events(outcome.out).size());
+    EXPECT_EQ(decoded.events.front().size, 100u);  // the sequence's, not the 333 before exec
+}
+
+TEST(EventsRecording, ARunDyingOfAFatalSignalGetsItsTrailer) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run_recorded({"segv"}, events);
+    ASSERT_EQ(outcome.signal(), SIGSEGV) << outcome.err;
+    Decoded decoded = decode_file(events);
+    expect_complete(decoded);
+    std::vector<DecodedEvent> expected = printed_events(outcome.out);
+    ASSERT_EQ(decoded.events.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(decoded.events[i].kind, expected[i].kind);
+        EXPECT_EQ(decoded.events[i].address, expected[i].address);
+    }
+}
+
+TEST(EventsRecording, AKilledRunLeavesWholeChunks) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run_recorded({"kill", "300000"}, events);
+    ASSERT_EQ(outcome.signal(), SIGKILL) << outcome.err;
+    Decoded decoded = decode_file(events);
+    EXPECT_EQ(decoded.problem, "");
+    EXPECT_FALSE(decoded.trailer.has_value());
+    EXPECT_EQ(decoded.decoded_bytes, decoded.file_bytes);
+    EXPECT_GT(decoded.clocks.size(), 2u);
+    // The chunks written hold the run's first events, whole: every block freed was made.
+    EXPECT_GT(decoded.events.size(), 100000u);
+    Replay replay;
+    for (const DecodedEvent& event : decoded.events) replay.add(event);
+    EXPECT_EQ(replay.problem, "");
+}
+
+TEST(EventsRecording, AFileThatCannotBeCreatedIsSaidOnceAndTheProgramRunsOn) {
+    Scratch scratch;
+    std::string events = scratch / "no-such-directory/events";
+    Outcome outcome = run_recorded({"sequence"}, events);
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    EXPECT_NE(outcome.err.find("memusage: cannot write the events file: " + events + "\n"),
+              std::string::npos)
+        << outcome.err;
+    EXPECT_EQ(parse_summary(outcome.err).row("malloc").calls, 4u);
+}
+
+// A file size limit stops the second chunk: said once, the program runs on, the file
+// keeps its first chunk and a trailer counting what was dropped.
+TEST(EventsRecording, AFailedWriteIsSaidOnceAndTheTrailerCountsTheDropped) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run({"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 600; exec \"$0\" \"$@\"",
+                           kFixture, "churn", "200000"},
+                          {"MEMUSAGE_EVENTS=" + events, "MEMUSAGE_COLOR=never",
+                           "MEMUSAGE_PROG_NAME=events_fixture_recorded"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::string said = "memusage: cannot write the events file " + events + ": File too large";
+    size_t at = outcome.err.find(said);
+    ASSERT_NE(at, std::string::npos) << outcome.err;
+    EXPECT_EQ(outcome.err.find(said, at + 1), std::string::npos) << outcome.err;
+    Decoded decoded = decode_file(events);
+    EXPECT_EQ(decoded.problem, "");
+    ASSERT_TRUE(decoded.trailer.has_value());
+    EXPECT_EQ(decoded.trailer->event_count, decoded.events.size());
+    EXPECT_EQ(decoded.trailer->event_count + decoded.trailer->dropped, 400000u);
+    EXPECT_GT(decoded.trailer->dropped, 0u);
+    EXPECT_GT(decoded.events.size(), 0u);
+    EXPECT_EQ(parse_summary(outcome.err).row("malloc").calls, 200000u);
+}
+
+}  // namespace
+}  // namespace events_test
