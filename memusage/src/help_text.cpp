@@ -21,6 +21,8 @@ std::string_view help_text() {
            "      --threads           Add a table with a row per thread to the summary\n"
            "      --sites[=N]         After the summary, report the top N (10) allocation\n"
            "                          sites: by bytes at the heap peak, leaked, allocated\n"
+           "      --events=FILE       Record every heap block's allocation, resize and free\n"
+           "                          (address, size, thread, site) in FILE\n"
            "\n"
            " Out-of-memory testing (allocations fail as glibc's malloc fails, ENOMEM):\n"
            "      --limit=SIZE        Refuse allocations that would take the heap past\n"
@@ -51,7 +53,7 @@ std::string_view help_text() {
 std::string_view usage_text() {
     return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
            "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--threads]\n"
-           "\t    [--sites[=N]] [--limit=SIZE] [--fail-at=N] [--fail-from=N]\n"
+           "\t    [--sites[=N]] [--events=FILE] [--limit=SIZE] [--fail-at=N] [--fail-from=N]\n"
            "\t    [--fail-probability=P] [--fail-seed=S] [--time-based]\n"
            "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
            "\t    PROGRAM [PROGRAMOPTION]...\n";

@@ -26,6 +26,7 @@ po::options_description driver_option_table() {
         ("mmap,m", po::bool_switch())                   //
         ("color", po::value<std::string>())             //
         ("sites", optional_count)                       //
+        ("events", po::value<std::string>())            //
         ("limit", po::value<std::string>())             //
         ("fail-at", po::value<std::string>())           //
         ("fail-from", po::value<std::string>())         //
@@ -145,6 +146,9 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
         out.sites =
             value.empty() ? std::optional<unsigned>(kDefaultSitesShown) : parse_unsigned(value);
         if (!out.sites || *out.sites == 0) return invalid("number of sites");
+    } else if (key == "events") {
+        if (value.empty()) return invalid("file name");
+        out.events_path = value;
     } else if (key == "limit") {
         uint64_t bytes;
         if (!parse_size(value.c_str(), bytes))

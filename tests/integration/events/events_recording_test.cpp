@@ -278,5 +278,16 @@ TEST(EventsRecording, AFailedWriteIsSaidOnceAndTheTrailerCountsTheDropped) {
     EXPECT_EQ(parse_summary(outcome.err).row("malloc").calls, 200000u);
 }
 
+TEST(EventsRecording, TheDriversEventsOptionRecords) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run({OUR_MEMUSAGE, "--events=" + events, kFixture, "sequence"},
+                          {"MEMUSAGE_COLOR=never"}, "");
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Decoded decoded = decode_file(events);
+    expect_complete(decoded);
+    EXPECT_EQ(decoded.events.size(), printed_events(outcome.out).size());
+}
+
 }  // namespace
 }  // namespace events_test
