@@ -47,7 +47,7 @@ class Counting {
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
     void allocated(uint64_t size, const void* block) {
-        record(static_cast<int64_t>(size), site_, BlockChange{address_of(block), 0, size});
+        record(static_cast<int64_t>(size), site_, address_of(block), 0, size);
     }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
     // ones (MAP_FIXED) replaces their accessible bytes.
@@ -69,8 +69,8 @@ class Counting {
         released(old_size);
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
-        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_),
-               BlockChange{0, address_of(block), 0});
+        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_), 0,
+               address_of(block));
     }
     // "nomove" counts resizes done in place, whatever the label suggests. `old_block`
     // is null for realloc(NULL, n), which makes a new block.
@@ -82,7 +82,7 @@ class Counting {
             released(old_size - new_size);
         }
         record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size), site_,
-               BlockChange{address_of(new_block), address_of(old_block), new_size});
+               address_of(new_block), address_of(old_block), new_size);
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
@@ -90,8 +90,8 @@ class Counting {
         released(size);
         ++log_.stats.calls_of(Call::free);
         log_.stats.bytes_of(Call::free) += size;
-        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_),
-               BlockChange{0, address_of(block), 0});
+        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_), 0,
+               address_of(block));
     }
 
     // munmap: the row counts what was asked; the heap loses only the accessible bytes
@@ -124,10 +124,12 @@ class Counting {
 
   private:
     static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
-    // `block`: what the event did to which heap block, for the event recording (none for
-    // maps).
-    void record(int64_t heap_change, uint32_t site = 0, const BlockChange& block = {}) {
+    // The block the event made, the one it ended and the block's size now, for the event
+    // recording (none for maps): a BlockChange, passed in registers, not through memory.
+    void record(int64_t heap_change, uint32_t site = 0, uint64_t address = 0,
+                uint64_t old_address = 0, uint64_t size = 0) {
         uint64_t stack = log_.stack_use(sp_);
+        BlockChange block{address, old_address, size};
         if (__builtin_expect(counting_extras::active(), 0))
             return counting_extras::record(recorder_, log_, heap_change, stack, site, block);
         recorder_.record(log_, heap_change, stack, site, block);
