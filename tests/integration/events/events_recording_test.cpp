@@ -116,6 +116,9 @@ TEST(EventsRecording, EveryHeapEventOfAKnownSequenceIsRecordedExactly) {
     EXPECT_EQ(replayed_peak(decoded), parse_summary(outcome.err).heap_peak);
     ASSERT_FALSE(decoded.clocks.empty());
     EXPECT_LE(decoded.clocks.front().time, decoded.events.front().time);
+    // Stamped, though the thread recorded alone (directly into the stream) and no data
+    // file asked for times.
+    EXPECT_GT(decoded.events.back().time, decoded.events.front().time);
 }
 
 TEST(EventsRecording, TwoThreadsAreToldApartAndNamed) {
