@@ -13,6 +13,7 @@
 
 #include "events_encoder.h"
 #include "owned_file.h"
+#include "site_accounts.h"
 
 namespace memusage {
 
@@ -43,7 +44,7 @@ class EventsFile {
         begin_adding(EventsEncoder::kMaxEventBytes, time);
         uint8_t* out = buffer_ + (end_ - chunk_start_);
         out = encoder_.event(out, serial, tid, time >> events_format::kTimeShift, block,
-                             site & kSiteIdBits);
+                             site & kSiteIdMask);
         ++chunk_events_;
         finish_adding(out);
     }
@@ -61,8 +62,6 @@ class EventsFile {
     void close();
 
   private:
-    static constexpr uint32_t kSiteIdBits = (1u << 30) - 1;  // site_accounts.h's kSiteIdMask
-
     // An add() is under way from here to finish_adding(): a signal handler that ends the
     // run in between (on this thread) finds the flag set and starts a new chunk, whose
     // delta state owes nothing to a half-made record.

@@ -12,6 +12,7 @@
 
 #include "collector_run.h"
 #include "events_decoding.h"
+#include "memusage/sites_format.h"
 
 namespace events_test {
 namespace {
@@ -168,6 +169,31 @@ TEST(EventsRecording, ManyEventsFillChunksCompactlyAndReplayToTheSummarysPeak) {
     }
 }
 
+// The sites file's blocks allocated by site id (memusage/sites_format.h).
+std::map<uint64_t, uint64_t> blocks_by_site(const std::string& path) {
+    namespace sites = memusage::sites_format;
+    std::string bytes = read_file(path);
+    std::map<uint64_t, uint64_t> blocks;
+    sites::FileHeader header;
+    if (bytes.size() < sizeof header) return blocks;
+    memcpy(&header, bytes.data(), sizeof header);
+    size_t at = header.header_bytes;
+    for (uint32_t i = 0;
+         i < header.module_count && at + sizeof(sites::ModuleRecord) <= bytes.size(); ++i) {
+        sites::ModuleRecord module;
+        memcpy(&module, bytes.data() + at, sizeof module);
+        at = sites::padded_to_8(at + sizeof module + module.build_id_bytes + module.path_bytes);
+    }
+    for (uint32_t i = 0; i < header.site_count && at + sizeof(sites::SiteRecord) <= bytes.size();
+         ++i) {
+        sites::SiteRecord site;
+        memcpy(&site, bytes.data() + at, sizeof site);
+        blocks[site.id] = site.blocks_allocated;
+        at += sizeof site + site.depth * sizeof(uint64_t);
+    }
+    return blocks;
+}
+
 TEST(EventsRecording, WithSitesTheAllocationsCarryTheSitesFilesIds) {
     Scratch scratch;
     std::string events = scratch / "events";
@@ -176,14 +202,16 @@ TEST(EventsRecording, WithSitesTheAllocationsCarryTheSitesFilesIds) {
     Decoded decoded = decode_file(events);
     expect_complete(decoded);
     EXPECT_EQ(decoded.header.flags, format::kHasSites);
-    std::set<uint64_t> sites;
+    std::map<uint64_t, uint64_t> allocations_by_site;
     for (const DecodedEvent& event : decoded.events) {
         if (event.kind != Kind::allocate) continue;
         EXPECT_NE(event.site, 0u) << describe(event);
-        sites.insert(event.site);
+        ++allocations_by_site[event.site];
     }
-    // Every allocation of the sequence is made at a line of its own.
-    EXPECT_GE(sites.size(), 6u);
+    // Every allocation of the sequence is made at a line of its own, and the sites file
+    // counts each site's blocks under the same id.
+    EXPECT_GE(allocations_by_site.size(), 6u);
+    EXPECT_EQ(allocations_by_site, blocks_by_site(scratch / "sites"));
     EXPECT_EQ(replayed_peak(decoded), parse_summary(outcome.err).heap_peak);
 }
 
