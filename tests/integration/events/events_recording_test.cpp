@@ -215,6 +215,19 @@ TEST(EventsRecording, WithSitesTheAllocationsCarryTheSitesFilesIds) {
     EXPECT_EQ(replayed_peak(decoded), parse_summary(outcome.err).heap_peak);
 }
 
+TEST(EventsRecording, TracedMapsAreNotHeapBlocks) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run_recorded({"maps"}, events, {"MEMUSAGE_TRACE_MMAP=1"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Decoded decoded = decode_file(events);
+    expect_complete(decoded);
+    EXPECT_EQ(parse_summary(outcome.err).row("mmap(a)").calls, 1u) << outcome.err;
+    ASSERT_EQ(decoded.events.size(), 1u);
+    EXPECT_EQ(decoded.events[0].kind, Kind::allocate);
+    EXPECT_EQ(decoded.events[0].size, 100u);
+}
+
 TEST(EventsRecording, AForkedChildNeverWritesTheParentsFile) {
     for (const char* mode : {"fork", "spawn"}) {
         SCOPED_TRACE(mode);
