@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "clock.h"
-#include "events_decoding.h"
 #include "events_file.h"
+#include "events_reader.h"
 #include "test_files.h"
 
 namespace memusage {
@@ -44,7 +44,7 @@ TEST(EventsEncoder, BlocklessEventsAreNotBlockEvents) {
 }
 
 // The file: a header, chunks of at most kChunkBytes each starting with a Clock, the
-// trailer counting the events; what the test decoder reads back is what went in.
+// trailer counting the events; what memusagestat's reader reads back is what went in.
 TEST(EventsFile, ChunksAndTrailerDecodeToTheEventsAdded) {
     ScratchFile file;
     EventsFile events;
@@ -66,23 +66,27 @@ TEST(EventsFile, ChunksAndTrailerDecodeToTheEventsAdded) {
     events.finish();
     events.finish();  // nothing more
 
-    events_test::Decoded decoded = events_test::decode_file(file.path());
-    EXPECT_EQ(decoded.problem, "");
-    EXPECT_EQ(decoded.header.flags, events_format::kHasSites);
-    ASSERT_TRUE(decoded.trailer.has_value());
-    EXPECT_EQ(decoded.trailer->event_count, kCount);
-    EXPECT_EQ(decoded.trailer->dropped, 0u);
-    EXPECT_EQ(decoded.trailer->file_bytes, decoded.file_bytes);
-    ASSERT_EQ(decoded.events.size(), kCount);
-    EXPECT_GT(decoded.clocks.size(), 1u);
-    EXPECT_EQ(decoded.thread_names[2], "worker");
-    EXPECT_EQ(decoded.thread_tids[3], 102u);
+    memusagestat::EventsReader reader;
+    ASSERT_EQ(reader.open(file.path()), "");
+    std::vector<memusagestat::RecordedEvent> read;
+    for (memusagestat::RecordedEvent event; reader.next(event);) read.push_back(event);
+    EXPECT_EQ(reader.problem(), "");
+    EXPECT_TRUE(reader.has_sites());
+    ASSERT_TRUE(reader.complete());
+    EXPECT_EQ(reader.trailer_event_count(), kCount);
+    EXPECT_EQ(reader.dropped(), 0u);
+    ASSERT_EQ(read.size(), kCount);
+    ASSERT_EQ(reader.threads().size(), 3u);
+    EXPECT_EQ(reader.threads()[1].name, "worker");
+    EXPECT_EQ(reader.threads()[2].tid, 102u);
+    using Kind = memusagestat::RecordedEvent::Kind;
+    constexpr uint64_t kMask = ~((uint64_t{1} << events_format::kTimeShift) - 1);
     for (uint64_t i = 0; i < kCount; ++i) {
-        const events_test::DecodedEvent& event = decoded.events[i];
+        const memusagestat::RecordedEvent& event = read[i];
         ASSERT_EQ(event.kind, i % 2 == 0 ? Kind::allocate : Kind::release) << i;
         ASSERT_EQ(event.address, 0x100000 + (i % 64) * 64) << i;
         ASSERT_EQ(event.thread, 1 + i % 3) << i;
-        ASSERT_EQ(event.time, (start + 160 * (i + 1)) >> events_format::kTimeShift) << i;
+        ASSERT_EQ(event.time, (start + 160 * (i + 1)) & kMask) << i;
         if (i % 2 == 1) continue;
         ASSERT_EQ(event.size, i % 500) << i;
         ASSERT_EQ(event.site, 5u) << i;
