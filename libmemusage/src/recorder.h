@@ -163,13 +163,12 @@ class Recorder {
     // Direct recording. A thread alone needs neither its log nor the lock nor a fenced
     // stamp (which costs as much as the program's own malloc here): it adds its events
     // to the stream itself, stamped only when there is a file (the data file or the event
-    // recording). The first other thread
-    // to arrive takes that right away, behind a process-wide barrier, and from then on
-    // every thread logs, stamped with a fenced reading of the cycle counter so that the
-    // processor cannot read it before it has seen what another thread handed over (a
-    // block to free, a flag saying a block was freed): a consequence is always stamped
-    // after its cause. A thread that finds itself alone again when its log fills goes
-    // back to direct recording.
+    // recording). The first other thread to arrive takes that right away, behind a
+    // process-wide barrier, and from then on every thread logs, stamped with a fenced
+    // reading of the cycle counter so that the processor cannot read it before it has
+    // seen what another thread handed over (a block to free, a flag saying a block was
+    // freed): a consequence is always stamped after its cause. A thread that finds itself
+    // alone again when its log fills goes back to direct recording.
     // `signal_time`: the event is a profiling tick, taken at that time by a handler.
     bool record_directly(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site,
                          const uint64_t* signal_time, const BlockChange& block) {
