@@ -160,6 +160,29 @@ TEST(EventsRecording, TwoThreadsAreToldApartAndNamed) {
     EXPECT_EQ(checked_peak(decoded), parse_summary(outcome.err).heap_peak);
 }
 
+// The recording is in the stream's merged order: beside a data file (whose records are
+// that order), the heap replayed after each event is the data file's record for record,
+// with two threads allocating at once.
+TEST(EventsRecording, TheRecordingFollowsTheDataFilesOrderEventForEvent) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    std::string data = scratch / "profile";
+    Outcome outcome =
+        run_recorded({"threads"}, events, {"MEMUSAGE_OUTPUT=" + data, "MEMUSAGE_NO_TIMER=1"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Recording decoded = read_recording(events);
+    expect_complete(decoded);
+    std::vector<uint64_t> file_heaps =
+        collector_test::event_heaps(collector_test::read_records(data));
+    ASSERT_EQ(file_heaps.size(), decoded.events.size());
+    memusagestat::BlockReplay replay;
+    for (size_t i = 0; i < decoded.events.size(); ++i) {
+        replay.add(decoded.events[i], [](const memusagestat::BlockLife&) {});
+        ASSERT_EQ(static_cast<uint64_t>(replay.heap()), file_heaps[i])
+            << "event " << i << ": " << describe(decoded.events[i]);
+    }
+}
+
 TEST(EventsRecording, ManyEventsFillChunksCompactlyAndReplayToTheSummarysPeak) {
     Scratch scratch;
     std::string events = scratch / "events";
