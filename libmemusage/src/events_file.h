@@ -44,7 +44,7 @@ class EventsFile {
         begin_adding(EventsEncoder::kMaxEventBytes, time);
         uint8_t* out = buffer_ + (end_ - chunk_start_);
         out = encoder_.event(out, serial, tid, time >> events_format::kTimeShift, block,
-                             site & kSiteIdMask);
+                             stack_id_of(site));
         ++chunk_events_;
         finish_adding(out);
     }

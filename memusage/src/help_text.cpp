@@ -21,6 +21,8 @@ std::string_view help_text() {
            "      --threads           Add a table with a row per thread to the summary\n"
            "      --sites[=N]         After the summary, report the top N (10) allocation\n"
            "                          sites: by bytes at the heap peak, leaked, allocated\n"
+           "      --sites-sample[=BYTES]  The same from a sample: a stack every BYTES\n"
+           "                          (512k) allocated on average; figures are estimates\n"
            "      --events=FILE       Record every heap block's allocation, resize and free\n"
            "                          (address, size, thread, site) in FILE\n"
            "\n"
@@ -53,8 +55,9 @@ std::string_view help_text() {
 std::string_view usage_text() {
     return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
            "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--threads]\n"
-           "\t    [--sites[=N]] [--events=FILE] [--limit=SIZE] [--fail-at=N] [--fail-from=N]\n"
-           "\t    [--fail-probability=P] [--fail-seed=S] [--time-based]\n"
+           "\t    [--sites[=N]] [--sites-sample[=BYTES]] [--events=FILE]\n"
+           "\t    [--limit=SIZE] [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
+           "\t    [--fail-seed=S] [--time-based]\n"
            "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
            "\t    PROGRAM [PROGRAMOPTION]...\n";
 }

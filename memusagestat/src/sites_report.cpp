@@ -85,6 +85,8 @@ std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symb
     std::vector<ShownSite> shown;
     std::map<std::string, size_t> by_key;
     for (const AllocationSite& site : profile.sites) {
+        // The first refused call's site comes without figures when nothing else came from it.
+        if (site.blocks_allocated == 0 && site.bytes_allocated == 0) continue;
         std::string via;
         std::vector<std::string> lines = described_stack(site, profile, symbolizer, via);
         std::string key = via;
@@ -144,6 +146,24 @@ void write_ranking(std::string& out, const Ranking& ranking, const std::vector<S
     }
 }
 
+// The allocation limit's or failure injection's first failed call (memusage --limit,
+// --fail-*): where the program met it.
+void write_first_refused(std::string& out, const SitesProfile& profile, Symbolizer& symbolizer) {
+    if (profile.first_refused_site == 0) return;
+    for (const AllocationSite& site : profile.sites) {
+        if (site.id != profile.first_refused_site) continue;
+        std::string via;
+        std::vector<std::string> lines = described_stack(site, profile, symbolizer, via);
+        out += "\nFirst refused allocation:\n";
+        for (size_t line = 0; line < lines.size(); ++line) {
+            out += std::string(line == 0 ? "       at " : "       by ") + lines[line];
+            if (line == 0 && !via.empty()) out += " via " + via;
+            out += "\n";
+        }
+        return;
+    }
+}
+
 }  // namespace
 
 std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
@@ -157,6 +177,9 @@ std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
         "; heap peak: " + std::to_string(profile.heap_peak) +
         " bytes; still allocated at exit: " + plural(total.bytes_leaked(), "byte", "bytes") +
         " in " + plural(total.blocks_leaked(), "block", "blocks") + "\n";
+    if (profile.sample_interval != 0)
+        out += "(figures per site are estimates from sampling every " +
+               std::to_string(profile.sample_interval) + " bytes on average)\n";
     uint64_t peak = profile.heap_peak;
     write_ranking(
         out,
@@ -180,6 +203,8 @@ std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
                               plural(s.blocks_allocated, "call", "calls");
                    }},
                   sites, options.top);
+
+    write_first_refused(out, profile, symbolizer);
 
     std::vector<std::string> notes = symbolizer.notes();
     if (profile.ended_by_crash)

@@ -55,6 +55,15 @@ TEST(ChildEnvironment, SitesGoToTheirFileAndAnEnclosingRunsOwnerIsForgotten) {
     EXPECT_EQ(value_of(result, "MEMUSAGE_SITES"), "<unset>");
 }
 
+TEST(ChildEnvironment, SampledSitesGetTheirInterval) {
+    DriverOptions options;
+    options.sites_sample = "64k";
+    Entries result = child_environment({}, options, kCollector, "", "/tmp/run.sites");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES_SAMPLE"), "64k");
+    result = child_environment({}, {}, kCollector, "", "/tmp/run.sites");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES_SAMPLE"), "<unset>");
+}
+
 TEST(ChildEnvironment, EventsGoToTheirFileAndAnEnclosingRunsOwnerIsForgotten) {
     DriverOptions options;
     options.events_path = "run.events";
