@@ -247,6 +247,27 @@ TEST(EventsRecording, WithSitesTheAllocationsCarryTheSitesFilesIds) {
     EXPECT_EQ(checked_peak(decoded), parse_summary(outcome.err).heap_peak);
 }
 
+// Sampled sites: a sampled block's events carry its stack's id (the sites file's), never
+// the tag with its sampling weight; a block outside the sample has none.
+TEST(EventsRecording, WithSampledSitesTheAllocationsCarryStackIds) {
+    Scratch scratch;
+    std::string events = scratch / "events";
+    Outcome outcome = run_recorded({"sequence"}, events,
+                                   {"MEMUSAGE_SITES=" + (scratch / "sites"),
+                                    "MEMUSAGE_SITES_SAMPLE=16", "MEMUSAGE_SITES_SEED=1"});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Recording decoded = read_recording(events);
+    expect_complete(decoded);
+    std::map<uint64_t, uint64_t> sites = blocks_by_site(scratch / "sites");
+    size_t sampled = 0;
+    for (const RecordedEvent& event : decoded.events) {
+        if (event.kind != Kind::allocate || event.site == 0) continue;
+        ++sampled;
+        EXPECT_EQ(sites.count(event.site), 1u) << describe(event);
+    }
+    EXPECT_GT(sampled, 0u);
+}
+
 TEST(EventsRecording, TracedMapsAreNotHeapBlocks) {
     Scratch scratch;
     std::string events = scratch / "events";
