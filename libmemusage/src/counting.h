@@ -47,7 +47,9 @@ class Counting {
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
     void allocated(uint64_t size, const void* block) {
-        record(static_cast<int64_t>(size), site_, address_of(block), 0, size);
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(static_cast<int64_t>(size), site_, address_of(block), 0, size);
+        record(static_cast<int64_t>(size), site_);
     }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
     // ones (MAP_FIXED) replaces their accessible bytes.
@@ -69,8 +71,10 @@ class Counting {
         released(old_size);
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
-        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_), 0,
-               address_of(block));
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(-static_cast<int64_t>(old_size),
+                                site_word(SiteChange::freed, site_), 0, address_of(block), 0);
+        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_));
     }
     // "nomove" counts resizes done in place, whatever the label suggests. `old_block`
     // is null for realloc(NULL, n), which makes a new block.
@@ -81,8 +85,11 @@ class Counting {
             ++log_.stats.realloc_dec;
             released(old_size - new_size);
         }
-        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size), site_,
-               address_of(new_block), address_of(old_block), new_size);
+        int64_t change = static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size);
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(change, site_, address_of(new_block), address_of(old_block),
+                                new_size);
+        record(change, site_);
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
@@ -90,8 +97,10 @@ class Counting {
         released(size);
         ++log_.stats.calls_of(Call::free);
         log_.stats.bytes_of(Call::free) += size;
-        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_), 0,
-               address_of(block));
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_), 0,
+                                address_of(block), 0);
+        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_));
     }
 
     // munmap: the row counts what was asked; the heap loses only the accessible bytes
@@ -124,16 +133,26 @@ class Counting {
     void keep_site(uint32_t tag) { site_ = site_word(SiteChange::resize, tag); }
 
   private:
+    void record(int64_t heap_change, uint32_t site = 0) {
+        uint64_t stack = log_.stack_use(sp_);
+        if (__builtin_expect(counting_extras::active(), 0))
+            return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
+        recorder_.record(log_, heap_change, stack, site);
+    }
+    // The event recording (MEMUSAGE_EVENTS) keeps what each heap event did to which block:
+    // the block the event made (`address`), the one it ended (`old_address`) and the
+    // block's size now. Out of line, and chosen in the heap functions, so that record()
+    // and the hooks are what they are without it, registers included.
+    bool recording_blocks() const { return recorder_.logs_have_blocks(); }
     static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
-    // The block the event made, the one it ended and the block's size now, for the event
-    // recording (none for maps): a BlockChange, passed in registers, not through memory.
-    void record(int64_t heap_change, uint32_t site = 0, uint64_t address = 0,
-                uint64_t old_address = 0, uint64_t size = 0) {
+    __attribute__((noinline)) void record_block(int64_t heap_change, uint32_t site,
+                                                uint64_t address, uint64_t old_address,
+                                                uint64_t size) {
         uint64_t stack = log_.stack_use(sp_);
         BlockChange block{address, old_address, size};
         if (__builtin_expect(counting_extras::active(), 0))
-            return counting_extras::record(recorder_, log_, heap_change, stack, site, block);
-        recorder_.record(log_, heap_change, stack, site, block);
+            return counting_extras::record(recorder_, log_, heap_change, stack, site, &block);
+        recorder_.record_with_block(log_, heap_change, stack, site, block);
     }
     void released(uint64_t bytes) {
         if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);

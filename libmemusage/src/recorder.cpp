@@ -178,12 +178,9 @@ ThreadLog* Recorder::take_free_log_locked(bool may_merge) {
         reclaim_locked(true);
     }
     if (!ensure_cursor_room(log_count_ + 1)) return nullptr;
-    bool with_blocks = events_ != nullptr;
-    auto* log =
-        static_cast<ThreadLog*>(allocate_pages(ThreadLog::bytes_for(log_capacity_, with_blocks)));
+    auto* log = static_cast<ThreadLog*>(
+        allocate_pages(ThreadLog::bytes_for(log_capacity_, logs_have_blocks_)));
     if (log == nullptr) return nullptr;
-    log->blocks =
-        with_blocks ? reinterpret_cast<BlockChange*>(log->events + log_capacity_) : nullptr;
     log->in_use = false;
     log->next = logs_;
     logs_ = log;
@@ -360,16 +357,28 @@ void Recorder::merge_full_log(ThreadLog& log) {
     unlock();
 }
 
+void Recorder::record_with_block(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site,
+                                 const BlockChange& block) {
+    if (log.records_directly.load(std::memory_order_relaxed) &&
+        record_directly(log, heap_change, stack, site, nullptr, &block))
+        return;
+    uint32_t n = log.published.load(std::memory_order_relaxed);
+    log.events[n] = Event{ordered_cycle_counter(), heap_change, saturated(stack), site};
+    log.blocks()[n] = block;
+    log.published.store(n + 1, std::memory_order_release);
+    if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
+}
+
 void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack) {
     if (log.records_directly.load(std::memory_order_relaxed) &&
-        record_directly(log, 0, stack, 0, &time, BlockChange{}))
+        record_directly(log, 0, stack, 0, &time, nullptr))
         return;
     uint32_t n = log.published.load(std::memory_order_relaxed);
     // Filling the log means merging it, which needs the lock: only if it is free.
     bool fills = n + 1 == log.capacity;
     if (fills && !try_lock()) return;
     log.events[n] = Event{time, 0, saturated(stack), 0};
-    if (log.blocks != nullptr) log.blocks[n] = BlockChange{};
+    if (logs_have_blocks_) log.blocks()[n] = BlockChange{};
     log.published.store(n + 1, std::memory_order_release);
     if (!fills) return;
     empty_full_log_locked(log);
@@ -443,16 +452,9 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
 // The hot loop of the merge: the stream's state stays in registers. Whenever the
 // stream is stored, the log says how far it is merged: a fork that catches a merge
 // (during a write, most likely) leaves the child a stream and logs that agree.
-const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event* end,
-                                uint64_t bound) {
-    if (__builtin_expect(events_ != nullptr && log.blocks != nullptr, 0))
-        return emit_run_as<true>(log, event, end, bound);
-    return emit_run_as<false>(log, event, end, bound);
-}
-
 template <bool kRecordingEvents>
-const Event* Recorder::emit_run_as(ThreadLog& log, const Event* event, const Event* end,
-                                   uint64_t bound) {
+inline const Event* Recorder::emit_run_as(ThreadLog& log, const Event* event, const Event* end,
+                                          uint64_t bound) {
     Stream stream = stream_;
     // A nested log's events are its thread's.
     const ThreadLog& thread = log.parent != nullptr ? *log.parent : log;
@@ -461,7 +463,7 @@ const Event* Recorder::emit_run_as(ThreadLog& log, const Event* event, const Eve
         // Into the recording before the stream: a signal handler's exit() that stops the
         // data file's write below finds every event of the stream in the recording.
         if constexpr (kRecordingEvents)
-            events_->add(serial, tid, event->time, event->site, log.blocks[event - log.events]);
+            events_->add(serial, tid, event->time, event->site, log.blocks()[event - log.events]);
         if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time, event->site),
                              0)) {
             stream_ = stream;
@@ -476,6 +478,17 @@ const Event* Recorder::emit_run_as(ThreadLog& log, const Event* event, const Eve
     stream_ = stream;
     log.consumed = static_cast<uint32_t>(event - log.events);
     return event;
+}
+
+const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event* end,
+                                uint64_t bound) {
+    if (__builtin_expect(events_ != nullptr, 0)) return emit_run_recording(log, event, end, bound);
+    return emit_run_as<false>(log, event, end, bound);
+}
+
+const Event* Recorder::emit_run_recording(ThreadLog& log, const Event* event, const Event* end,
+                                          uint64_t bound) {
+    return emit_run_as<true>(log, event, end, bound);
 }
 
 void Recorder::write_output() {

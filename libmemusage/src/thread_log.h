@@ -75,16 +75,16 @@ struct ThreadLog {
     pid_t owner_process, owner_thread;
     bool ended;  // the owner's thread-specific destructor has run
 
-    // With the event recording on, the blocks of events [0, capacity), in the same
-    // allocation after the events; else null. Written with the events they go with.
-    BlockChange* blocks;
-
     Event events[1];  // `capacity` of them; the log is allocated with room for all
 
     static size_t bytes_for(uint32_t capacity, bool with_blocks = false) {
         return sizeof(ThreadLog) + (capacity - 1) * sizeof(Event) +
                (with_blocks ? capacity * sizeof(BlockChange) : 0);
     }
+    // With the event recording on, the logs are made with the blocks of events
+    // [0, capacity) after the events, written with the events they go with. Not a field:
+    // one would move the fields the owner and the merge share across cache lines.
+    BlockChange* blocks() { return reinterpret_cast<BlockChange*>(events + capacity); }
 
     uint64_t stack_use(uintptr_t sp) {
         if (stack_start == 0) stack_start = sp;

@@ -62,7 +62,7 @@ TEST(RecorderEvents, AHandedOverBlockIsRecordedFreedAfterItIsMade) {
         std::thread producer([&] {
             ThreadLog* log = recorder.attach_thread();
             for (int i = 1; i <= kRounds; ++i) {
-                recorder.record(*log, 100, 0, 0, made(0x10000 + 16 * uint64_t(i), 100));
+                recorder.record_with_block(*log, 100, 0, 0, made(0x10000 + 16 * uint64_t(i), 100));
                 handed.store(i, std::memory_order_release);
                 while (taken.load(std::memory_order_acquire) != i) std::this_thread::yield();
             }
@@ -72,7 +72,7 @@ TEST(RecorderEvents, AHandedOverBlockIsRecordedFreedAfterItIsMade) {
             ThreadLog* log = recorder.attach_thread();
             for (int i = 1; i <= kRounds; ++i) {
                 while (handed.load(std::memory_order_acquire) != i) std::this_thread::yield();
-                recorder.record(*log, -100, 0, 0, freed(0x10000 + 16 * uint64_t(i)));
+                recorder.record_with_block(*log, -100, 0, 0, freed(0x10000 + 16 * uint64_t(i)));
                 taken.store(i, std::memory_order_release);
             }
             recorder.detach_thread(log);
@@ -110,15 +110,15 @@ TEST(RecorderEvents, ASecondThreadEndsDirectRecordingWithoutLosingAnEvent) {
             while (!second_arrived.load()) std::this_thread::yield();
             ThreadLog* log = recorder.attach_thread();
             for (int i = 0; i < kPairs / 10; ++i) {
-                recorder.record(*log, 1000, 0, 0, made(0x2000, 1000));
-                recorder.record(*log, -1000, 0, 0, freed(0x2000));
+                recorder.record_with_block(*log, 1000, 0, 0, made(0x2000, 1000));
+                recorder.record_with_block(*log, -1000, 0, 0, freed(0x2000));
             }
             recorder.detach_thread(log);
         });
         for (int i = 0; i < kPairs; ++i) {
             if (i == kPairs / 4) second_arrived.store(true);
-            recorder.record(*first, 16, 8, 0, made(0x1000, 16));
-            recorder.record(*first, -16, 8, 0, freed(0x1000));
+            recorder.record_with_block(*first, 16, 8, 0, made(0x1000, 16));
+            recorder.record_with_block(*first, -16, 8, 0, freed(0x1000));
         }
         second.join();
         Stats totals = {};
