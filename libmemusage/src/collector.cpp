@@ -13,6 +13,7 @@
 #include <initializer_list>
 
 #include "allocation_gate.h"
+#include "events_file.h"
 #include "fatal_signals.h"
 #include "memusage/summary.h"
 #include "originals.h"
@@ -35,6 +36,7 @@ __thread ThreadLog* counting_log = nullptr;
 namespace {
 
 constinit DataFile data_file;
+constinit EventsFile events_file;
 pthread_key_t thread_key;
 uintptr_t main_thread_stack_start;
 constinit Stats totals{};
@@ -109,7 +111,7 @@ bool use_color(int fd) {
 // thread is gone. The thread's name is read while it is still the thread's.
 void on_thread_exit(void* value) {
     auto* log = static_cast<ThreadLog*>(value);
-    if (config.thread_table) prctl(PR_GET_NAME, log->name);
+    if (config.thread_table || config.events != nullptr) prctl(PR_GET_NAME, log->name);
     fatal_signals::take_back_thread_stack(log->signal_stack);
     recorder.end_thread(log);
 }
@@ -188,6 +190,30 @@ void open_data_file() {
     }
 }
 
+// The event recording, unless another process of the run (one that started this one)
+// owns it: then this one records none. Opened once the sites are known (the header says
+// whether the allocate records carry site ids); an image exec'd in place of the owner
+// takes the file over.
+void open_events_file() {
+    if (config.events_owner != 0 && config.events_owner != getpid()) return;
+    uint32_t flags = sites::enabled ? events_format::kHasSites : 0;
+    switch (events_file.open(config.events, flags)) {
+        case EventsFile::OpenResult::opened: {
+            char pid[24];
+            snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
+            setenv(kEventsOwnerVariable, pid, 1);
+            events_file.report_write_errors_to(warn_on_stderr);
+            recorder.record_events(&events_file);
+            break;
+        }
+        case EventsFile::OpenResult::busy:
+            break;
+        case EventsFile::OpenResult::failed:
+            warn("cannot write the events file: ", config.events);
+            break;
+    }
+}
+
 // The summary, then what the run's settings add to it: what the allocation gate
 // refused, the per-thread table.
 void print_final_report() {
@@ -211,7 +237,8 @@ __attribute__((destructor)) void finish_with_program() {
     if (!state.compare_exchange_strong(expected, State::finished)) return;
     counting_log = nullptr;
     sampler::stop();
-    if (config.thread_table && thread_log != nullptr) prctl(PR_GET_NAME, thread_log->name);
+    if ((config.thread_table || config.events != nullptr) && thread_log != nullptr)
+        prctl(PR_GET_NAME, thread_log->name);
     bool complete = recorder.finish(totals, cycle_counter(), thread_log);
     // A run whose end stopped a merge halfway leaves the sites file as a killed run
     // leaves it, as it does the data file.
@@ -289,6 +316,7 @@ State initialize() {
             warn(problem, "");
         recorder.keep_site_figures(sites::accounts());
     }
+    if (config.events != nullptr) open_events_file();
     install_fatal_signal_handlers();
     state.store(State::active, std::memory_order_release);
     if (data_file.is_open() && config.timer) sampler::start();

@@ -91,6 +91,10 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
         else
             reject(config, "MEMUSAGE_SITES_SEED", kSeedExpected);
     }
+    const char* events = getenv("MEMUSAGE_EVENTS");
+    if (events != nullptr && events[0] != '\0') config.events = events;
+    if (const char* owner = getenv(kEventsOwnerVariable))
+        config.events_owner = strtol(owner, nullptr, 10);
     const char* color = getenv("MEMUSAGE_COLOR");
     if (color != nullptr && strcmp(color, "always") == 0) config.color = ColorMode::always;
     if (color != nullptr && strcmp(color, "never") == 0) config.color = ColorMode::never;

@@ -25,8 +25,10 @@ struct Config {
     uint64_t sites_sample = 0;  // MEMUSAGE_SITES_SAMPLE: bytes between samples; 0 exact
     bool sites_seeded = false;  // MEMUSAGE_SITES_SEED given: the sampling's seed
     uint64_t sites_seed = 0;
-    GateConfig gate;            // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
-    bool thread_table = false;  // MEMUSAGE_THREADS: a row per thread after the summary
+    const char* events = nullptr;  // MEMUSAGE_EVENTS: the event recording; null when unset or empty
+    long events_owner = 0;         // MEMUSAGE_EVENTS_OWNER: the process writing it; 0 if none yet
+    GateConfig gate;               // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
+    bool thread_table = false;     // MEMUSAGE_THREADS: a row per thread after the summary
 
     // Variables that were set but could not be used, each with what it should have
     // held: the collector says so on standard error and runs without them.
@@ -51,6 +53,8 @@ struct Config {
 inline constexpr const char kOutputOwnerVariable[] = "MEMUSAGE_OUTPUT_OWNER";
 // The same for the allocation-sites file (MEMUSAGE_SITES).
 inline constexpr const char kSitesOwnerVariable[] = "MEMUSAGE_SITES_OWNER";
+// The same for the event recording (MEMUSAGE_EVENTS).
+inline constexpr const char kEventsOwnerVariable[] = "MEMUSAGE_EVENTS_OWNER";
 
 // Where the MEMUSAGE_LIMIT and MEMUSAGE_FAIL_* variables are wrong, the words that say
 // what they should hold; the driver checks its options with the same parsers.

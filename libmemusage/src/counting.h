@@ -46,7 +46,11 @@ class Counting {
         return false;
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
-    void allocated(uint64_t size) { record(static_cast<int64_t>(size), site_); }
+    void allocated(uint64_t size, const void* block) {
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(static_cast<int64_t>(size), site_, address_of(block), 0, size);
+        record(static_cast<int64_t>(size), site_);
+    }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
     // ones (MAP_FIXED) replaces their accessible bytes.
     void mapped(uint64_t accessible_bytes, uint64_t replaced_bytes) {
@@ -63,27 +67,39 @@ class Counting {
         ++log_.stats.histogram[histogram_bucket(new_size)];
     }
     void realloc_call() { ++log_.stats.calls_of(Call::realloc); }
-    void realloc_freed(uint64_t old_size) {
+    void realloc_freed(uint64_t old_size, const void* block) {
         released(old_size);
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(-static_cast<int64_t>(old_size),
+                                site_word(SiteChange::freed, site_), 0, address_of(block), 0);
         record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_));
     }
-    // "nomove" counts resizes done in place, whatever the label suggests.
-    void reallocated(uint64_t old_size, uint64_t new_size, bool moved) {
+    // "nomove" counts resizes done in place, whatever the label suggests. `old_block`
+    // is null for realloc(NULL, n), which makes a new block.
+    void reallocated(uint64_t old_size, uint64_t new_size, bool moved, const void* old_block,
+                     const void* new_block) {
         if (!moved) ++log_.stats.realloc_nomove;
         if (new_size < old_size) {
             ++log_.stats.realloc_dec;
             released(old_size - new_size);
         }
-        record(static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size), site_);
+        int64_t change = static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size);
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(change, site_, address_of(new_block), address_of(old_block),
+                                new_size);
+        record(change, site_);
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
-    void freed(uint64_t size) {
+    void freed(uint64_t size, const void* block) {
         released(size);
         ++log_.stats.calls_of(Call::free);
         log_.stats.bytes_of(Call::free) += size;
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_), 0,
+                                address_of(block), 0);
         record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_));
     }
 
@@ -120,8 +136,23 @@ class Counting {
     void record(int64_t heap_change, uint32_t site = 0) {
         uint64_t stack = log_.stack_use(sp_);
         if (__builtin_expect(counting_extras::active(), 0))
-            return counting_extras::record(recorder_, log_, heap_change, stack, site);
+            return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
         recorder_.record(log_, heap_change, stack, site);
+    }
+    // The event recording (MEMUSAGE_EVENTS) keeps what each heap event did to which block:
+    // the block the event made (`address`), the one it ended (`old_address`) and the
+    // block's size now. Out of line, and chosen in the heap functions, so that record()
+    // and the hooks are what they are without it, registers included.
+    bool recording_blocks() const { return recorder_.logs_have_blocks(); }
+    static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
+    __attribute__((noinline)) void record_block(int64_t heap_change, uint32_t site,
+                                                uint64_t address, uint64_t old_address,
+                                                uint64_t size) {
+        uint64_t stack = log_.stack_use(sp_);
+        BlockChange block{address, old_address, size};
+        if (__builtin_expect(counting_extras::active(), 0))
+            return counting_extras::record(recorder_, log_, heap_change, stack, site, &block);
+        recorder_.record_with_block(log_, heap_change, stack, site, block);
     }
     void released(uint64_t bytes) {
         if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);
@@ -141,15 +172,15 @@ struct Uncounted {
     void failed(Call) {}
     bool admit(Call, uint64_t) { return true; }
     void admission_unused(uint64_t) {}
-    void allocated(uint64_t) {}
+    void allocated(uint64_t, const void*) {}
     void mapped(uint64_t, uint64_t) {}
     void protection_changed(int64_t) {}
     void resize_requested(Call, uint64_t, uint64_t) {}
     void realloc_call() {}
-    void realloc_freed(uint64_t) {}
-    void reallocated(uint64_t, uint64_t, bool) {}
+    void realloc_freed(uint64_t, const void*) {}
+    void reallocated(uint64_t, uint64_t, bool, const void*, const void*) {}
     void free_null() {}
-    void freed(uint64_t) {}
+    void freed(uint64_t, const void*) {}
     uint32_t site(uint64_t) { return 0; }
     void keep_site(uint32_t) {}
     void unmap_requested() {}

@@ -20,10 +20,13 @@ __attribute__((noinline)) void release(uint64_t bytes) {
 }
 
 __attribute__((noinline)) void record(Recorder& recorder, ThreadLog& log, int64_t heap_change,
-                                      uint64_t stack, uint32_t site) {
+                                      uint64_t stack, uint32_t site, const BlockChange* block) {
     log.net_heap += heap_change;
     log.note_stack(stack);
-    recorder.record(log, heap_change, stack, site);
+    if (block != nullptr)
+        recorder.record_with_block(log, heap_change, stack, site, *block);
+    else
+        recorder.record(log, heap_change, stack, site);
     if (heap_observer.armed()) heap_observer.notify(recorder.current_heap(&log));
 }
 

@@ -11,6 +11,7 @@
 namespace memusage {
 
 struct ThreadLog;
+struct BlockChange;
 class Recorder;
 
 namespace counting_extras {
@@ -23,8 +24,10 @@ inline void turn_on() { on.store(true, std::memory_order_relaxed); }
 // The slow halves, out of line so the common path stays small.
 bool admit(Call call, uint64_t bytes);  // false: the call must fail with ENOMEM
 void release(uint64_t bytes);           // bytes left the heap, or an admission went unused
-// The event recorded, with what the extras add around it.
-void record(Recorder& recorder, ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site);
+// The event recorded, with what the extras add around it; `block` for the event recording
+// (null when it is off).
+void record(Recorder& recorder, ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site,
+            const BlockChange* block);
 
 }  // namespace counting_extras
 }  // namespace memusage

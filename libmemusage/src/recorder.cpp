@@ -45,6 +45,26 @@ void pause_briefly(int round) {
     nanosleep(&pause, nullptr);
 }
 
+// A running thread's name, from the kernel (the thread may be busy elsewhere). With
+// system calls only: this may run in a fatal signal's handler.
+void read_thread_name(pid_t tid, char (&name)[16]) {
+    char path[64] = "/proc/self/task/";
+    size_t n = strlen(path);
+    char digits[16];
+    size_t count = 0;
+    for (auto value = static_cast<uint32_t>(tid); count == 0 || value != 0; value /= 10)
+        digits[count++] = static_cast<char>('0' + value % 10);
+    while (count > 0) path[n++] = digits[--count];
+    memcpy(path + n, "/comm", sizeof "/comm");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t length = read(fd, name, sizeof(name) - 1);
+    close(fd);
+    if (length <= 0) return;
+    if (name[length - 1] == '\n') --length;
+    name[length] = '\0';
+}
+
 bool thread_alive(pid_t process, pid_t thread) {
     return syscall(SYS_tgkill, process, thread, 0) == 0 || errno != ESRCH;
 }
@@ -79,6 +99,7 @@ bool Recorder::init(DataFile* file, uint32_t buffer_records) {
         if (stream_.output == nullptr) return false;
         stream_.output_capacity = buffer_records;
         file_ = file;
+        stamp_direct_ = true;
     }
     direct_allowed_ = process_barrier::prepare();
     return true;
@@ -157,7 +178,8 @@ ThreadLog* Recorder::take_free_log_locked(bool may_merge) {
         reclaim_locked(true);
     }
     if (!ensure_cursor_room(log_count_ + 1)) return nullptr;
-    auto* log = static_cast<ThreadLog*>(allocate_pages(ThreadLog::bytes_for(log_capacity_)));
+    auto* log = static_cast<ThreadLog*>(
+        allocate_pages(ThreadLog::bytes_for(log_capacity_, logs_have_blocks_)));
     if (log == nullptr) return nullptr;
     log->in_use = false;
     log->next = logs_;
@@ -232,6 +254,7 @@ void Recorder::retire_locked(ThreadLog& log) {
         retired_.add_counts(retiring->stats);
         retiring->in_use = false;
     }
+    if (events_ != nullptr && log.parent == nullptr) record_thread_name_locked(log);
     if (log.ended && log.owner_thread != log.owner_process) --ended_count_;
     log.ended = false;
     log.nested = nullptr;
@@ -334,15 +357,28 @@ void Recorder::merge_full_log(ThreadLog& log) {
     unlock();
 }
 
+void Recorder::record_with_block(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site,
+                                 const BlockChange& block) {
+    if (log.records_directly.load(std::memory_order_relaxed) &&
+        record_directly(log, heap_change, stack, site, nullptr, &block))
+        return;
+    uint32_t n = log.published.load(std::memory_order_relaxed);
+    log.events[n] = Event{ordered_cycle_counter(), heap_change, saturated(stack), site};
+    log.blocks()[n] = block;
+    log.published.store(n + 1, std::memory_order_release);
+    if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
+}
+
 void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack) {
     if (log.records_directly.load(std::memory_order_relaxed) &&
-        record_directly(log, 0, stack, 0, &time))
+        record_directly(log, 0, stack, 0, &time, nullptr))
         return;
     uint32_t n = log.published.load(std::memory_order_relaxed);
     // Filling the log means merging it, which needs the lock: only if it is free.
     bool fills = n + 1 == log.capacity;
     if (fills && !try_lock()) return;
     log.events[n] = Event{time, 0, saturated(stack), 0};
+    if (logs_have_blocks_) log.blocks()[n] = BlockChange{};
     log.published.store(n + 1, std::memory_order_release);
     if (!fills) return;
     empty_full_log_locked(log);
@@ -416,10 +452,18 @@ void Recorder::merge_locked(ThreadLog* own, uint64_t cutoff) {
 // The hot loop of the merge: the stream's state stays in registers. Whenever the
 // stream is stored, the log says how far it is merged: a fork that catches a merge
 // (during a write, most likely) leaves the child a stream and logs that agree.
-const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event* end,
-                                uint64_t bound) {
+template <bool kRecordingEvents>
+inline const Event* Recorder::emit_run_as(ThreadLog& log, const Event* event, const Event* end,
+                                          uint64_t bound) {
     Stream stream = stream_;
+    // A nested log's events are its thread's.
+    const ThreadLog& thread = log.parent != nullptr ? *log.parent : log;
+    uint64_t serial = thread.serial + 1, tid = static_cast<uint64_t>(thread.owner_thread);
     do {
+        // Into the recording before the stream: a signal handler's exit() that stops the
+        // data file's write below finds every event of the stream in the recording.
+        if constexpr (kRecordingEvents)
+            events_->add(serial, tid, event->time, event->site, log.blocks()[event - log.events]);
         if (__builtin_expect(stream.add(event->heap_change, event->stack, event->time, event->site),
                              0)) {
             stream_ = stream;
@@ -434,6 +478,17 @@ const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event*
     stream_ = stream;
     log.consumed = static_cast<uint32_t>(event - log.events);
     return event;
+}
+
+const Event* Recorder::emit_run(ThreadLog& log, const Event* event, const Event* end,
+                                uint64_t bound) {
+    if (__builtin_expect(events_ != nullptr, 0)) return emit_run_recording(log, event, end, bound);
+    return emit_run_as<false>(log, event, end, bound);
+}
+
+const Event* Recorder::emit_run_recording(ThreadLog& log, const Event* event, const Event* end,
+                                          uint64_t bound) {
+    return emit_run_as<true>(log, event, end, bound);
 }
 
 void Recorder::write_output() {
@@ -458,8 +513,16 @@ void Recorder::fold_counters_locked(Stats& totals) {
 // records and its header.
 void Recorder::complete_file_locked(uint64_t end_time) {
     direct_allowed_ = false;
+    if (events_ != nullptr) events_->settle_interrupted_add();
     merge_locked(nullptr, UINT64_MAX);
     stream_.sites = nullptr;  // complete: what threads still do after this changes no figure
+    if (events_ != nullptr) {
+        for (ThreadLog* log = logs_; log != nullptr; log = log->next)
+            if (log->in_use && log->parent == nullptr) record_thread_name_locked(*log);
+        EventsFile* events = events_;
+        events_ = nullptr;
+        events->finish();
+    }
     if (file_ == nullptr) return;
     write_output();
     if (stream_.last_time > end_time) end_time = stream_.last_time;
@@ -573,6 +636,13 @@ __attribute__((no_sanitize("thread"))) void Recorder::snapshot(Stats& totals, Th
     unlock();
 }
 
+// The thread's name (read now if nobody has), for the event recording.
+void Recorder::record_thread_name_locked(ThreadLog& log) {
+    if (log.name[0] == '\0' && log.owner_process == getpid())
+        read_thread_name(log.owner_thread, log.name);
+    events_->add_thread_name(log.serial + 1, log.name);
+}
+
 void Recorder::keep_thread_rows() {
     counting_extras::turn_on();
     lock();
@@ -610,24 +680,6 @@ void Recorder::keep_row_locked(const ThreadLog& log) {
     }
 }
 
-namespace {
-
-// A running thread's name, from the kernel (the thread may be busy elsewhere).
-void read_thread_name(int64_t tid, char (&name)[16]) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%lld/comm", static_cast<long long>(tid));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    ssize_t n = read(fd, name, sizeof(name) - 1);
-    close(fd);
-    if (n <= 0) return;
-    size_t length = static_cast<size_t>(n);
-    if (name[length - 1] == '\n') --length;
-    name[length] = '\0';
-}
-
-}  // namespace
-
 const ThreadRow* Recorder::thread_rows(size_t& count) {
     lock();
     if (keep_rows_) {
@@ -658,8 +710,12 @@ void Recorder::after_fork_in_child(ThreadLog* own) {
     file_ = nullptr;
     stream_.output = nullptr;
     stream_.output_used = 0;
+    EventsFile* events = events_;
+    events_ = nullptr;
+    stamp_direct_ = false;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     if (file != nullptr) file->close();
+    if (events != nullptr) events->close();
     // A thread that recorded directly does not exist here (unless it is this one).
     if (direct_owner_ != own) direct_owner_ = nullptr;
     // A held lock means that another thread was inside the recorder at the fork (it

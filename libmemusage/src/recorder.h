@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "data_file.h"
+#include "events_file.h"
 #include "memusage/record.h"
 #include "memusage/stats.h"
 #include "memusage/summary.h"
@@ -89,19 +90,36 @@ class Recorder {
 
     // Allocation sites: the stream keeps their figures from now on. Before any thread records.
     void keep_site_figures(SiteAccounts* accounts) { stream_.sites = accounts; }
+    // The event recording: every heap block event of the stream goes to `file` too, in the
+    // stream's order, and a thread recording alone stamps its events. Before any thread
+    // records (the logs are made with room for their events' blocks).
+    void record_events(EventsFile* file) {
+        events_ = file;
+        stamp_direct_ = true;
+        logs_have_blocks_ = true;
+    }
+    // The logs have room for their events' blocks (set once, before any thread records).
+    bool logs_have_blocks() const { return logs_have_blocks_; }
 
     // One event of the owner's thread: straight into the stream while it is the only
     // thread recording, else appended to its log, merged when the log fills up. `site`
     // is the event's site word (site_accounts.h).
     void record(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site = 0) {
         if (log.records_directly.load(std::memory_order_relaxed) &&
-            record_directly(log, heap_change, stack, site, nullptr))
+            record_directly(log, heap_change, stack, site, nullptr, nullptr))
             return;
         uint32_t n = log.published.load(std::memory_order_relaxed);
         log.events[n] = Event{ordered_cycle_counter(), heap_change, saturated(stack), site};
+        if (__builtin_expect(logs_have_blocks_, 0)) log.blocks()[n] = BlockChange{};
         log.published.store(n + 1, std::memory_order_release);
         if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
     }
+    // The same with the event recording on (logs_have_blocks()): `block` is what the event
+    // did to which heap block. Out of line, so that the recording costs the calls nothing
+    // when it is off (inlined, its registers would be saved and restored on every call).
+    __attribute__((noinline)) void record_with_block(ThreadLog& log, int64_t heap_change,
+                                                     uint64_t stack, uint32_t site,
+                                                     const BlockChange& block);
     // The same from a signal handler, which must never wait: the event is dropped
     // when the log would need merging while another thread merges.
     void record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack);
@@ -151,24 +169,29 @@ class Recorder {
   private:
     // Direct recording. A thread alone needs neither its log nor the lock nor a fenced
     // stamp (which costs as much as the program's own malloc here): it adds its events
-    // to the stream itself, stamped only when there is a file. The first other thread
-    // to arrive takes that right away, behind a process-wide barrier, and from then on
-    // every thread logs, stamped with a fenced reading of the cycle counter so that the
-    // processor cannot read it before it has seen what another thread handed over (a
-    // block to free, a flag saying a block was freed): a consequence is always stamped
-    // after its cause. A thread that finds itself alone again when its log fills goes
-    // back to direct recording.
+    // to the stream itself, stamped only when there is a file (the data file or the event
+    // recording). The first other thread to arrive takes that right away, behind a
+    // process-wide barrier, and from then on every thread logs, stamped with a fenced
+    // reading of the cycle counter so that the processor cannot read it before it has
+    // seen what another thread handed over (a block to free, a flag saying a block was
+    // freed): a consequence is always stamped after its cause. A thread that finds itself
+    // alone again when its log fills goes back to direct recording.
     // `signal_time`: the event is a profiling tick, taken at that time by a handler.
+    // `block`: the event's heap block, for the event recording (null: none, or not kept).
     bool record_directly(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site,
-                         const uint64_t* signal_time) {
+                         const uint64_t* signal_time, const BlockChange* block) {
         log.recording.store(true, std::memory_order_relaxed);
         // The barrier another thread runs orders the store above before the load below.
         std::atomic_signal_fence(std::memory_order_seq_cst);
         bool direct = log.records_directly.load(std::memory_order_relaxed);
         if (direct) {
-            uint64_t time = signal_time != nullptr      ? *signal_time
-                            : stream_.output != nullptr ? cycle_counter()
-                                                        : 0;
+            uint64_t time = signal_time != nullptr ? *signal_time
+                            : stamp_direct_        ? cycle_counter()
+                                                   : 0;
+            // Before the stream, as in the merge (emit_run).
+            if (block != nullptr && events_ != nullptr)
+                events_->add(log.serial + 1, static_cast<uint64_t>(log.owner_thread), time, site,
+                             *block);
             if (__builtin_expect(stream_.add(heap_change, saturated(stack), time, site), 0))
                 write_output();
         }
@@ -212,6 +235,16 @@ class Recorder {
     void empty_full_log_locked(ThreadLog& log);
     void merge_locked(ThreadLog* own, uint64_t cutoff);
     const Event* emit_run(ThreadLog& log, const Event* event, const Event* end, uint64_t bound);
+    // The loop itself: inlined into emit_run without the recording, so that the merge's
+    // common path costs what it did; out of line with it (emit_run_recording).
+    template <bool kRecordingEvents>
+    __attribute__((always_inline)) inline const Event* emit_run_as(ThreadLog& log,
+                                                                   const Event* event,
+                                                                   const Event* end,
+                                                                   uint64_t bound);
+    __attribute__((noinline)) const Event* emit_run_recording(ThreadLog& log, const Event* event,
+                                                              const Event* end, uint64_t bound);
+    void record_thread_name_locked(ThreadLog& log);
     void write_output();
     static constexpr int kCrashWaits = 2000;  // yields a fatal signal's handler waits at most
     void complete_file_locked(uint64_t end_time);
@@ -236,7 +269,10 @@ class Recorder {
     ThreadLog* direct_owner_ = nullptr;
 
     Stream stream_;
-    Stats retired_ = {};  // counters of threads that have exited
+    Stats retired_ = {};             // counters of threads that have exited
+    EventsFile* events_ = nullptr;   // the event recording, when on (and this process's)
+    bool stamp_direct_ = false;      // a thread recording directly stamps its events
+    bool logs_have_blocks_ = false;  // record_events() was called: see ThreadLog::blocks()
 
     // The per-thread table's rows (of threads that ended, then of all at the end).
     bool keep_rows_ = false;

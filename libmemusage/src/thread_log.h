@@ -21,6 +21,15 @@ struct Event {
 };
 static_assert(sizeof(Event) == 24, "a log holds as many events as before sites");
 
+// What a heap event did to which block, kept beside its Event only while the event
+// recording (MEMUSAGE_EVENTS) is on. allocate: address only; release: old_address only;
+// resize: both; neither: no heap block (a profiling tick, a traced map).
+struct BlockChange {
+    uint64_t address;      // the block after the event
+    uint64_t old_address;  // the block before it
+    uint64_t size;         // allocate and resize: the block's size now
+};
+
 struct ThreadLog {
     // Owner only.
     Stats stats;
@@ -68,9 +77,14 @@ struct ThreadLog {
 
     Event events[1];  // `capacity` of them; the log is allocated with room for all
 
-    static size_t bytes_for(uint32_t capacity) {
-        return sizeof(ThreadLog) + (capacity - 1) * sizeof(Event);
+    static size_t bytes_for(uint32_t capacity, bool with_blocks = false) {
+        return sizeof(ThreadLog) + (capacity - 1) * sizeof(Event) +
+               (with_blocks ? capacity * sizeof(BlockChange) : 0);
     }
+    // With the event recording on, the logs are made with the blocks of events
+    // [0, capacity) after the events, written with the events they go with. Not a field:
+    // one would move the fields the owner and the merge share across cache lines.
+    BlockChange* blocks() { return reinterpret_cast<BlockChange*>(events + capacity); }
 
     uint64_t stack_use(uintptr_t sp) {
         if (stack_start == 0) stack_start = sp;

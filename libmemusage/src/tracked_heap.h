@@ -72,7 +72,7 @@ void* counted(Counter& counter, Call call, size_t size, void* block) {
         counter.admission_unused(size);
         counter.failed(call);
     } else {
-        counter.allocated(size);
+        counter.allocated(size, block);
     }
     return block;
 }
@@ -125,7 +125,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
             counter.admission_unused(size);
             counter.failed(Call::realloc);
         } else
-            counter.reallocated(0, size, true);
+            counter.reallocated(0, size, true, nullptr, fresh);
         return fresh;
     }
     OurBlock old;
@@ -133,7 +133,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
     counter.keep_site(old.site);  // a resized block stays at the site that allocated it
     if (size == 0) {
         counter.realloc_call();
-        counter.realloc_freed(old.size);
+        counter.realloc_freed(old.size, block);
         detail::free_real(block, old);
         return nullptr;
     }
@@ -161,7 +161,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
         counter.admission_unused(growth);
         counter.failed(Call::realloc);
     } else {
-        counter.reallocated(old.size, size, moved);
+        counter.reallocated(old.size, size, moved, block, resized);
     }
     return resized;
 }
@@ -199,7 +199,7 @@ __attribute__((always_inline)) inline void release(Counter counter, void* block)
     // Recorded before the memory goes back, so another thread that gets it next is
     // recorded after us.
     counter.keep_site(ours.site);
-    counter.freed(ours.size);
+    counter.freed(ours.size, block);
     detail::free_real(block, ours);
 }
 

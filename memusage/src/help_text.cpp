@@ -23,6 +23,8 @@ std::string_view help_text() {
            "                          sites: by bytes at the heap peak, leaked, allocated\n"
            "      --sites-sample[=BYTES]  The same from a sample: a stack every BYTES\n"
            "                          (512k) allocated on average; figures are estimates\n"
+           "      --events=FILE       Record every heap block's allocation, resize and free\n"
+           "                          (address, size, thread, site) in FILE\n"
            "\n"
            " Out-of-memory testing (allocations fail as glibc's malloc fails, ENOMEM):\n"
            "      --limit=SIZE        Refuse allocations that would take the heap past\n"
@@ -53,8 +55,8 @@ std::string_view help_text() {
 std::string_view usage_text() {
     return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
            "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--threads]\n"
-           "\t    [--sites[=N]] [--sites-sample[=BYTES]] [--limit=SIZE]\n"
-           "\t    [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
+           "\t    [--sites[=N]] [--sites-sample[=BYTES]] [--events=FILE]\n"
+           "\t    [--limit=SIZE] [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
            "\t    [--fail-seed=S] [--time-based]\n"
            "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
            "\t    PROGRAM [PROGRAMOPTION]...\n";

@@ -28,6 +28,7 @@ po::options_description driver_option_table() {
         ("color", po::value<std::string>())             //
         ("sites", optional_count)                       //
         ("sites-sample", optional_interval)             //
+        ("events", po::value<std::string>())            //
         ("limit", po::value<std::string>())             //
         ("fail-at", po::value<std::string>())           //
         ("fail-from", po::value<std::string>())         //
@@ -163,6 +164,9 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
             return invalid("sampling interval") +
                    "; use 1 byte to 1G: digits, then nothing or k, M, G (KiB, MiB, GiB)";
         out.sites_sample = interval;
+    } else if (key == "events") {
+        if (value.empty()) return invalid("file name");
+        out.events_path = value;
     } else if (key == "limit") {
         uint64_t bytes;
         if (!parse_size(value.c_str(), bytes))

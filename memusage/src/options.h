@@ -25,6 +25,7 @@ struct DriverOptions {
     std::optional<ColorWhen> color;  // --color; unset leaves the collector's own choice
     std::optional<unsigned> sites;   // --sites[=N]: report the top N allocation sites
     std::string sites_sample;        // --sites-sample[=BYTES]: as given, or the default
+    std::string events_path;         // --events: record every heap event here; empty: none
     // Out-of-memory testing and the per-thread table, as given (validated).
     std::string limit;             // --limit=SIZE
     std::string fail_at;           // --fail-at=N

@@ -11,6 +11,11 @@
 // zigzag-encoded. Every chunk starts from nothing (a Clock record sets the time, the address
 // base is 0, and no thread is current until a Thread record), so a reader can resynchronise
 // at a chunk and a damaged chunk spoils only itself. Native byte order for the fixed parts.
+//
+// A chunk reaches the file with its first byte (the Clock record's kind) written last, so
+// a run killed halfway through writing one leaves a 0 where that chunk's kind byte would
+// be: a reader ends there, with the whole chunks before it. (Without that, a write cut
+// inside a varint leaves a shorter varint followed by zeros, which decodes as records.)
 #pragma once
 
 #include <cstddef>
@@ -42,12 +47,14 @@ enum class Kind : uint8_t {
     // instant. Starts every chunk. Two clocks far apart give the counter's rate.
     clock = 1,  // varint time, varint ns
     // The records that follow until the next Thread record are that thread's. `serial`
-    // numbers threads in the order they first counted (the --threads table's order).
+    // numbers threads from 1 in the order they first counted (the --threads table's
+    // order); 0 is never written, so that a reader can keep 0 for "no thread yet".
     thread = 2,  // varint serial, varint tid
     // A thread's name, as it had when it ended (or at exit).
     thread_name = 3,  // varint serial, varint length, length bytes
     // A new block. `time_delta` is from the previous record's time in the chunk;
-    // `address` is a zigzag delta from the previous record's address (0 at a chunk start).
+    // `address` is a zigzag delta from the previous record's address (0 at a chunk start):
+    // the block's address for an allocate or release, the new address for a resize.
     // site 0: none (sites off, or not known).
     allocate = 4,  // varint time_delta, zigzag address, varint size, varint site
     // A block freed; its size and site are the ones it was allocated (or resized) with.

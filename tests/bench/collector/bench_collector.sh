@@ -9,6 +9,8 @@
 # under our libmemusage.so and under glibc's, in turns. Each figure is the median of RUNS
 # runs, and ratios are to the bare run, so machine noise hits every column alike. "+RSS"
 # is the median extra maximum resident set our collector adds to the bare run.
+# Then the event recording's rows (MEMUSAGE_EVENTS, alone and with MEMUSAGE_SITES), ours
+# only, with the recording's bytes per event.
 # When heaptrack is installed, a last row gives its ratio on 1 thread (3 runs), for scale.
 # Then the allocation-sites table (issue 9): the same workload bare, under ours without
 # sites, with exact sites, with sites sampled every 512 KiB, and under heaptrack (recording,
@@ -68,6 +70,35 @@ for threads in 1 2; do
             "$(awk -v a="$bare" 'BEGIN {print a / 1e6}')" "$(awk -v a="$ours_ns" 'BEGIN {print a / 1e6}')" \
             "$(awk -v a="$ours_ns" -v b="$bare" 'BEGIN {printf "%.2fx", a / b}')" \
             "$glibc_ns" "$glibc_x" "$(median <"$work/rss")"
+    done
+done
+
+# The event recording (issue 11), alone and with allocation sites: ours only, against
+# the bare run, with the recording's size per event (the trailer's count; the sites file
+# goes to the same directory as the data files).
+events_file=$data_file.events
+events_sites_file=$data_file.sites
+trap 'rm -rf "$work" "$data_file" "$events_file" "$events_sites_file"' EXIT
+printf '\n%-8s %-16s %10s %10s %7s %12s\n' threads recording "bare ms" "ours ms" ours "bytes/event"
+for threads in 1 2; do
+    for recording in "events file" "events + sites"; do
+        vars=("MEMUSAGE_EVENTS=$events_file")
+        [ "$recording" = "events + sites" ] && vars+=("MEMUSAGE_SITES=$events_sites_file")
+        : >"$work/bare" : >"$work/ours"
+        for ((i = 0; i < runs; i++)); do
+            time_of "$work/bare" MEMUSAGE_BENCH=bare
+            time_of "$work/ours" "${vars[@]}" LD_PRELOAD="$ours"
+        done
+        # The trailer's event_count: the 8 bytes after its magic, 48 bytes from the end.
+        bytes=$(stat -c %s "$events_file")
+        events=$(od -An -t u8 -j $((bytes - 40)) -N 8 "$events_file" | tr -d ' ')
+        rm -f "$events_file" "$events_sites_file"
+        bare=$(cut -d' ' -f1 "$work/bare" | median)
+        ours_ns=$(cut -d' ' -f1 "$work/ours" | median)
+        printf '%-8s %-16s %10.0f %10.0f %7s %12.2f\n' "$threads" "$recording" \
+            "$(awk -v a="$bare" 'BEGIN {print a / 1e6}')" "$(awk -v a="$ours_ns" 'BEGIN {print a / 1e6}')" \
+            "$(awk -v a="$ours_ns" -v b="$bare" 'BEGIN {printf "%.2fx", a / b}')" \
+            "$(awk -v a="$bytes" -v b="$events" 'BEGIN {print b > 0 ? a / b : 0}')"
     done
 done
 

@@ -5,6 +5,9 @@
 namespace memusage {
 namespace {
 
+// A block's address: the counts do not depend on it.
+const void* const kBlock = reinterpret_cast<const void*>(0x1000);
+
 // SPEC section 3: what each outcome of each call counts as.
 class CountingTest : public ::testing::Test {
   protected:
@@ -26,7 +29,7 @@ class CountingTest : public ::testing::Test {
 
 TEST_F(CountingTest, MallocCountsTheRequestThenTheOutcome) {
     at().allocation_requested(Call::malloc, 100);
-    at().allocated(100);
+    at().allocated(100, kBlock);
     at().allocation_requested(Call::malloc, 1ULL << 46);
     at().failed(Call::malloc);
     Stats s = finish();
@@ -52,11 +55,11 @@ TEST_F(CountingTest, ImpossibleSizesAreFailedCallsInTheLargeBucket) {
 
 TEST_F(CountingTest, ReallocCountsGrowthAndTheNewSize) {
     at().allocation_requested(Call::malloc, 100);
-    at().allocated(100);
+    at().allocated(100, kBlock);
     at().resize_requested(Call::realloc, 100, 300);  // grows, moves
-    at().reallocated(100, 300, true);
+    at().reallocated(100, 300, true, kBlock, kBlock);
     at().resize_requested(Call::realloc, 300, 50);  // shrinks in place
-    at().reallocated(300, 50, false);
+    at().reallocated(300, 50, false, kBlock, kBlock);
     at().resize_requested(Call::realloc, 50, 5000);  // fails
     at().failed(Call::realloc);
     Stats s = finish();
@@ -75,9 +78,9 @@ TEST_F(CountingTest, ReallocCountsGrowthAndTheNewSize) {
 
 TEST_F(CountingTest, ReallocToZeroFreesWithoutAHistogramEntry) {
     at().allocation_requested(Call::calloc, 64);
-    at().allocated(64);
+    at().allocated(64, kBlock);
     at().realloc_call();
-    at().realloc_freed(64);
+    at().realloc_freed(64, kBlock);
     Stats s = finish();
     EXPECT_EQ(s.calls_of(Call::realloc), 1u);
     EXPECT_EQ(s.realloc_free, 1u);
@@ -88,9 +91,9 @@ TEST_F(CountingTest, ReallocToZeroFreesWithoutAHistogramEntry) {
 
 TEST_F(CountingTest, FreeCountsCallsAndBytes) {
     at().allocation_requested(Call::malloc, 10);
-    at().allocated(10);
+    at().allocated(10, kBlock);
     at().free_null();
-    at().freed(10);
+    at().freed(10, kBlock);
     Stats s = finish();
     EXPECT_EQ(s.calls_of(Call::free), 2u);
     EXPECT_EQ(s.bytes_of(Call::free), 10u);
@@ -132,9 +135,9 @@ TEST_F(CountingTest, ReservedSpaceCountsOnlyOnceCommitted) {
 
 TEST_F(CountingTest, StackIsTheDepthBelowTheFirstStackPointerSeen) {
     at(0x10000).allocation_requested(Call::malloc, 1);
-    at(0x10000).allocated(1);
-    at(0x10000 - 400).allocated(1);
-    at(0x10000 + 64).allocated(1);  // above the first: no depth, not negative
+    at(0x10000).allocated(1, kBlock);
+    at(0x10000 - 400).allocated(1, kBlock);
+    at(0x10000 + 64).allocated(1, kBlock);  // above the first: no depth, not negative
     EXPECT_EQ(finish().stack_peak, 400u);
 }
 

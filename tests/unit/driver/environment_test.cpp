@@ -64,6 +64,15 @@ TEST(ChildEnvironment, SampledSitesGetTheirInterval) {
     EXPECT_EQ(value_of(result, "MEMUSAGE_SITES_SAMPLE"), "<unset>");
 }
 
+TEST(ChildEnvironment, EventsGoToTheirFileAndAnEnclosingRunsOwnerIsForgotten) {
+    DriverOptions options;
+    options.events_path = "run.events";
+    Entries result = child_environment({"MEMUSAGE_EVENTS_OWNER=4242"}, options, kCollector, "");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_EVENTS"), "run.events");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_EVENTS_OWNER"), "<unset>");
+    EXPECT_EQ(value_of(child_environment({}, {}, kCollector, ""), "MEMUSAGE_EVENTS"), "<unset>");
+}
+
 // The run starts with the driver, whatever the program is: it records the data file's
 // state for every process of the run, replacing the record of an enclosing run.
 TEST(ChildEnvironment, TheRunStartsWithTheDataFilesStateNow) {

@@ -345,5 +345,14 @@ TEST(DriverSitesOption, SamplingHasADefaultIntervalAndImpliesTheReport) {
               std::string::npos);
 }
 
+TEST(DriverEventsOption, NamesTheRecordingsFile) {
+    DriverOptions options = parse_ok({"--events=run.events", "prog"});
+    EXPECT_EQ(options.events_path, "run.events");
+    EXPECT_EQ(parse_ok({"--ev", "x", "prog"}).events_path, "x");
+    EXPECT_EQ(parse_ok({"prog"}).events_path, "");
+    EXPECT_EQ(parse_error({"--events", "", "prog"}),
+              "memusage: invalid file name '' for '--events'");
+}
+
 }  // namespace
 }  // namespace memusage
