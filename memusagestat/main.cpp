@@ -1,5 +1,6 @@
 // memusagestat [OPTION]... DATAFILE [OUTFILE]: options in, one picture out.
-// memusagestat --sites=FILE [--top=N]: the allocation-site report of a sites file.
+// memusagestat --sites=FILE [--top=N]: the allocation-site report of a sites file, or its
+// leak report, folded stacks, DHAT JSON.
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cstdio>
@@ -7,7 +8,7 @@
 #include <vector>
 
 #include "memusagestat/graph.h"
-#include "sites_report.h"
+#include "sites_outputs.h"
 
 namespace po = boost::program_options;
 
@@ -15,7 +16,8 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
-    "  or:  memusagestat --sites=FILE [--top=N]\n"
+    "  or:  memusagestat --sites=FILE [--top=N] [--leaks] [--leak-exitcode=N]\n"
+    "                    [--folded=OUT [--folded-metric=METRIC]] [--dhat=OUT]\n"
     "Generate graphic from memory profiling data, or report allocation sites\n"
     "\n"
     "  -o, --output=FILE          Name output file (.png, .svg or .pdf; default\n"
@@ -29,6 +31,14 @@ constexpr const char* kHelp =
     "      --sites=FILE           Print the allocation-site report of FILE (written by\n"
     "                             memusage --sites or MEMUSAGE_SITES); no graphic\n"
     "      --top=N                Show N sites per ranking in that report (default 10)\n"
+    "      --leaks                With --sites: report only the blocks never freed,\n"
+    "                             by stack, largest first\n"
+    "      --leak-exitcode=N      With --leaks: exit with status N when there are leaks\n"
+    "      --folded=OUT           With --sites: write folded stacks to OUT (FlameGraph,\n"
+    "                             inferno, speedscope)\n"
+    "      --folded-metric=METRIC What they weigh: peak (default), leaked, allocated\n"
+    "                             or blocks\n"
+    "      --dhat=OUT             With --sites: write DHAT JSON to OUT (dh_view.html)\n"
     "  -?, --help                 Give this help list\n"
     "      --usage                Give a short usage message\n"
     "  -V, --version              Print program version\n"
@@ -41,7 +51,8 @@ constexpr const char* kUsage =
     "            [--output=FILE] [--string=STRING] [--time] [--total]\n"
     "            [--x-size=VALUE] [--y-size=VALUE] [--help] [--usage] [--version]\n"
     "            DATAFILE [OUTFILE]\n"
-    "   or: memusagestat --sites=FILE [--top=N]\n";
+    "   or: memusagestat --sites=FILE [--top=N] [--leaks] [--leak-exitcode=N]\n"
+    "            [--folded=OUT] [--folded-metric=METRIC] [--dhat=OUT]\n";
 
 constexpr const char* kVersion =
     "memusagestat (memusage) " MEMUSAGE_VERSION
@@ -63,39 +74,70 @@ bool parse_size(const std::string& text, unsigned& out) {
     return error == std::errc{} && stop == end && !text.empty();
 }
 
-int report_sites(const std::string& path, const std::string& top) {
-    memusagestat::SitesReportOptions options;
-    if (!top.empty() && (!parse_size(top, options.top) || options.top == 0))
-        return fail("invalid count '" + top + "' for --top (want a number above 0)");
-    std::string report;
-    if (std::string error = memusagestat::report_sites_file(path, options, report);
+// What --sites makes, as given on the command line.
+struct SitesRequest {
+    std::string path, top, leak_exitcode, folded, folded_metric, dhat;
+    bool leaks = false;
+};
+
+int report_sites(const SitesRequest& request) {
+    memusagestat::SitesOutputs outputs;
+    if (!request.top.empty() && (!parse_size(request.top, outputs.top) || outputs.top == 0))
+        return fail("invalid count '" + request.top + "' for --top (want a number above 0)");
+    unsigned leak_exitcode = 0;
+    if (!request.leak_exitcode.empty() &&
+        (!parse_size(request.leak_exitcode, leak_exitcode) || leak_exitcode > 255))
+        return fail("invalid exit status '" + request.leak_exitcode +
+                    "' for --leak-exitcode (want 0 to 255)");
+    if (!request.folded_metric.empty() &&
+        !memusagestat::parse_folded_metric(request.folded_metric, outputs.folded_metric))
+        return fail("invalid metric '" + request.folded_metric +
+                    "' for --folded-metric (want peak, leaked, allocated or blocks)");
+    if (!request.folded_metric.empty() && request.folded.empty())
+        return fail("--folded-metric goes with --folded");
+    outputs.leaks = request.leaks || !request.leak_exitcode.empty();
+    outputs.folded_path = request.folded;
+    outputs.dhat_path = request.dhat;
+    // The rankings, unless another report or an export is asked for.
+    outputs.rankings = !outputs.leaks && outputs.folded_path.empty() && outputs.dhat_path.empty();
+
+    memusagestat::SitesResult result;
+    if (std::string error = memusagestat::make_sites_outputs(request.path, outputs, result);
         !error.empty()) {
         std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
         return 1;
     }
-    return std::fputs(report.c_str(), stdout) < 0;
+    if (!result.warning.empty()) std::fprintf(stderr, "memusagestat: %s\n", result.warning.c_str());
+    if (std::fputs(result.text.c_str(), stdout) < 0) return 1;
+    return result.leaks_found ? static_cast<int>(leak_exitcode) : 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string output, title, x_size, y_size, sites, top;
+    std::string output, title, x_size, y_size;
+    SitesRequest sites;
     std::vector<std::string> files;
     bool time_based = false, total = false;
 
     po::options_description options;
-    options.add_options()                         //
-        ("output,o", po::value(&output))          //
-        ("string,s", po::value(&title))           //
-        ("time,t", po::bool_switch(&time_based))  //
-        ("total,T", po::bool_switch(&total))      //
-        ("x-size,x", po::value(&x_size))          //
-        ("y-size,y", po::value(&y_size))          //
-        ("sites", po::value(&sites))              //
-        ("top", po::value(&top))                  //
-        ("help,?", "")                            //
-        ("usage", "")                             //
-        ("version,V", "")                         //
+    options.add_options()                                   //
+        ("output,o", po::value(&output))                    //
+        ("string,s", po::value(&title))                     //
+        ("time,t", po::bool_switch(&time_based))            //
+        ("total,T", po::bool_switch(&total))                //
+        ("x-size,x", po::value(&x_size))                    //
+        ("y-size,y", po::value(&y_size))                    //
+        ("sites", po::value(&sites.path))                   //
+        ("top", po::value(&sites.top))                      //
+        ("leaks", po::bool_switch(&sites.leaks))            //
+        ("leak-exitcode", po::value(&sites.leak_exitcode))  //
+        ("folded", po::value(&sites.folded))                //
+        ("folded-metric", po::value(&sites.folded_metric))  //
+        ("dhat", po::value(&sites.dhat))                    //
+        ("help,?", "")                                      //
+        ("usage", "")                                       //
+        ("version,V", "")                                   //
         ("files", po::value(&files));
     po::positional_options_description positional;
     positional.add("files", -1);
@@ -119,9 +161,11 @@ int main(int argc, char** argv) {
 
     if (given.count("sites")) {
         if (!files.empty()) return fail("--sites takes no DATAFILE: '" + files[0] + "'");
-        return report_sites(sites, top);
+        return report_sites(sites);
     }
-    if (given.count("top")) return fail("--top only goes with --sites");
+    for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat"})
+        if (given.count(option) && !given[option].defaulted())
+            return fail(std::string("--") + option + " only goes with --sites");
     if (files.empty()) return fail("missing DATAFILE");
     if (files.size() > 2) return fail("too many arguments: '" + files[2] + "'");
 

@@ -21,6 +21,13 @@ std::string_view help_text() {
            "      --threads           Add a table with a row per thread to the summary\n"
            "      --sites[=N]         After the summary, report the top N (10) allocation\n"
            "                          sites: by bytes at the heap peak, leaked, allocated\n"
+           "      --leaks             After the summary, report the blocks never freed,\n"
+           "                          by stack, largest first\n"
+           "      --leak-exitcode=N   Exit with status N when there are leaks (--leaks)\n"
+           "      --folded=FILE       Write the sites as folded stacks (FlameGraph)\n"
+           "      --folded-metric=M   Weigh them by peak (default), leaked, allocated\n"
+           "                          or blocks\n"
+           "      --dhat=FILE         Write the sites as DHAT JSON (dh_view.html)\n"
            "\n"
            " Out-of-memory testing (allocations fail as glibc's malloc fails, ENOMEM):\n"
            "      --limit=SIZE        Refuse allocations that would take the heap past\n"
@@ -45,14 +52,16 @@ std::string_view help_text() {
            "Options end at PROGRAM or at '--'; everything after belongs to PROGRAM.\n"
            "\n"
            "Exit status: PROGRAM's; 128+N when it died of signal N; 127 when it could\n"
-           "not be run; 1 for a bad command line.\n";
+           "not be run; 1 for a bad command line; N of --leak-exitcode=N when it\n"
+           "exited leaving leaks.\n";
 }
 
 std::string_view usage_text() {
     return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
            "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--threads]\n"
-           "\t    [--sites[=N]] [--limit=SIZE] [--fail-at=N] [--fail-from=N]\n"
-           "\t    [--fail-probability=P] [--fail-seed=S] [--time-based]\n"
+           "\t    [--sites[=N]] [--leaks] [--leak-exitcode=N] [--folded=FILE]\n"
+           "\t    [--folded-metric=M] [--dhat=FILE] [--limit=SIZE] [--fail-at=N]\n"
+           "\t    [--fail-from=N] [--fail-probability=P] [--fail-seed=S] [--time-based]\n"
            "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
            "\t    PROGRAM [PROGRAMOPTION]...\n";
 }

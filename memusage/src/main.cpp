@@ -59,6 +59,10 @@ int run(const DriverOptions& options) {
             return kUsageError;
         }
     }
+    if (std::string error = sites_request_error(options); !error.empty()) {
+        complain(error);
+        return kUsageError;
+    }
     CollectorLocation collector = locate_collector();
     if (!collector.error.empty()) {
         complain(collector.error);
@@ -99,7 +103,7 @@ int run(const DriverOptions& options) {
     }
 
     TemporaryFile private_sites;
-    if (options.sites) {
+    if (wants_sites(options)) {
         if (std::string error = private_sites.create(); !error.empty()) {
             complain(error);
             return kSetupError;
@@ -125,13 +129,19 @@ int run(const DriverOptions& options) {
         // A picture asked for and not made is a failure, even of a successful program.
         if (graph.outcome == GraphOutcome::failed && status == 0) status = kGraphError;
     }
-    if (options.sites && may_have_profile) {
-        std::string report;
-        if (std::string error = requested_sites_report(options, private_sites.path(), report);
+    if (wants_sites(options) && may_have_profile) {
+        SitesOutcome sites;
+        if (std::string error = requested_sites_outputs(options, private_sites.path(), sites);
             !error.empty()) {
             complain(error);
         } else {
-            print(stderr, "\n" + report);
+            if (!sites.report.empty()) print(stderr, "\n" + sites.report);
+            if (!sites.warning.empty()) complain(sites.warning);
+            // Leaks turn the status into --leak-exitcode's, as valgrind's --error-exitcode
+            // does; a program killed by a signal keeps 128+N.
+            if (sites.leaks_found && options.leak_exitcode.value_or(0) != 0 &&
+                outcome.kind == ProgramOutcome::Kind::exited)
+                status = static_cast<int>(*options.leak_exitcode);
         }
     }
     return status;

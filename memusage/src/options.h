@@ -20,6 +20,13 @@ struct DriverOptions {
     bool trace_mmap = false;         // -m
     std::optional<ColorWhen> color;  // --color; unset leaves the collector's own choice
     std::optional<unsigned> sites;   // --sites[=N]: report the top N allocation sites
+    // Allocation-site reports and exports, as given (checked by sites_request_error); each
+    // records the sites as --sites does.
+    bool leaks = false;                     // --leaks: report the blocks never freed
+    std::optional<unsigned> leak_exitcode;  // --leak-exitcode=N: exit N on leaks (0: off)
+    std::string folded_path;                // --folded=OUT
+    std::string folded_metric;              // --folded-metric=METRIC
+    std::string dhat_path;                  // --dhat=OUT
     // Out-of-memory testing and the per-thread table, as given (validated).
     std::string limit;             // --limit=SIZE
     std::string fail_at;           // --fail-at=N
