@@ -91,6 +91,10 @@ inline uint8_t* put_varint(uint8_t* out, uint64_t value) {
 
 // Reads a varint from [*in, end); false when it runs past `end` or past 64 bits.
 inline bool get_varint(const uint8_t** in, const uint8_t* end, uint64_t& value) {
+    if (__builtin_expect(*in != end && **in < 0x80, 1)) {  // most fields fit in a byte
+        value = *(*in)++;
+        return true;
+    }
     value = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
         if (*in == end) return false;

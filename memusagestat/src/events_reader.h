@@ -1,0 +1,111 @@
+// An event recording (memusage/events_format.h) read front to back, one event at a time:
+// every varint, delta and count is checked, nothing in the file is trusted, and the pages
+// already read are given back, so memory stays the same whatever the recording's length.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace memusagestat {
+
+struct RecordedEvent {
+    enum class Kind { allocate, release, resize };
+    Kind kind = Kind::allocate;
+    uint64_t time = 0;         // cycle counter, absolute
+    uint64_t address = 0;      // the block (for a resize, its new address)
+    uint64_t old_address = 0;  // resize only
+    uint64_t size = 0;         // allocate and resize: the block's size now; release: 0
+    uint32_t site = 0;         // allocate only: the sites file's SiteRecord::id; 0 for none
+    uint32_t thread = 0;       // the thread's serial; 0 before a chunk names its thread
+};
+
+struct ThreadInfo {
+    uint32_t serial = 0;
+    uint64_t tid = 0;
+    std::string name;  // empty when the recording did not name it
+};
+
+class EventsReader {
+  public:
+    EventsReader() = default;
+    EventsReader(const EventsReader&) = delete;
+    EventsReader& operator=(const EventsReader&) = delete;
+    ~EventsReader();
+
+    // Maps and checks the file; an empty string, else a message for the user.
+    std::string open(const std::string& path);
+    // The same for a recording held in memory (kept by the caller while in use).
+    std::string open_bytes(std::span<const std::byte> bytes);
+
+    // The next event; false at the end of the recording, or where it is damaged
+    // (problem() then says where and why).
+    bool next(RecordedEvent& event);
+    // Back to the first event, for another pass.
+    void rewind();
+
+    // Why the last pass stopped before the end of the file; empty if it did not.
+    const std::string& problem() const { return problem_; }
+    // The run ended and completed the file (it has its trailer). An incomplete recording
+    // (the run was killed) holds the events of the whole chunks it wrote.
+    bool complete() const { return complete_; }
+
+    uint64_t pid() const { return pid_; }
+    bool has_sites() const { return has_sites_; }
+    // Cycle-counter readings: the first chunk's start; the run's end (from the trailer, or
+    // after a pass over an incomplete recording, its last event).
+    uint64_t start_time() const { return start_time_; }
+    uint64_t end_time() const;
+    // The counter's rate, from the clock readings of the first chunk and of the trailer (or,
+    // for an incomplete recording, of the last chunk seen). 0 when unknown: a recording of
+    // a single chunk with no trailer.
+    double seconds_per_cycle() const;
+    // Events the collector could not write (trailer), and events counted in the trailer.
+    uint64_t dropped() const { return dropped_; }
+    uint64_t trailer_event_count() const { return trailer_event_count_; }
+    // Threads named by the events read so far, in serial order.
+    const std::vector<ThreadInfo>& threads() const { return threads_; }
+
+  private:
+    std::string parse_header();
+    bool fail(const char* why);
+    bool cut_short(const uint8_t* record_start, const char* why);
+    bool read_clock();
+    bool read_thread();
+    bool read_thread_name();
+    bool read_time(uint64_t& time);
+    bool read_address(uint64_t& address);
+    ThreadInfo& thread_info(uint32_t serial);
+    void release_pages_behind();
+
+    void* map_ = nullptr;
+    std::size_t map_size_ = 0;
+    const uint8_t* data_ = nullptr;   // the whole file
+    const uint8_t* begin_ = nullptr;  // the first record
+    const uint8_t* end_ = nullptr;    // past the last record (the trailer's start, if any)
+    const uint8_t* cursor_ = nullptr;
+    const uint8_t* released_to_ = nullptr;
+
+    uint32_t time_shift_ = 0;
+    bool complete_ = false;
+    bool has_sites_ = false;
+    uint64_t pid_ = 0;
+    uint64_t dropped_ = 0, trailer_event_count_ = 0;
+    uint64_t trailer_end_time_ = 0, trailer_end_ns_ = 0;
+    uint64_t start_time_ = 0, start_ns_ = 0;  // the first clock
+    uint64_t last_clock_time_ = 0, last_clock_ns_ = 0;
+    uint64_t last_event_time_ = 0;
+
+    // Per chunk.
+    bool in_chunk_ = false;
+    uint64_t time_ = 0;  // shifted
+    uint64_t address_ = 0;
+    uint32_t thread_ = 0;
+
+    std::string problem_;
+    std::vector<ThreadInfo> threads_;
+};
+
+}  // namespace memusagestat

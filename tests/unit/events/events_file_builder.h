@@ -1,0 +1,122 @@
+// Builds event recordings in memory, record by record, with the format's own encoder: the
+// tests of everything that reads recordings start from files whose every byte they chose.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "memusage/events_format.h"
+
+namespace events_test {
+
+namespace format = memusage::events_format;
+
+class EventsFileBuilder {
+  public:
+    explicit EventsFileBuilder(uint32_t flags = format::kHasSites, uint64_t pid = 4242) {
+        format::FileHeader header{};
+        std::memcpy(header.magic, format::kMagic, sizeof header.magic);
+        header.version = format::kVersion;
+        header.header_bytes = sizeof header;
+        header.time_shift = format::kTimeShift;
+        header.flags = flags;
+        header.pid = pid;
+        append(&header, sizeof header);
+    }
+
+    // `time` is in shifted units (what the file holds); events take deltas from it.
+    EventsFileBuilder& clock(uint64_t time, uint64_t ns) {
+        kind(format::Kind::clock);
+        varint(time);
+        varint(ns);
+        time_ = time;
+        address_ = 0;
+        return *this;
+    }
+    EventsFileBuilder& thread(uint64_t serial, uint64_t tid) {
+        kind(format::Kind::thread);
+        varint(serial);
+        varint(tid);
+        return *this;
+    }
+    EventsFileBuilder& thread_name(uint64_t serial, const std::string& name) {
+        kind(format::Kind::thread_name);
+        varint(serial);
+        varint(name.size());
+        append(name.data(), name.size());
+        return *this;
+    }
+    EventsFileBuilder& allocate(uint64_t time, uint64_t address, uint64_t size, uint64_t site) {
+        kind(format::Kind::allocate);
+        timed(time);
+        addressed(address);
+        varint(size);
+        varint(site);
+        ++events_;
+        return *this;
+    }
+    EventsFileBuilder& release(uint64_t time, uint64_t address) {
+        kind(format::Kind::release);
+        timed(time);
+        addressed(address);
+        ++events_;
+        return *this;
+    }
+    EventsFileBuilder& resize(uint64_t time, uint64_t old_address, uint64_t address,
+                              uint64_t size) {
+        kind(format::Kind::resize);
+        timed(time);
+        addressed(old_address);
+        varint(format::zigzag(static_cast<int64_t>(address - old_address)));
+        address_ = address;
+        varint(size);
+        ++events_;
+        return *this;
+    }
+    EventsFileBuilder& raw(std::initializer_list<uint8_t> bytes) {
+        for (uint8_t byte : bytes) bytes_.push_back(byte);
+        return *this;
+    }
+    EventsFileBuilder& trailer(uint64_t end_time, uint64_t end_ns, uint64_t dropped = 0) {
+        format::Trailer trailer{};
+        std::memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
+        trailer.event_count = events_;
+        trailer.end_time = end_time;
+        trailer.end_ns = end_ns;
+        trailer.dropped = dropped;
+        trailer.file_bytes = bytes_.size() + sizeof trailer;
+        append(&trailer, sizeof trailer);
+        return *this;
+    }
+
+    std::vector<uint8_t>& bytes() { return bytes_; }
+    std::span<const std::byte> span() const { return std::as_bytes(std::span(bytes_)); }
+
+  private:
+    void append(const void* data, size_t size) {
+        auto* from = static_cast<const uint8_t*>(data);
+        bytes_.insert(bytes_.end(), from, from + size);
+    }
+    void kind(format::Kind kind) { bytes_.push_back(static_cast<uint8_t>(kind)); }
+    void varint(uint64_t value) {
+        uint8_t buffer[format::kMaxVarint];
+        append(buffer, static_cast<size_t>(format::put_varint(buffer, value) - buffer));
+    }
+    void timed(uint64_t time) {
+        varint(time - time_);
+        time_ = time;
+    }
+    void addressed(uint64_t address) {
+        varint(format::zigzag(static_cast<int64_t>(address - address_)));
+        address_ = address;
+    }
+
+    std::vector<uint8_t> bytes_;
+    uint64_t time_ = 0, address_ = 0, events_ = 0;
+};
+
+}  // namespace events_test

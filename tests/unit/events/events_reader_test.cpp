@@ -1,0 +1,260 @@
+// The event recording's reader: what each record decodes to, the clocks, complete and killed
+// runs, damage anywhere, and that no prefix of a file is misread.
+#include "events_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "events_file_builder.h"
+
+namespace memusagestat {
+namespace {
+
+using events_test::EventsFileBuilder;
+using Kind = RecordedEvent::Kind;
+namespace format = memusage::events_format;
+
+std::vector<RecordedEvent> read_all(EventsReader& reader) {
+    std::vector<RecordedEvent> events;
+    RecordedEvent event;
+    while (reader.next(event)) events.push_back(event);
+    return events;
+}
+
+EventsFileBuilder two_threads() {
+    EventsFileBuilder file;
+    file.clock(1000, 5000)
+        .thread(1, 777)
+        .allocate(1001, 0x5555'0000'1000, 100, 3)
+        .allocate(1003, 0x5555'0000'1080, 40, 4)
+        .resize(1010, 0x5555'0000'1000, 0x5555'0000'2000, 4000)
+        .thread(2, 778)
+        .release(1012, 0x5555'0000'1080)
+        .resize(1013, 0x5555'0000'2000, 0x5555'0000'2000, 10);
+    return file;
+}
+
+TEST(EventsReader, DecodesEveryKindOfRecord) {
+    EventsFileBuilder file = two_threads();
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    std::vector<RecordedEvent> events = read_all(reader);
+    EXPECT_EQ(reader.problem(), "");
+    ASSERT_EQ(events.size(), 5u);
+
+    EXPECT_EQ(events[0].kind, Kind::allocate);
+    EXPECT_EQ(events[0].time, 1001u << format::kTimeShift);
+    EXPECT_EQ(events[0].address, 0x5555'0000'1000u);
+    EXPECT_EQ(events[0].size, 100u);
+    EXPECT_EQ(events[0].site, 3u);
+    EXPECT_EQ(events[0].thread, 1u);
+
+    EXPECT_EQ(events[1].address, 0x5555'0000'1080u);
+    EXPECT_EQ(events[1].site, 4u);
+
+    EXPECT_EQ(events[2].kind, Kind::resize);
+    EXPECT_EQ(events[2].old_address, 0x5555'0000'1000u);
+    EXPECT_EQ(events[2].address, 0x5555'0000'2000u);
+    EXPECT_EQ(events[2].size, 4000u);
+
+    EXPECT_EQ(events[3].kind, Kind::release);
+    EXPECT_EQ(events[3].address, 0x5555'0000'1080u);
+    EXPECT_EQ(events[3].thread, 2u);
+    EXPECT_EQ(events[3].time, 1012u << format::kTimeShift);
+
+    EXPECT_EQ(events[4].kind, Kind::resize);
+    EXPECT_EQ(events[4].old_address, events[4].address);
+
+    ASSERT_EQ(reader.threads().size(), 2u);
+    EXPECT_EQ(reader.threads()[0].tid, 777u);
+    EXPECT_EQ(reader.threads()[1].tid, 778u);
+    EXPECT_TRUE(reader.has_sites());
+    EXPECT_EQ(reader.pid(), 4242u);
+    EXPECT_FALSE(reader.complete());
+    EXPECT_EQ(reader.start_time(), 1000u << format::kTimeShift);
+    EXPECT_EQ(reader.end_time(), 1013u << format::kTimeShift);
+}
+
+TEST(EventsReader, ATrailerMakesTheRecordingCompleteAndGivesTheClockRate) {
+    EventsFileBuilder file = two_threads();
+    // 62,500,000 shifted units are 10^9 cycles; 0.5 s passed: 2 GHz.
+    file.trailer(1000 + 62'500'000, 5000 + 500'000'000, 7);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    EXPECT_TRUE(reader.complete());
+    EXPECT_EQ(reader.dropped(), 7u);
+    EXPECT_EQ(reader.trailer_event_count(), 5u);
+    EXPECT_DOUBLE_EQ(reader.seconds_per_cycle(), 0.5e-9);
+    EXPECT_EQ(reader.end_time(), (1000u + 62'500'000u) << format::kTimeShift);
+    EXPECT_EQ(read_all(reader).size(), 5u);
+    EXPECT_EQ(reader.problem(), "");
+}
+
+TEST(EventsReader, AKilledRunsRateComesFromItsLastChunksClock) {
+    EventsFileBuilder file = two_threads();
+    file.clock(1000 + 62'500'000, 5000 + 250'000'000)
+        .thread(1, 777)
+        .release(1000 + 62'500'001, 0x5555'0000'2000);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    EXPECT_EQ(reader.seconds_per_cycle(), 0.0) << "known only once the chunks were read";
+    EXPECT_EQ(read_all(reader).size(), 6u);
+    EXPECT_DOUBLE_EQ(reader.seconds_per_cycle(), 0.25e-9);
+}
+
+TEST(EventsReader, EachChunkStartsItsAddressesAndThreadAfresh) {
+    EventsFileBuilder file;
+    file.clock(10, 0).thread(3, 1).allocate(11, 0x7000'0000, 8, 0);
+    file.clock(20, 100).allocate(21, 0x7000'0100, 8, 0);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    std::vector<RecordedEvent> events = read_all(reader);
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(events[1].address, 0x7000'0100u);
+    EXPECT_EQ(events[1].thread, 0u) << "the second chunk named no thread";
+    EXPECT_EQ(events[1].time, 21u << format::kTimeShift);
+}
+
+TEST(EventsReader, ThreadNamesAreKept) {
+    EventsFileBuilder file;
+    file.clock(1, 0).thread(2, 99).thread_name(2, "worker").thread_name(1, "main");
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    read_all(reader);
+    ASSERT_EQ(reader.threads().size(), 2u);
+    EXPECT_EQ(reader.threads()[0].serial, 1u);
+    EXPECT_EQ(reader.threads()[0].name, "main");
+    EXPECT_EQ(reader.threads()[1].name, "worker");
+    EXPECT_EQ(reader.threads()[1].tid, 99u);
+}
+
+TEST(EventsReader, RewindReadsTheSameEventsAgain) {
+    EventsFileBuilder file = two_threads();
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    std::vector<RecordedEvent> first = read_all(reader);
+    reader.rewind();
+    std::vector<RecordedEvent> second = read_all(reader);
+    ASSERT_EQ(first.size(), second.size());
+    for (size_t i = 0; i < first.size(); ++i) {
+        EXPECT_EQ(first[i].time, second[i].time);
+        EXPECT_EQ(first[i].address, second[i].address);
+    }
+}
+
+TEST(EventsReader, RefusesWhatIsNotARecording) {
+    EventsReader reader;
+    EXPECT_NE(reader.open_bytes({}), "");
+    std::vector<uint8_t> text(64, 'x');
+    EventsReader other;
+    EXPECT_NE(other.open_bytes(std::as_bytes(std::span(text))).find("not an events file"),
+              std::string::npos);
+
+    EventsFileBuilder file;
+    file.clock(1, 1);
+    file.bytes()[8] = 9;  // version
+    EventsReader versioned;
+    EXPECT_NE(versioned.open_bytes(file.span()).find("version 9"), std::string::npos);
+}
+
+TEST(EventsReader, RefusesARecordingThatDoesNotStartWithAClock) {
+    EventsFileBuilder file;
+    file.thread(1, 1);
+    EventsReader reader;
+    EXPECT_NE(reader.open_bytes(file.span()).find("clock"), std::string::npos);
+}
+
+TEST(EventsReader, DamageInTheMiddleStopsWithWhereAndWhy) {
+    EventsFileBuilder file;
+    file.clock(1, 1).allocate(2, 0x1000, 16, 0).raw({0x7f}).allocate(3, 0x2000, 16, 0);
+    file.trailer(4, 2);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    EXPECT_EQ(read_all(reader).size(), 1u);
+    EXPECT_NE(reader.problem().find("unknown record kind"), std::string::npos);
+    EXPECT_NE(reader.problem().find("at byte"), std::string::npos);
+}
+
+TEST(EventsReader, ZerosInsideACompleteRecordingAreDamage) {
+    EventsFileBuilder file;
+    file.clock(1, 1).allocate(2, 0x1000, 16, 0).raw({0, 0, 0}).trailer(4, 2);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    EXPECT_EQ(read_all(reader).size(), 1u);
+    EXPECT_NE(reader.problem(), "");
+}
+
+TEST(EventsReader, AKilledRunsCutRecordEndsTheRecordingQuietly) {
+    EventsFileBuilder file;
+    file.clock(1, 1).allocate(2, 0x1000, 16, 0).allocate(3, 0x2000, 300, 0);
+    file.bytes().pop_back();  // the site's varint
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    EXPECT_EQ(read_all(reader).size(), 1u);
+    EXPECT_EQ(reader.problem(), "");
+}
+
+TEST(EventsReader, AKilledRunsTornChunkEndsTheRecordingQuietly) {
+    EventsFileBuilder file;
+    file.clock(1, 1).allocate(2, 0x1000, 16, 0);
+    size_t torn = file.bytes().size();
+    file.clock(5, 5).thread(1, 1);
+    for (int i = 0; i < 1000; ++i) file.allocate(6 + i, 0x2000 + 16 * i, 300, 0);
+    file.bytes()[torn] = 0;  // its kind byte is written last
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    EXPECT_EQ(read_all(reader).size(), 1u);
+    EXPECT_EQ(reader.problem(), "");
+}
+
+TEST(EventsReader, RefusesAVarintLongerThanSixtyFourBits) {
+    EventsFileBuilder file;
+    file.clock(1, 1).raw({static_cast<uint8_t>(format::Kind::allocate), 1, 0xff, 0xff, 0xff, 0xff,
+                          0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1, 0});
+    file.allocate(5, 0, 1, 0).allocate(6, 0, 1, 0).allocate(7, 0, 1, 0).trailer(9, 9);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    EXPECT_EQ(read_all(reader).size(), 0u);
+    EXPECT_NE(reader.problem(), "");
+}
+
+TEST(EventsReader, EveryPrefixReadsAsAPrefixOfTheEvents) {
+    EventsFileBuilder file = two_threads();
+    file.trailer(2000, 9000);
+    EventsReader whole;
+    ASSERT_EQ(whole.open_bytes(file.span()), "");
+    std::vector<RecordedEvent> all = read_all(whole);
+    for (size_t length = 0; length < file.bytes().size(); ++length) {
+        EventsReader reader;
+        if (reader.open_bytes(file.span().first(length)) != "") continue;
+        std::vector<RecordedEvent> events = read_all(reader);
+        ASSERT_LE(events.size(), all.size()) << length;
+        for (size_t i = 0; i < events.size(); ++i) {
+            EXPECT_EQ(events[i].time, all[i].time) << length;
+            EXPECT_EQ(events[i].address, all[i].address) << length;
+            EXPECT_EQ(events[i].size, all[i].size) << length;
+        }
+        EXPECT_FALSE(reader.complete());
+    }
+}
+
+TEST(EventsFormat, VarintsAndZigzagRoundTrip) {
+    for (uint64_t value :
+         {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128}, uint64_t{1} << 35, UINT64_MAX}) {
+        uint8_t buffer[format::kMaxVarint];
+        const uint8_t* end = format::put_varint(buffer, value);
+        const uint8_t* in = buffer;
+        uint64_t back = 0;
+        ASSERT_TRUE(format::get_varint(&in, end, back));
+        EXPECT_EQ(back, value);
+        EXPECT_EQ(in, end);
+    }
+    for (int64_t value : {int64_t{0}, int64_t{-1}, int64_t{1}, INT64_MIN, INT64_MAX})
+        EXPECT_EQ(format::unzigzag(format::zigzag(value)), value);
+    EXPECT_EQ(format::zigzag(-1), 1u);
+    EXPECT_EQ(format::zigzag(1), 2u);
+}
+
+}  // namespace
+}  // namespace memusagestat
