@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "duration.h"
 #include "memusagestat/graph.h"
 #include "sites_outputs.h"
 
@@ -18,6 +19,7 @@ constexpr const char* kHelp =
     "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
     "  or:  memusagestat --sites=FILE [--top=N] [--leaks] [--leak-exitcode=N]\n"
     "                    [--folded=OUT [--folded-metric=METRIC]] [--dhat=OUT]\n"
+    "                    [--events=EVENTS] [--long-lived=DURATION]\n"
     "Generate graphic from memory profiling data, or report allocation sites\n"
     "\n"
     "  -o, --output=FILE          Name output file (.png, .svg or .pdf; default\n"
@@ -39,6 +41,10 @@ constexpr const char* kHelp =
     "      --folded-metric=METRIC What they weigh: peak (default), leaked, allocated\n"
     "                             or blocks\n"
     "      --dhat=OUT             With --sites: write DHAT JSON to OUT (dh_view.html)\n"
+    "      --events=EVENTS        The run's event recording (memusage --events): gives\n"
+    "                             the DHAT file lifetimes\n"
+    "      --long-lived=DURATION  With --sites and --events: report the sites of blocks\n"
+    "                             that lived longer than DURATION (500ms, 2s, 100us)\n"
     "  -?, --help                 Give this help list\n"
     "      --usage                Give a short usage message\n"
     "  -V, --version              Print program version\n"
@@ -52,7 +58,8 @@ constexpr const char* kUsage =
     "            [--x-size=VALUE] [--y-size=VALUE] [--help] [--usage] [--version]\n"
     "            DATAFILE [OUTFILE]\n"
     "   or: memusagestat --sites=FILE [--top=N] [--leaks] [--leak-exitcode=N]\n"
-    "            [--folded=OUT] [--folded-metric=METRIC] [--dhat=OUT]\n";
+    "            [--folded=OUT] [--folded-metric=METRIC] [--dhat=OUT]\n"
+    "            [--events=EVENTS] [--long-lived=DURATION]\n";
 
 constexpr const char* kVersion =
     "memusagestat (memusage) " MEMUSAGE_VERSION
@@ -76,7 +83,7 @@ bool parse_size(const std::string& text, unsigned& out) {
 
 // What --sites makes, as given on the command line.
 struct SitesRequest {
-    std::string path, top, leak_exitcode, folded, folded_metric, dhat;
+    std::string path, top, leak_exitcode, folded, folded_metric, dhat, events, long_lived;
     bool leaks = false;
 };
 
@@ -93,22 +100,30 @@ int report_sites(const SitesRequest& request) {
         !memusagestat::parse_folded_metric(request.folded_metric, outputs.folded_metric))
         return fail("invalid metric '" + request.folded_metric +
                     "' for --folded-metric (want peak, leaked, allocated or blocks)");
+    if (!request.long_lived.empty()) {
+        outputs.long_lived = memusagestat::parse_duration(request.long_lived);
+        if (!outputs.long_lived)
+            return fail(memusagestat::duration_error(request.long_lived, "--long-lived"));
+        if (request.events.empty()) return fail("--long-lived needs --events=EVENTS");
+    }
+    outputs.events_path = request.events;
     if (!request.folded_metric.empty() && request.folded.empty())
         return fail("--folded-metric goes with --folded");
     outputs.leaks = request.leaks || !request.leak_exitcode.empty();
     outputs.folded_path = request.folded;
     outputs.dhat_path = request.dhat;
     // The rankings, unless another report or an export is asked for.
-    outputs.rankings = !outputs.leaks && outputs.folded_path.empty() && outputs.dhat_path.empty();
+    outputs.rankings = !outputs.leaks && !outputs.long_lived && outputs.folded_path.empty() &&
+                       outputs.dhat_path.empty();
 
     memusagestat::SitesResult result;
-    if (std::string error = memusagestat::make_sites_outputs(request.path, outputs, result);
-        !error.empty()) {
+    std::string error = memusagestat::make_sites_outputs(request.path, outputs, result);
+    if (std::fputs(result.text.c_str(), stdout) < 0) return 1;
+    if (!result.warning.empty()) std::fprintf(stderr, "memusagestat: %s\n", result.warning.c_str());
+    if (!error.empty()) {
         std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
         return 1;
     }
-    if (!result.warning.empty()) std::fprintf(stderr, "memusagestat: %s\n", result.warning.c_str());
-    if (std::fputs(result.text.c_str(), stdout) < 0) return 1;
     return result.leaks_found ? static_cast<int>(leak_exitcode) : 0;
 }
 
@@ -135,6 +150,8 @@ int main(int argc, char** argv) {
         ("folded", po::value(&sites.folded))                //
         ("folded-metric", po::value(&sites.folded_metric))  //
         ("dhat", po::value(&sites.dhat))                    //
+        ("events", po::value(&sites.events))                //
+        ("long-lived", po::value(&sites.long_lived))        //
         ("help,?", "")                                      //
         ("usage", "")                                       //
         ("version,V", "")                                   //
@@ -163,7 +180,8 @@ int main(int argc, char** argv) {
         if (!files.empty()) return fail("--sites takes no DATAFILE: '" + files[0] + "'");
         return report_sites(sites);
     }
-    for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat"})
+    for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat",
+                               "events", "long-lived"})
         if (given.count(option) && !given[option].defaulted())
             return fail(std::string("--") + option + " only goes with --sites");
     if (files.empty()) return fail("missing DATAFILE");

@@ -27,7 +27,10 @@ std::string_view help_text() {
            "      --folded=FILE       Write the sites as folded stacks (FlameGraph)\n"
            "      --folded-metric=M   Weigh them by peak (default), leaked, allocated\n"
            "                          or blocks\n"
-           "      --dhat=FILE         Write the sites as DHAT JSON (dh_view.html)\n"
+           "      --dhat=FILE         Write the sites as DHAT JSON (dh_view.html), with\n"
+           "                          their blocks' lifetimes\n"
+           "      --long-lived=DURATION  After the summary, report the sites of blocks\n"
+           "                          that lived longer than DURATION (500ms, 2s, 100us)\n"
            "\n"
            " Out-of-memory testing (allocations fail as glibc's malloc fails, ENOMEM):\n"
            "      --limit=SIZE        Refuse allocations that would take the heap past\n"
@@ -60,8 +63,9 @@ std::string_view usage_text() {
     return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
            "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--threads]\n"
            "\t    [--sites[=N]] [--leaks] [--leak-exitcode=N] [--folded=FILE]\n"
-           "\t    [--folded-metric=M] [--dhat=FILE] [--limit=SIZE] [--fail-at=N]\n"
-           "\t    [--fail-from=N] [--fail-probability=P] [--fail-seed=S] [--time-based]\n"
+           "\t    [--folded-metric=M] [--dhat=FILE] [--long-lived=DURATION]\n"
+           "\t    [--limit=SIZE] [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
+           "\t    [--fail-seed=S] [--time-based]\n"
            "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
            "\t    PROGRAM [PROGRAMOPTION]...\n";
 }

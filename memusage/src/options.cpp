@@ -31,6 +31,7 @@ po::options_description driver_option_table() {
         ("folded", po::value<std::string>())            //
         ("folded-metric", po::value<std::string>())     //
         ("dhat", po::value<std::string>())              //
+        ("long-lived", po::value<std::string>())        //
         ("limit", po::value<std::string>())             //
         ("fail-at", po::value<std::string>())           //
         ("fail-from", po::value<std::string>())         //
@@ -166,6 +167,8 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
         out.folded_metric = value;
     } else if (key == "dhat") {
         out.dhat_path = value;
+    } else if (key == "long-lived") {
+        out.long_lived = value;
     } else if (key == "limit") {
         uint64_t bytes;
         if (!parse_size(value.c_str(), bytes))

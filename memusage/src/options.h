@@ -27,6 +27,7 @@ struct DriverOptions {
     std::string folded_path;                // --folded=OUT
     std::string folded_metric;              // --folded-metric=METRIC
     std::string dhat_path;                  // --dhat=OUT
+    std::string long_lived;                 // --long-lived=DURATION
     // Out-of-memory testing and the per-thread table, as given (validated).
     std::string limit;             // --limit=SIZE
     std::string fail_at;           // --fail-at=N

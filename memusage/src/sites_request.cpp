@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include "duration.h"
 #include "folded_stacks.h"
 #include "sites_outputs.h"
 
@@ -9,7 +10,11 @@ namespace memusage {
 
 bool wants_sites(const DriverOptions& options) {
     return options.sites || options.leaks || !options.folded_path.empty() ||
-           !options.dhat_path.empty();
+           !options.dhat_path.empty() || !options.long_lived.empty();
+}
+
+bool wants_events(const DriverOptions& options) {
+    return !options.dhat_path.empty() || !options.long_lived.empty();
 }
 
 std::string sites_request_error(const DriverOptions& options) {
@@ -20,11 +25,13 @@ std::string sites_request_error(const DriverOptions& options) {
             return "invalid metric '" + options.folded_metric +
                    "' for '--folded-metric'; use peak, leaked, allocated or blocks";
     }
+    if (!options.long_lived.empty() && !memusagestat::parse_duration(options.long_lived))
+        return memusagestat::duration_error(options.long_lived, "--long-lived");
     return {};
 }
 
 std::string requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
-                                    SitesOutcome& outcome) {
+                                    const std::string& events_path, SitesOutcome& outcome) {
     // An empty file means the collector never wrote it: the program was not the one -n
     // names, or it ended without running its exit handlers (_exit, a kill).
     struct stat status {};
@@ -39,15 +46,18 @@ std::string requested_sites_outputs(const DriverOptions& options, const std::str
     if (!options.folded_metric.empty())
         memusagestat::parse_folded_metric(options.folded_metric, outputs.folded_metric);
     outputs.dhat_path = options.dhat_path;
+    outputs.events_path = events_path;
+    if (!options.long_lived.empty())
+        outputs.long_lived = memusagestat::parse_duration(options.long_lived);
     for (const std::string& word : options.command)
         outputs.command += (outputs.command.empty() ? "" : " ") + word;
 
     memusagestat::SitesResult result;
     std::string error = memusagestat::make_sites_outputs(sites_path, outputs, result);
-    if (!error.empty()) return "cannot report allocation sites: " + error;
     outcome.report = std::move(result.text);
     outcome.warning = std::move(result.warning);
     outcome.leaks_found = result.leaks_found;
+    if (!error.empty()) return "cannot report allocation sites: " + error;
     return {};
 }
 

@@ -1,5 +1,5 @@
-// `memusage --sites`, `--leaks`, `--folded`, `--dhat`: the allocation-site reports and
-// exports of the run, made with the code memusagestat --sites uses.
+// `memusage --sites`, `--leaks`, `--folded`, `--dhat`, `--long-lived`: the allocation-site
+// reports and exports of the run, made with the code memusagestat --sites uses.
 #pragma once
 
 #include <string>
@@ -11,6 +11,9 @@ namespace memusage {
 // The options record allocation sites (through a private sites file).
 bool wants_sites(const DriverOptions& options);
 
+// The options need the run's event recording too (lifetimes: --dhat, --long-lived).
+bool wants_events(const DriverOptions& options);
+
 // A message for the options that cannot work, before the program runs; empty if none.
 std::string sites_request_error(const DriverOptions& options);
 
@@ -20,9 +23,10 @@ struct SitesOutcome {
     bool leaks_found = false;  // the program's leaks, as --leaks counts them
 };
 
-// The reports and exports of the sites file into `outcome`, or a message for the user when
-// there are none. command: the program's command line, for DHAT's "cmd".
+// The reports and exports of the sites file (and of the event recording at events_path, if
+// not empty) into `outcome`; a message for the user when some could not be made (`outcome`
+// then holds those that could).
 std::string requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
-                                    SitesOutcome& outcome);
+                                    const std::string& events_path, SitesOutcome& outcome);
 
 }  // namespace memusage

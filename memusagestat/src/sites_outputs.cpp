@@ -1,12 +1,16 @@
 #include "sites_outputs.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "dhat_export.h"
 #include "leak_report.h"
+#include "long_lived_report.h"
 #include "shown_sites.h"
+#include "site_replay.h"
 #include "sites_report.h"
 
 namespace memusagestat {
@@ -43,6 +47,32 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         result.text += leaks.text;
         result.leaks_found = leaks.blocks > 0;
     }
+    // The recording, replayed once for the DHAT file's lifetimes and the long-lived report.
+    RunLifetimes lifetimes;
+    std::string no_lifetimes = "no event recording";
+    bool replayed = false;
+    struct stat events {};
+    if (!outputs.events_path.empty() && (outputs.long_lived || !outputs.dhat_path.empty())) {
+        // memusage's private recording stays empty when the collector did not write it.
+        if (::stat(outputs.events_path.c_str(), &events) == 0 && events.st_size == 0) {
+            no_lifetimes = "the event recording is empty: the run did not write it";
+        } else {
+            no_lifetimes = replay_sites(outputs.events_path, profile, sites, outputs.long_lived,
+                                        !outputs.dhat_path.empty(), lifetimes);
+            replayed = no_lifetimes.empty();
+        }
+    }
+    // Without the recording, the long-lived report is an error, after the other outputs.
+    std::string long_lived_error;
+    if (outputs.long_lived && !replayed) {
+        long_lived_error = outputs.events_path.empty()
+                               ? "the long-lived report needs the run's event recording (--events)"
+                               : "no long-lived report: " + no_lifetimes;
+    } else if (outputs.long_lived) {
+        if (!result.text.empty()) result.text += "\n";
+        result.text +=
+            long_lived_report(profile, sites, lifetimes, *outputs.long_lived, symbolizer);
+    }
     if (!outputs.folded_path.empty()) {
         std::string error =
             write_file(outputs.folded_path, folded_stacks(sites, outputs.folded_metric));
@@ -50,12 +80,16 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
     }
     if (!outputs.dhat_path.empty()) {
         std::string error =
-            write_file(outputs.dhat_path, dhat_json(profile, sites, nullptr, outputs.command));
+            write_file(outputs.dhat_path,
+                       dhat_json(profile, sites, replayed ? &lifetimes : nullptr, outputs.command));
         if (!error.empty()) return error;
-        result.warning =
-            "the DHAT file has no lifetimes (no event recording): dh_view shows totals only";
+        if (!replayed)
+            result.warning =
+                "the DHAT file has no lifetimes (" + no_lifetimes + "): dh_view shows totals only";
+        else if (!lifetimes.problem.empty())
+            result.warning = "the DHAT file's lifetimes: " + lifetimes.problem;
     }
-    return {};
+    return long_lived_error;
 }
 
 }  // namespace memusagestat

@@ -348,3 +348,15 @@ TEST(DriverOptions, SiteReportsAndExports) {
 
 }  // namespace
 }  // namespace memusage
+
+namespace memusage {
+namespace {
+
+TEST(DriverOptions, LongLivedIsKeptAsGiven) {
+    // Checked by the driver before the run (memusagestat's duration reader).
+    EXPECT_EQ(parse_ok({"--long-lived=1.5s", "p"}).long_lived, "1.5s");
+    EXPECT_EQ(parse_ok({"--lo", "300ms", "p"}).long_lived, "300ms");
+}
+
+}  // namespace
+}  // namespace memusage
