@@ -13,7 +13,7 @@ constexpr size_t kNoSite = SIZE_MAX;
 // The bytes and blocks each shown site holds as the events go by.
 class SiteHoldings {
   public:
-    SiteHoldings(const std::vector<ShownSite>& sites)
+    explicit SiteHoldings(const std::vector<ShownSite>& sites)
         : bytes_(sites.size()), blocks_(sites.size()) {
         for (size_t i = 0; i < sites.size(); ++i)
             for (uint32_t id : sites[i].ids) shown_of_.emplace(id, i);
@@ -67,7 +67,8 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
                          bool at_peak, RunLifetimes& lifetimes) {
     lifetimes = RunLifetimes{};
     EventsReader reader;
-    if (std::string error = reader.open(events_path); !error.empty()) return error;
+    if (std::string error = reader.open(events_path); !error.empty())
+        return events_path + ": " + error;
     if (!reader.has_sites())
         return events_path + " was recorded without allocation sites (run with --sites too)";
     if (reader.pid() != profile.pid)

@@ -48,27 +48,28 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         result.leaks_found = leaks.blocks > 0;
     }
     // The recording, replayed once for the DHAT file's lifetimes and the long-lived report.
+    // A recording that cannot be used is an error, said after the other outputs are made;
+    // an empty one (memusage's private recording, when the collector did not write it)
+    // only leaves the DHAT file without lifetimes.
     RunLifetimes lifetimes;
-    std::string no_lifetimes = "no event recording";
+    std::string no_lifetimes = "no event recording", deferred_error;
     bool replayed = false;
     struct stat events {};
     if (!outputs.events_path.empty() && (outputs.long_lived || !outputs.dhat_path.empty())) {
-        // memusage's private recording stays empty when the collector did not write it.
         if (::stat(outputs.events_path.c_str(), &events) == 0 && events.st_size == 0) {
             no_lifetimes = "the event recording is empty: the run did not write it";
         } else {
             no_lifetimes = replay_sites(outputs.events_path, profile, sites, outputs.long_lived,
                                         !outputs.dhat_path.empty(), lifetimes);
             replayed = no_lifetimes.empty();
+            deferred_error = no_lifetimes;
         }
     }
-    // Without the recording, the long-lived report is an error, after the other outputs.
-    std::string long_lived_error;
-    if (outputs.long_lived && !replayed) {
-        long_lived_error = outputs.events_path.empty()
-                               ? "the long-lived report needs the run's event recording (--events)"
-                               : "no long-lived report: " + no_lifetimes;
-    } else if (outputs.long_lived) {
+    if (outputs.long_lived && !replayed && deferred_error.empty()) {
+        deferred_error = outputs.events_path.empty()
+                             ? "the long-lived report needs the run's event recording (--events)"
+                             : "no long-lived report: " + no_lifetimes;
+    } else if (outputs.long_lived && replayed) {
         if (!result.text.empty()) result.text += "\n";
         result.text +=
             long_lived_report(profile, sites, lifetimes, *outputs.long_lived, symbolizer);
@@ -83,13 +84,13 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
             write_file(outputs.dhat_path,
                        dhat_json(profile, sites, replayed ? &lifetimes : nullptr, outputs.command));
         if (!error.empty()) return error;
-        if (!replayed)
+        if (!replayed && deferred_error.empty())
             result.warning =
                 "the DHAT file has no lifetimes (" + no_lifetimes + "): dh_view shows totals only";
         else if (!lifetimes.problem.empty())
             result.warning = "the DHAT file's lifetimes: " + lifetimes.problem;
     }
-    return long_lived_error;
+    return deferred_error;
 }
 
 }  // namespace memusagestat

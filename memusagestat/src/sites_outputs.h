@@ -29,8 +29,9 @@ struct SitesResult {
     std::string warning;       // something the user should know that is not an error
 };
 
-// Returns an empty string on success, else a message for the user. A long-lived report
-// that cannot be made (no usable recording) is such a message, after the other outputs.
+// Returns an empty string on success, else a message for the user. An event recording
+// that cannot be used (or is missing for the long-lived report) is such a message, after
+// the other outputs are made.
 std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs& outputs,
                                SitesResult& result);
 

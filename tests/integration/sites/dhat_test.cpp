@@ -3,6 +3,7 @@
 // at their lines, with their figures. The page is loaded as dh_view.html loads it, but
 // with the file handed over by a script instead of the file picker a user would click.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <fstream>
 #include <sstream>
@@ -126,6 +127,19 @@ TEST(Dhat, TheDriverWritesItForTheCommandItRan) {
         << text;
     expect_point(text, "leak_through_new() (" + location("sites_new.cpp", "new") + ")",
                  {"Total:     600 bytes", " in 1 blocks"});
+}
+
+TEST(Dhat, AnUnusableRecordingIsAnErrorAfterTheFileIsWritten) {
+    Scratch scratch;
+    std::string sites = scratch / "sites";
+    ASSERT_TRUE(run_with_sites({fixture("sites_fixture_cpp")}, sites).exited_zero());
+    std::string json = scratch / "run.json";
+    // A sites file is no event recording.
+    Outcome made = report_of(sites, {"--events=" + sites, "--dhat=" + json});
+    EXPECT_TRUE(WIFEXITED(made.status) && WEXITSTATUS(made.status) == 1) << made.err;
+    EXPECT_EQ(made.err, "memusagestat: " + sites +
+                            ": not an events file (no memusage event-recording header)\n");
+    EXPECT_TRUE(read_file(json).starts_with("{\"dhatFileVersion\":2\n")) << "written all the same";
 }
 
 }  // namespace
