@@ -283,7 +283,10 @@ State initialize() {
         data_file.close();
     }
     if (config.sites != nullptr) {
-        if (const char* problem = sites::start(config.sites, config.sites_owner)) warn(problem, "");
+        if (const char* problem =
+                sites::start(config.sites, config.sites_owner, config.sites_sample,
+                             config.sites_seeded ? &config.sites_seed : nullptr))
+            warn(problem, "");
         recorder.keep_site_figures(sites::accounts());
     }
     install_fatal_signal_handlers();

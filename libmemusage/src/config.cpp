@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sampling.h"
+
 namespace memusage {
 
 uint32_t parse_buffer_records(const char* text) {
@@ -76,6 +78,19 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
     if (sites != nullptr && sites[0] != '\0') config.sites = sites;
     if (const char* owner = getenv(kSitesOwnerVariable))
         config.sites_owner = strtol(owner, nullptr, 10);
+    if (const char* sample = getenv("MEMUSAGE_SITES_SAMPLE")) {
+        uint64_t interval;
+        if (parse_size(sample, interval) && interval >= 1 && interval <= sampling::kMaxInterval)
+            config.sites_sample = interval;
+        else
+            reject(config, "MEMUSAGE_SITES_SAMPLE", kSampleExpected);
+    }
+    if (const char* seed = getenv("MEMUSAGE_SITES_SEED")) {
+        if (parse_count(seed, config.sites_seed))
+            config.sites_seeded = true;
+        else
+            reject(config, "MEMUSAGE_SITES_SEED", kSeedExpected);
+    }
     const char* color = getenv("MEMUSAGE_COLOR");
     if (color != nullptr && strcmp(color, "always") == 0) config.color = ColorMode::always;
     if (color != nullptr && strcmp(color, "never") == 0) config.color = ColorMode::never;

@@ -22,7 +22,10 @@ struct Config {
     const char* sites =
         nullptr;           // MEMUSAGE_SITES: the allocation-sites file; null when unset or empty
     long sites_owner = 0;  // MEMUSAGE_SITES_OWNER: the process writing it; 0 if none yet
-    GateConfig gate;       // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
+    uint64_t sites_sample = 0;  // MEMUSAGE_SITES_SAMPLE: bytes between samples; 0 exact
+    bool sites_seeded = false;  // MEMUSAGE_SITES_SEED given: the sampling's seed
+    uint64_t sites_seed = 0;
+    GateConfig gate;            // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
     bool thread_table = false;  // MEMUSAGE_THREADS: a row per thread after the summary
 
     // Variables that were set but could not be used, each with what it should have
@@ -31,7 +34,7 @@ struct Config {
         const char* variable;
         const char* expected;
     };
-    static constexpr int kMaxRejected = 6;
+    static constexpr int kMaxRejected = 8;
     Rejected rejected[kMaxRejected] = {};
     int rejected_count = 0;
 
@@ -56,6 +59,8 @@ inline constexpr const char kSizeExpected[] =
 inline constexpr const char kCallNumberExpected[] = "a call number, 1 or more";
 inline constexpr const char kProbabilityExpected[] = "a probability from 0 to 1";
 inline constexpr const char kSeedExpected[] = "a seed: digits";
+inline constexpr const char kSampleExpected[] =
+    "a sampling interval in bytes, 1 to 1G: digits, then nothing or k, M, G (KiB, MiB, GiB)";
 inline constexpr const char kOneInjectionExpected[] =
     "only one of MEMUSAGE_FAIL_AT, MEMUSAGE_FAIL_FROM and MEMUSAGE_FAIL_PROBABILITY";
 

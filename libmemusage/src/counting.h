@@ -103,17 +103,18 @@ class Counting {
         record(static_cast<int64_t>(accessible_new) - static_cast<int64_t>(accessible_old));
     }
 
-    // Allocation sites (sites.h). A new block's site: the calling stack's, 0 when off.
-    uint32_t site() {
+    // Allocation sites (sites.h). A new block of `size` bytes: its site tag, 0 when off
+    // (or, sampled, when the block is not in the sample).
+    uint32_t site(uint64_t size) {
         if (__builtin_expect(sites::enabled, 0)) {
-            uint32_t id = sites::capture_site();
-            site_ = site_word(SiteChange::new_block, id);
-            return id;
+            uint32_t tag = sites::site_for(size);
+            site_ = site_word(SiteChange::new_block, tag);
+            return tag;
         }
         return 0;
     }
-    // An existing block, resized or freed: it keeps the site it was allocated at.
-    void keep_site(uint32_t id) { site_ = site_word(SiteChange::resize, id); }
+    // An existing block, resized or freed: it keeps the site (and weight) it was allocated with.
+    void keep_site(uint32_t tag) { site_ = site_word(SiteChange::resize, tag); }
 
   private:
     void record(int64_t heap_change, uint32_t site = 0) {
@@ -149,7 +150,7 @@ struct Uncounted {
     void reallocated(uint64_t, uint64_t, bool) {}
     void free_null() {}
     void freed(uint64_t) {}
-    uint32_t site() { return 0; }
+    uint32_t site(uint64_t) { return 0; }
     void keep_site(uint32_t) {}
     void unmap_requested() {}
     void unmapped(uint64_t, uint64_t) {}

@@ -3,12 +3,16 @@
 #include "allocation_gate.h"
 #include "heap_observer.h"
 #include "recorder.h"
+#include "sites.h"
 #include "thread_log.h"
 
 namespace memusage::counting_extras {
 
 __attribute__((noinline)) bool admit(Call call, uint64_t bytes) {
-    return !allocation_gate.active() || allocation_gate.admit(call, bytes);
+    if (!allocation_gate.active() || allocation_gate.admit(call, bytes)) return true;
+    // Unwound here, the refused call's stack is the program's call, as a site's is.
+    if (__builtin_expect(sites::enabled, 0)) sites::note_refused_call();
+    return false;
 }
 
 __attribute__((noinline)) void release(uint64_t bytes) {

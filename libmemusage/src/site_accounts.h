@@ -10,13 +10,28 @@
 namespace memusage {
 
 // What an event did to its site, in the two high bits of the event's site word; the low
-// bits are the site's id. A word of 0 touches no site (sites off, mmap, timer ticks).
+// bits are the block's site tag (below). A word of 0 touches no site (sites off, mmap,
+// timer ticks).
 enum class SiteChange : uint32_t {
     new_block = 1u << 30,  // a block was allocated at the site
     resize = 2u << 30,     // one of its blocks was resized (realloc keeps a block's site)
     freed = 3u << 30,      // one of its blocks was freed
 };
-inline constexpr uint32_t kSiteIdMask = (1u << 30) - 1;
+inline constexpr uint32_t kSiteIdMask = (1u << 30) - 1;  // the tag: all but the change
+
+// A block's site tag, what its header and its events carry: the stack's id in the low bits
+// and, when sites are sampled (sampling.h), the code of the block's weight above them (0 when
+// exact). The weight must travel with the block: a free subtracts what the allocation added.
+inline constexpr uint32_t kStackIdBits = 20;  // the stack table's ids are below 2^20
+inline constexpr uint32_t kStackIdMask = (1u << kStackIdBits) - 1;
+inline constexpr uint32_t kWeightCodes = 1u << (30 - kStackIdBits);
+inline constexpr uint32_t stack_id_of(uint32_t tag) { return tag & kStackIdMask; }
+inline constexpr uint32_t weight_code_of(uint32_t tag) {
+    return (tag & kSiteIdMask) >> kStackIdBits;
+}
+inline constexpr uint32_t site_tag(uint32_t stack_id, uint32_t weight_code) {
+    return stack_id | weight_code << kStackIdBits;
+}
 
 inline constexpr uint32_t site_word(SiteChange change, uint32_t site) {
     return site == 0 ? 0 : static_cast<uint32_t>(change) | (site & kSiteIdMask);
@@ -40,15 +55,18 @@ struct SiteFigures {
 class SiteAccounts {
   public:
     // Room for site ids below `max_sites`; false if the kernel refuses the pages.
-    bool init(uint32_t max_sites);
+    // `sample_interval` 0: exact sites, figures in bytes and blocks. Else sites are sampled
+    // (sampling.h) and the figures are weighted estimates, kept in 1/2^kWeightedShift units.
+    bool init(uint32_t max_sites, uint64_t sample_interval = 0);
     void release();  // tests
 
     // One event of the merged stream. `heap_after` is the global heap once it happened.
     void on_event(uint32_t site_word, int64_t heap_change, uint64_t heap_after) {
         ++now_;
-        uint32_t id = site_word & kSiteIdMask;
+        uint32_t id = stack_id_of(site_word);
         if (id != 0 && id < capacity_)
-            change_site(sites_[id], site_word & ~kSiteIdMask, heap_change);
+            change_site(sites_[id], site_word & ~kSiteIdMask, heap_change,
+                        weight_code_of(site_word));
         if (heap_after > peak_) {
             peak_ = heap_after;
             peak_at_ = now_;
@@ -56,23 +74,38 @@ class SiteAccounts {
     }
 
     uint32_t capacity() const { return capacity_; }
+    uint64_t sample_interval() const { return sample_interval_; }
+    // Figures as kept: in bytes and blocks when exact, else see in_units.
     const SiteFigures& site(uint32_t id) const { return sites_[id]; }
     uint64_t bytes_at_peak(uint32_t id) const { return sites_[id].bytes_at_peak(peak_at_); }
     uint64_t heap_peak() const { return peak_; }
+    // A kept figure in bytes or blocks (rounded).
+    uint64_t in_units(uint64_t kept) const {
+        return shift_ == 0 ? kept : (kept >> shift_) + ((kept >> (shift_ - 1)) & 1);
+    }
+
+    static constexpr uint32_t kWeightedShift = 10;
 
   private:
-    void change_site(SiteFigures& site, uint32_t change, int64_t heap_change) {
+    void change_site(SiteFigures& site, uint32_t change, int64_t heap_change, uint32_t code) {
+        // Exact: a factor of 1. Sampled: the block's weight in fixed point.
+        int64_t factor = factor_[code];
+        int64_t amount;
+        if (__builtin_mul_overflow(heap_change, factor, &amount))
+            amount = heap_change < 0 ? INT64_MIN / 4 : INT64_MAX / 4;
         if (site.changed_at <= peak_at_) site.at_peak = site.current;
-        site.current += heap_change;
+        site.current += amount;
         site.changed_at = now_;
-        uint64_t bytes = heap_change >= 0 ? static_cast<uint64_t>(heap_change)
-                                          : static_cast<uint64_t>(-heap_change);
-        if (heap_change >= 0)
+        uint64_t bytes =
+            amount >= 0 ? static_cast<uint64_t>(amount) : -static_cast<uint64_t>(amount);
+        if (amount >= 0)
             site.bytes_allocated += bytes;
         else
             site.bytes_freed += bytes;
-        if (change == static_cast<uint32_t>(SiteChange::new_block)) ++site.blocks_allocated;
-        if (change == static_cast<uint32_t>(SiteChange::freed)) ++site.blocks_freed;
+        if (change == static_cast<uint32_t>(SiteChange::new_block))
+            site.blocks_allocated += static_cast<uint64_t>(factor);
+        if (change == static_cast<uint32_t>(SiteChange::freed))
+            site.blocks_freed += static_cast<uint64_t>(factor);
     }
 
     SiteFigures* sites_ = nullptr;
@@ -80,6 +113,10 @@ class SiteAccounts {
     uint64_t now_ = 0;      // events seen
     uint64_t peak_ = 0;     // the largest heap_after seen
     uint64_t peak_at_ = 0;  // the event that first reached it
+    uint64_t sample_interval_ = 0;
+    uint32_t shift_ = 0;  // 0 exact, kWeightedShift sampled
+    // Each weight code's factor: 1 for code 0 when exact; weight * 2^kWeightedShift sampled.
+    int64_t factor_[kWeightCodes] = {1};
 };
 
 }  // namespace memusage

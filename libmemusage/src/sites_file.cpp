@@ -136,21 +136,24 @@ int write_module(dl_phdr_info* info, size_t, void* context) {
     return 0;
 }
 
-uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAccounts& accounts) {
+uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAccounts& accounts,
+                     uint32_t also_without_figures) {
     uint32_t count = 0;
     uint32_t limit = stacks.id_limit();
     if (limit > accounts.capacity()) limit = accounts.capacity();
     for (uint32_t id = StackTable::kTableFull; id < limit; ++id) {
         const SiteFigures& figures = accounts.site(id);
-        if (figures.blocks_allocated == 0 && figures.bytes_allocated == 0) continue;
+        if (figures.blocks_allocated == 0 && figures.bytes_allocated == 0 &&
+            id != also_without_figures)
+            continue;
         uint32_t depth = 0;
         const uintptr_t* frames = stacks.frames_of(id, depth);
         if (depth > format::kMaxDepth) depth = format::kMaxDepth;
-        format::SiteRecord record = {figures.blocks_allocated,
-                                     figures.bytes_allocated,
-                                     figures.blocks_freed,
-                                     figures.bytes_freed,
-                                     accounts.bytes_at_peak(id),
+        format::SiteRecord record = {accounts.in_units(figures.blocks_allocated),
+                                     accounts.in_units(figures.bytes_allocated),
+                                     accounts.in_units(figures.blocks_freed),
+                                     accounts.in_units(figures.bytes_freed),
+                                     accounts.in_units(accounts.bytes_at_peak(id)),
                                      depth,
                                      id};
         out.put(&record, sizeof record);
@@ -183,7 +186,8 @@ SitesFile::OpenResult SitesFile::open(const char* path) {
     return OpenResult::opened;
 }
 
-bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags) {
+bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags,
+                      uint32_t first_refused_site) {
     if (!file_.still_ours()) return false;
     int saved_errno = errno;
     BufferedWriter out(file_.fd());
@@ -191,7 +195,7 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
     out.put(&header, sizeof header);
     ModuleWriting modules = {&out, 0};
     dl_iterate_phdr(write_module, &modules);
-    uint32_t site_count = write_sites(out, stacks, accounts);
+    uint32_t site_count = write_sites(out, stacks, accounts, first_refused_site);
     format::FileTrailer trailer = {};
     memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
     trailer.file_bytes = out.position() + sizeof trailer;
@@ -208,6 +212,8 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.flags = flags | (stacks.overflowed() ? format::kStackTableFull : 0);
         header.max_depth = format::kMaxDepth;
         header.pid = static_cast<uint64_t>(getpid());
+        header.sample_interval = accounts.sample_interval();
+        header.first_refused_site = first_refused_site;
         written = out.write_at(&header, sizeof header, 0);
     }
     errno = saved_errno;

@@ -23,9 +23,11 @@ class SitesFile {
     OpenResult open(const char* path);
     bool is_open() const { return file_.is_open(); }
 
-    // The loaded modules, then every site with figures, then the header. `flags` are
-    // sites_format's header flags. False if the file could not be written whole.
-    bool write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags);
+    // The loaded modules, then every site with figures (and the first refused allocation's,
+    // an id or 0), then the header. `flags` are sites_format's header flags. False if the
+    // file could not be written whole.
+    bool write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags,
+               uint32_t first_refused_site = 0);
 
     // Also how a forked child lets go of its parent's file: nothing is written.
     void close();

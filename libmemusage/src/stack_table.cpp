@@ -5,11 +5,9 @@
 #include "pages.h"
 
 namespace memusage {
-namespace {
-
 // Return addresses differ mostly in their low bits; the multiply spreads them over the
 // whole word, the shift brings the high bits down where the slot index is taken.
-uint64_t hash_of(const uintptr_t* frames, uint32_t depth) {
+uint64_t StackTable::hash_of(const uintptr_t* frames, uint32_t depth) {
     uint64_t hash = 0x9e3779b97f4a7c15ULL ^ depth;
     for (uint32_t i = 0; i < depth; ++i) {
         hash = (hash ^ frames[i]) * 0xff51afd7ed558ccdULL;
@@ -17,8 +15,6 @@ uint64_t hash_of(const uintptr_t* frames, uint32_t depth) {
     }
     return hash;
 }
-
-}  // namespace
 
 bool StackTable::init(uint32_t max_stacks, uint64_t max_frames) {
     uint64_t slot_count = 1;
@@ -55,8 +51,7 @@ bool StackTable::matches(uint32_t id, uint64_t hash, const uintptr_t* frames,
            memcmp(frames_ + entry.first_frame, frames, depth * sizeof(uintptr_t)) == 0;
 }
 
-uint32_t StackTable::intern(const uintptr_t* frames, uint32_t depth) {
-    uint64_t hash = hash_of(frames, depth);
+uint32_t StackTable::intern(const uintptr_t* frames, uint32_t depth, uint64_t hash) {
     uint64_t index = hash;
     for (uint32_t probe = 0; probe < kMaxProbes; ++probe, ++index) {
         std::atomic<uint32_t>& slot = slots_[index & slot_mask_];

@@ -24,8 +24,13 @@ class StackTable {
     bool ready() const { return slots_ != nullptr; }
 
     // The id of this stack (innermost frame first), interning it if new; kTableFull when
-    // there is no room left for a new one.
-    uint32_t intern(const uintptr_t* frames, uint32_t depth);
+    // there is no room left for a new one. `hash` is hash_of(frames, depth).
+    uint32_t intern(const uintptr_t* frames, uint32_t depth, uint64_t hash);
+    uint32_t intern(const uintptr_t* frames, uint32_t depth) {
+        return intern(frames, depth, hash_of(frames, depth));
+    }
+    // Well mixed in every bit, the low ones included (a per-thread cache indexes by them).
+    static uint64_t hash_of(const uintptr_t* frames, uint32_t depth);
 
     // Ids below this were handed out (some may be unused, for a thread that died halfway).
     uint32_t id_limit() const;

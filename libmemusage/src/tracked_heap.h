@@ -83,7 +83,8 @@ template <typename Counter>
 __attribute__((always_inline)) inline void* allocate(Counter counter, size_t size) {
     counter.allocation_requested(Call::malloc, size);
     if (!counter.admit(Call::malloc, size)) return nullptr;
-    return detail::counted(counter, Call::malloc, size, detail::plain_block(size, counter.site()));
+    return detail::counted(counter, Call::malloc, size,
+                           detail::plain_block(size, counter.site(size)));
 }
 
 template <typename Counter>
@@ -103,7 +104,7 @@ void* allocate_zeroed(Counter counter, size_t count, size_t size) {
     constexpr size_t kAlwaysMapped = size_t{32} << 20;
     void* block = nullptr;
     size_t total;
-    uint32_t site = counter.site();
+    uint32_t site = counter.site(bytes);
     if (bytes < kAlwaysMapped) {
         block = detail::plain_block(bytes, site);
         if (block != nullptr) memset(block, 0, bytes);
@@ -119,7 +120,7 @@ void* reallocate(Counter counter, void* block, size_t size) {
     if (block == nullptr) {
         counter.resize_requested(Call::realloc, 0, size);
         if (!counter.admit(Call::realloc, size)) return nullptr;
-        void* fresh = detail::plain_block(size, counter.site());
+        void* fresh = detail::plain_block(size, counter.site(size));
         if (fresh == nullptr) {
             counter.admission_unused(size);
             counter.failed(Call::realloc);
@@ -223,7 +224,7 @@ void* allocate_aligned(Counter counter, size_t alignment, size_t size) {
         // glibc rounds an alignment that is not a power of two up to one.
         size_t power = 1;
         while (power < alignment) power <<= 1;
-        block = detail::aligned_block(power, size, counter.site());
+        block = detail::aligned_block(power, size, counter.site(size));
     }
     return detail::counted(counter, Call::aligned, size, block);
 }

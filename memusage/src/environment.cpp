@@ -98,6 +98,8 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
             environment.set(kRunStartVariable, run_start);
     }
     if (!sites_path.empty()) environment.set("MEMUSAGE_SITES", sites_path);
+    if (!sites_path.empty() && !options.sites_sample.empty())
+        environment.set("MEMUSAGE_SITES_SAMPLE", options.sites_sample);
     if (!options.progname.empty()) environment.set("MEMUSAGE_PROG_NAME", options.progname);
     if (!options.buffer_size.empty()) {
         environment.set("MEMUSAGE_BUFFER_SIZE", options.buffer_size);

@@ -21,6 +21,8 @@ std::string_view help_text() {
            "      --threads           Add a table with a row per thread to the summary\n"
            "      --sites[=N]         After the summary, report the top N (10) allocation\n"
            "                          sites: by bytes at the heap peak, leaked, allocated\n"
+           "      --sites-sample[=BYTES]  The same from a sample: a stack every BYTES\n"
+           "                          (512k) allocated on average; figures are estimates\n"
            "      --leaks             After the summary, report the blocks never freed,\n"
            "                          by stack, largest first\n"
            "      --leak-exitcode=N   Exit with status N when there are leaks (--leaks)\n"
@@ -62,9 +64,10 @@ std::string_view help_text() {
 std::string_view usage_text() {
     return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
            "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--threads]\n"
-           "\t    [--sites[=N]] [--leaks] [--leak-exitcode=N] [--folded=FILE]\n"
-           "\t    [--folded-metric=M] [--dhat=FILE] [--long-lived=DURATION]\n"
-           "\t    [--limit=SIZE] [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
+           "\t    [--sites[=N]] [--sites-sample[=BYTES]] [--leaks] [--leak-exitcode=N]\n"
+           "\t    [--folded=FILE] [--folded-metric=M] [--dhat=FILE]\n"
+           "\t    [--long-lived=DURATION] [--limit=SIZE]\n"
+           "\t    [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
            "\t    [--fail-seed=S] [--time-based]\n"
            "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
            "\t    PROGRAM [PROGRAMOPTION]...\n";

@@ -13,8 +13,9 @@ namespace {
 
 po::options_description driver_option_table() {
     po::options_description table;
-    // --sites=N, or --sites alone (see is_sites_without_count).
+    // --sites=N, or --sites alone (see optional_value_option_named); --sites-sample likewise.
     auto* optional_count = po::value<std::string>()->implicit_value("");
+    auto* optional_interval = po::value<std::string>()->implicit_value("");
     // Only the arity matters here; values are checked below, in command-line order.
     table.add_options()                                 //
         ("progname,n", po::value<std::string>())        //
@@ -32,6 +33,7 @@ po::options_description driver_option_table() {
         ("folded-metric", po::value<std::string>())     //
         ("dhat", po::value<std::string>())              //
         ("long-lived", po::value<std::string>())        //
+        ("sites-sample", optional_interval)             //
         ("limit", po::value<std::string>())             //
         ("fail-at", po::value<std::string>())           //
         ("fail-from", po::value<std::string>())         //
@@ -49,16 +51,25 @@ po::options_description driver_option_table() {
     return table;
 }
 
-// "--sites" (or a prefix only it has) without "=N": its count is optional, and only ever
-// given as --sites=N. Boost would take the next word, the program, for its count.
-bool is_sites_without_count(const std::string& token) {
-    if (!token.starts_with("--") || token.find('=') != std::string::npos) return false;
+// "--sites" or "--sites-sample" (or a prefix only one of them has) without "=VALUE": their
+// value is optional, and only ever given after "=". Boost would take the next word, the
+// program, for it. Returns the option's name, or empty.
+std::string optional_value_option_named(const std::string& token) {
+    if (!token.starts_with("--") || token.find('=') != std::string::npos) return {};
     const std::string name = token.substr(2);
-    if (name.empty() || !std::string_view("sites").starts_with(name)) return false;
+    if (name.empty()) return {};
+    std::string found;
     const po::options_description table = driver_option_table();
-    for (const auto& option : table.options())
-        if (option->long_name() != "sites" && option->long_name().starts_with(name)) return false;
-    return true;
+    for (const auto& option : table.options()) {
+        const std::string& long_name = option->long_name();
+        if (long_name == name)
+            return long_name == "sites" || long_name == "sites-sample" ? name : "";
+        if (long_name.starts_with(name)) {
+            if (!found.empty()) return {};  // ambiguous: Boost says so
+            found = long_name;
+        }
+    }
+    return found == "sites" || found == "sites-sample" ? found : "";
 }
 
 // Options end at the first word that is not an option: everything from there on is the
@@ -80,13 +91,13 @@ std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& argume
     auto looks_like_option = [](const std::string& word) {
         return word.size() > 1 && word[0] == '-';
     };
-    if (is_sites_without_count(token)) {
+    if (std::string name = optional_value_option_named(token); !name.empty()) {
         po::option sites;
-        sites.string_key = "sites";
+        sites.string_key = name;
         sites.original_tokens.push_back(token);
         arguments.erase(arguments.begin());
         rest.push_back(std::move(sites));
-        // The program may follow: claimed here, or Boost would give it to --sites.
+        // The program may follow: claimed here, or Boost would give it to the option.
         if (looks_like_option(arguments.front())) return rest;
     } else if (looks_like_option(token)) {
         return rest;
@@ -169,6 +180,13 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
         out.dhat_path = value;
     } else if (key == "long-lived") {
         out.long_lived = value;
+    } else if (key == "sites-sample") {
+        uint64_t bytes;
+        std::string interval = value.empty() ? std::to_string(kDefaultSitesSample) : value;
+        if (!parse_size(interval.c_str(), bytes) || bytes == 0 || bytes > kMaxSitesSample)
+            return invalid("sampling interval") +
+                   "; use 1 byte to 1G: digits, then nothing or k, M, G (KiB, MiB, GiB)";
+        out.sites_sample = interval;
     } else if (key == "limit") {
         uint64_t bytes;
         if (!parse_size(value.c_str(), bytes))
@@ -263,6 +281,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
             return result;
         }
     }
+    // Sampled sites are reported like exact ones.
+    if (!result.options.sites_sample.empty() && !result.options.sites)
+        result.options.sites = kDefaultSitesShown;
     const DriverOptions& options = result.options;
     int injections =
         !options.fail_at.empty() + !options.fail_from.empty() + !options.fail_probability.empty();

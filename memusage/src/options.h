@@ -1,6 +1,7 @@
 // The driver's command line, parsed into plain data and nothing else: no environment, no I/O.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,9 @@ namespace memusage {
 enum class ColorWhen { automatic, always, never };
 
 inline constexpr unsigned kDefaultSitesShown = 10;
+// --sites-sample without a value: 512 KiB, tcmalloc's and jemalloc's default.
+inline constexpr uint64_t kDefaultSitesSample = 524288;
+inline constexpr uint64_t kMaxSitesSample = uint64_t{1} << 30;
 
 struct DriverOptions {
     std::string progname;            // -n: profile only the process with this short name
@@ -28,6 +32,7 @@ struct DriverOptions {
     std::string folded_metric;              // --folded-metric=METRIC
     std::string dhat_path;                  // --dhat=OUT
     std::string long_lived;                 // --long-lived=DURATION
+    std::string sites_sample;               // --sites-sample[=BYTES]: as given, or the default
     // Out-of-memory testing and the per-thread table, as given (validated).
     std::string limit;             // --limit=SIZE
     std::string fail_at;           // --fail-at=N

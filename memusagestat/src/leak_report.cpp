@@ -45,7 +45,13 @@ LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>
                plural(runtime.blocks_leaked(), "block", "blocks") +
                " the C and C++ runtimes keep until exit (stdio buffers, dlopen's and "
                "pthread_create's records, libstdc++'s exception pool)\n";
-    out += profile_notes(profile, symbolizer);
+    std::string notes = profile_notes(profile, symbolizer);
+    if (profile.sample_interval != 0)
+        notes += (notes.empty() ? "\n" : "") +
+                 std::string("Note: the figures are estimates from sampling every ") +
+                 std::to_string(profile.sample_interval) +
+                 " bytes on average: a leak the sample missed is not listed\n";
+    out += notes;
     return report;
 }
 

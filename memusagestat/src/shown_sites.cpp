@@ -133,10 +133,19 @@ std::string profile_notes(const SitesProfile& profile, const Symbolizer& symboli
     return out;
 }
 
+ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
+                     Symbolizer& symbolizer) {
+    FoldedStack folded = folded_stack(site, profile, symbolizer);
+    return ShownSite{
+        std::move(folded.frames), std::move(folded.lines), std::move(folded.via), site, {site.id},
+        folded.kept_by_runtime};
+}
+
 std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer) {
     std::vector<ShownSite> shown;
     std::map<std::string, size_t> by_key;
     for (const AllocationSite& site : profile.sites) {
+        if (site.blocks_allocated == 0 && site.bytes_allocated == 0) continue;
         FoldedStack folded = folded_stack(site, profile, symbolizer);
         std::string key = folded.via;
         for (const std::string& line : folded.lines) key += "\n" + line;

@@ -28,8 +28,13 @@ struct ShownSite {
 // "function (file:line)", "function (in module)", "module+0xoffset"; " [inlined]" after.
 std::string describe(const SourceFrame& frame);
 
-// In the order of the profile's sites, by first appearance.
+// In the order of the profile's sites, by first appearance. A site with no figures (the
+// first refused call's, when nothing else came from its stack) is left out.
 std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer);
+
+// One raw site alone, folded.
+ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
+                     Symbolizer& symbolizer);
 
 // Adds one site's figures to another's.
 void add_figures(AllocationSite& into, const AllocationSite& site);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -56,25 +57,32 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     if (bytes.empty())
         return "the sites file is empty: the run did not end normally (killed, or ended "
                "with _exit or exec), or it was not the profiled process";
-    format::FileHeader header;
-    if (bytes.size() < sizeof header + sizeof(format::FileTrailer))
+    format::FileHeader header = {};
+    if (bytes.size() < format::kVersion1HeaderBytes + sizeof(format::FileTrailer))
         return "not a memusage sites file (too short)";
-    std::memcpy(&header, bytes.data(), sizeof header);
+    // A version 1 header is shorter; what lies past it is checked against header_bytes below.
+    std::memcpy(&header, bytes.data(), std::min(bytes.size(), sizeof header));
     if (std::memcmp(header.magic, format::kMagic, sizeof header.magic) != 0) {
         bool all_zero = true;
         for (char c : header.magic) all_zero = all_zero && c == 0;
         return all_zero ? kTruncated : "not a memusage sites file";
     }
-    if (header.version != format::kVersion)
+    if (header.version < 1 || header.version > format::kVersion)
         return "sites file version " + std::to_string(header.version) +
-               " is not supported (this memusagestat reads version " +
+               " is not supported (this memusagestat reads versions 1 to " +
                std::to_string(format::kVersion) + ")";
+    uint32_t least_header_bytes =
+        header.version == 1 ? format::kVersion1HeaderBytes : sizeof(format::FileHeader);
+    if (header.version == 1) {  // no sampling, no refused call
+        header.sample_interval = 0;
+        header.first_refused_site = 0;
+    }
     format::FileTrailer trailer;
     std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
     if (std::memcmp(trailer.magic, format::kTrailerMagic, sizeof trailer.magic) != 0 ||
         trailer.file_bytes != bytes.size())
         return kTruncated;
-    if (header.header_bytes < sizeof header || header.header_bytes % 8 != 0 ||
+    if (header.header_bytes < least_header_bytes || header.header_bytes % 8 != 0 ||
         header.header_bytes > bytes.size() - sizeof trailer)
         return kTruncated;
 
@@ -86,6 +94,8 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     profile.ended_by_crash = (header.flags & format::kEndedByCrash) != 0;
     profile.stack_table_full = (header.flags & format::kStackTableFull) != 0;
     profile.unwinder_missing = (header.flags & format::kUnwinderMissing) != 0;
+    profile.sample_interval = header.sample_interval;
+    profile.first_refused_site = header.first_refused_site;
 
     // Counts are bounded by what the file could hold before anything is reserved.
     if (header.module_count > cursor.left() / sizeof(format::ModuleRecord)) return kTruncated;

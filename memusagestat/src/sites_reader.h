@@ -39,6 +39,12 @@ struct SitesProfile {
     bool ended_by_crash = false;
     bool stack_table_full = false;
     bool unwinder_missing = false;
+    // 0: exact figures. Else the figures are estimates from sampling every this many bytes
+    // on average (memusage --sites-sample).
+    uint64_t sample_interval = 0;
+    // The site (AllocationSite::id) of the first allocation call the allocation limit or
+    // failure injection made fail; 0 for none. Its site may have no figures.
+    uint32_t first_refused_site = 0;
     std::vector<SitesModule> modules;
     std::vector<AllocationSite> sites;
 };

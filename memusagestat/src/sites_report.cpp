@@ -42,6 +42,23 @@ void write_ranking(std::string& out, const Ranking& ranking, const std::vector<S
         write_entry(out, i + 1, ranking.figures(ranked[i]->figures), *ranked[i]);
 }
 
+// The allocation limit's or failure injection's first failed call (memusage --limit,
+// --fail-*): where the program met it.
+void write_first_refused(std::string& out, const SitesProfile& profile, Symbolizer& symbolizer) {
+    if (profile.first_refused_site == 0) return;
+    for (const AllocationSite& site : profile.sites) {
+        if (site.id != profile.first_refused_site) continue;
+        ShownSite shown = shown_site(site, profile, symbolizer);
+        out += "\nFirst refused allocation:\n";
+        for (size_t line = 0; line < shown.lines.size(); ++line) {
+            out += std::string(line == 0 ? "       at " : "       by ") + shown.lines[line];
+            if (line == 0 && !shown.via.empty()) out += " via " + shown.via;
+            out += "\n";
+        }
+        return;
+    }
+}
+
 }  // namespace
 
 std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
@@ -50,7 +67,7 @@ std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
 }
 
 std::string sites_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
-                         const Symbolizer& symbolizer, const SitesReportOptions& options) {
+                         Symbolizer& symbolizer, const SitesReportOptions& options) {
     AllocationSite total;
     for (const ShownSite& site : sites) add_figures(total, site.figures);
 
@@ -59,6 +76,9 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
         "; heap peak: " + std::to_string(profile.heap_peak) +
         " bytes; still allocated at exit: " + plural(total.bytes_leaked(), "byte", "bytes") +
         " in " + plural(total.blocks_leaked(), "block", "blocks") + "\n";
+    if (profile.sample_interval != 0)
+        out += "(figures per site are estimates from sampling every " +
+               std::to_string(profile.sample_interval) + " bytes on average)\n";
     uint64_t peak = profile.heap_peak;
     write_ranking(
         out,
@@ -83,6 +103,7 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
                    }},
                   sites, options.top);
 
+    write_first_refused(out, profile, symbolizer);
     out += profile_notes(profile, symbolizer);
     return out;
 }

@@ -22,7 +22,7 @@ std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
                          const SitesReportOptions& options);
 // The same, from the profile's sites as shown_sites made them.
 std::string sites_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
-                         const Symbolizer& symbolizer, const SitesReportOptions& options);
+                         Symbolizer& symbolizer, const SitesReportOptions& options);
 
 // Reads the sites file at `path` and makes its report into `report`. Returns an empty
 // string on success, else a message for the user.

@@ -17,7 +17,9 @@ namespace memusage::sites_format {
 
 inline constexpr char kMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'S', '\n'};
 inline constexpr char kTrailerMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'N', 'D'};
-inline constexpr uint32_t kVersion = 1;
+// 2: the header's sampling interval and first refused allocation (version 1 files have
+// neither, and are read as exact and without one).
+inline constexpr uint32_t kVersion = 2;
 
 // The deepest stack kept: frames beyond it (towards main) are dropped.
 inline constexpr uint32_t kMaxDepth = 64;
@@ -41,8 +43,17 @@ struct FileHeader {
     uint32_t flags;      // kEndedByCrash | kStackTableFull | kUnwinderMissing
     uint32_t max_depth;  // kMaxDepth when written
     uint64_t pid;
+    // Version 2 on. 0: exact figures. Else the figures are estimates from sampling one point
+    // every this many bytes on average, each sampled block weighted by the inverse of its
+    // probability of being sampled.
+    uint64_t sample_interval;
+    // The site of the first allocation call the allocation limit or failure injection made
+    // fail (its SiteRecord is written even without figures); 0 for none.
+    uint32_t first_refused_site;
+    uint32_t reserved;
 };
-static_assert(sizeof(FileHeader) == 48);
+static_assert(sizeof(FileHeader) == 64);
+inline constexpr uint32_t kVersion1HeaderBytes = 48;
 
 // A loaded ELF object (the program, a library) as it was mapped at exit.
 struct ModuleRecord {

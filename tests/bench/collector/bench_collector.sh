@@ -10,6 +10,12 @@
 # runs, and ratios are to the bare run, so machine noise hits every column alike. "+RSS"
 # is the median extra maximum resident set our collector adds to the bare run.
 # When heaptrack is installed, a last row gives its ratio on 1 thread (3 runs), for scale.
+# Then the allocation-sites table (issue 9): the same workload bare, under ours without
+# sites, with exact sites, with sites sampled every 512 KiB, and under heaptrack (recording,
+# then heaptrack_print's report, summed), on 1 thread, and bare, ours and exact sites on 2;
+# with the maximum resident set of each. And a real program, sqlite3 building and querying a
+# 200,000-row table in memory (sqlite_workload.sql), the same ways. SITES_RUNS rounds
+# (default 5), each running every column once, medians. SITES_ONLY=yes skips the first table.
 # Environment: RUNS (default 7), STEPS (per thread, default 5000000), GLIBC_LIBMEMUSAGE
 # (default /usr/lib/x86_64-linux-gnu/libmemusage.so; the glibc columns are left out when
 # it is absent), DATA_DIR (where the data files go; default /dev/shm when there is one:
@@ -36,6 +42,7 @@ time_of() {
     rm -f "$data_file"
 }
 
+if [ "${SITES_ONLY:-no}" != yes ]; then
 printf 'alloc_churn, %s steps per thread, medians of %d runs, data files in %s\n' "$steps" "$runs" "$data_dir"
 printf '%-8s %-5s %10s %10s %7s %10s %7s %10s\n' threads file "bare ms" "ours ms" ours "glibc ms" glibc "ours +RSS"
 for threads in 1 2; do
@@ -78,3 +85,83 @@ if command -v heaptrack >/dev/null; then
     printf 'heaptrack, 1 thread: %.0f ms, %.1fx the bare run (medians of 3)\n' \
         "$(awk -v a="$heaptrack_ns" 'BEGIN {print a / 1e6}')" "$(awk -v a="$heaptrack_ns" -v b="$bare" 'BEGIN {print a / b}')"
 fi
+fi
+
+# --- Allocation sites ---------------------------------------------------------------------
+sites_runs=${SITES_RUNS:-5}
+sites_file=$work/run.sites
+sqlite_workload=$source_dir/tests/bench/collector/sqlite_workload.sql
+# timed RESULT-FILE COMMAND...: one run, appending "nanoseconds rss_kib" to the file.
+timed() {
+    local out=$1
+    shift
+    read -r ns rss status < <("$measure" "$@" 2>/dev/null)
+    if [ "$status" != 0 ]; then
+        echo "exit status $status from $*" >&2
+        exit 1
+    fi
+    echo "$ns $rss" >>"$out"
+}
+# heaptrack_timed RESULT-FILE COMMAND...: heaptrack's recording then its report, summed.
+heaptrack_timed() {
+    local out=$1
+    shift
+    rm -f "$work"/heaptrack-out*
+    read -r record_ns record_rss status < <("$measure" heaptrack -o "$work/heaptrack-out" "$@" 2>/dev/null)
+    [ "$status" = 0 ] || { echo "heaptrack exited with $status" >&2; exit 1; }
+    read -r print_ns _ status < <("$measure" heaptrack_print "$(ls "$work"/heaptrack-out*)" 2>/dev/null)
+    [ "$status" = 0 ] || { echo "heaptrack_print exited with $status" >&2; exit 1; }
+    echo "$((record_ns + print_ns)) $record_rss" >>"$out"
+    rm -f "$work"/heaptrack-out*
+}
+have_heaptrack=no
+command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null && have_heaptrack=yes
+# One round of every column for a program: bare, ours, exact, sampled, heaptrack.
+sites_round() {
+    local name=$1
+    shift
+    timed "$work/$name-bare" env MEMUSAGE_BENCH=bare "$@"
+    timed "$work/$name-ours" env LD_PRELOAD="$ours" "$@"
+    timed "$work/$name-exact" env LD_PRELOAD="$ours" MEMUSAGE_SITES="$sites_file" "$@"
+    timed "$work/$name-sampled" env LD_PRELOAD="$ours" MEMUSAGE_SITES="$sites_file" \
+        MEMUSAGE_SITES_SAMPLE=524288 "$@"
+    [ "$have_heaptrack" = yes ] && heaptrack_timed "$work/$name-heaptrack" "$@"
+    rm -f "$sites_file"
+}
+ms() { cut -d' ' -f1 "$1" | median | awk '{printf "%.0f", $1 / 1e6}'; }
+kib() { cut -d' ' -f2 "$1" | median; }
+ratio() { awk -v a="$(cut -d' ' -f1 "$1" | median)" -v b="$(cut -d' ' -f1 "$2" | median)" 'BEGIN {printf "%.2fx", a / b}'; }
+sites_row() {
+    local label=$1 name=$2
+    local columns=(bare ours exact sampled)
+    [ "$have_heaptrack" = yes ] && columns+=(heaptrack)
+    printf '%-26s' "$label"
+    for column in "${columns[@]}"; do
+        [ -s "$work/$name-$column" ] || { printf ' %18s' -; continue; }
+        printf ' %18s' "$(ms "$work/$name-$column") ms $(ratio "$work/$name-$column" "$work/$name-bare")"
+    done
+    printf '\n%-26s' "  max RSS"
+    for column in "${columns[@]}"; do
+        [ -s "$work/$name-$column" ] || { printf ' %18s' -; continue; }
+        printf ' %18s' "$(kib "$work/$name-$column") KiB"
+    done
+    printf '\n'
+}
+
+for name in churn1 churn2 sqlite; do
+    for column in bare ours exact sampled heaptrack; do : >"$work/$name-$column"; done
+done
+for ((i = 0; i < sites_runs; i++)); do
+    sites_round churn1 "$workload" 1 "$steps"
+    sites_round sqlite sqlite3 :memory: ".read $sqlite_workload"
+    # 2 threads: bare, ours and exact sites only.
+    timed "$work/churn2-bare" env MEMUSAGE_BENCH=bare "$workload" 2 "$steps"
+    timed "$work/churn2-ours" env LD_PRELOAD="$ours" "$workload" 2 "$steps"
+    timed "$work/churn2-exact" env LD_PRELOAD="$ours" MEMUSAGE_SITES="$sites_file" "$workload" 2 "$steps"
+    rm -f "$sites_file"
+done
+printf '\nAllocation sites, medians of %d rounds (time, ratio to bare; then max RSS)\n' "$sites_runs"
+printf '%-26s %18s %18s %18s %18s %18s\n' "" bare ours "exact sites" "sampled 512 KiB" "heaptrack+print"
+sites_row "alloc_churn, 1 thread" churn1
+sites_row "alloc_churn, 2 threads" churn2
+sites_row "sqlite3, 200k rows" sqlite

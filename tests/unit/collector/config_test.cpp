@@ -87,6 +87,25 @@ TEST(ConfigSites, TheSitesFileAndItsOwnerAreRead) {
     Config c = read({{"MEMUSAGE_SITES", "/tmp/run.sites"}, {"MEMUSAGE_SITES_OWNER", "1234"}});
     EXPECT_STREQ(c.sites, "/tmp/run.sites");
     EXPECT_EQ(c.sites_owner, 1234);
+    EXPECT_EQ(c.sites_sample, 0u) << "exact unless asked";
+    EXPECT_FALSE(c.sites_seeded);
+}
+
+TEST(ConfigSites, SamplingTakesAnIntervalUpTo1GAndASeed) {
+    Config c = read({{"MEMUSAGE_SITES_SAMPLE", "512k"}, {"MEMUSAGE_SITES_SEED", "77"}});
+    EXPECT_EQ(c.sites_sample, 524288u);
+    EXPECT_TRUE(c.sites_seeded);
+    EXPECT_EQ(c.sites_seed, 77u);
+    EXPECT_EQ(read({{"MEMUSAGE_SITES_SAMPLE", "1G"}}).sites_sample, uint64_t{1} << 30);
+    for (const char* bad : {"0", "2G", "x", ""}) {
+        Config rejected = read({{"MEMUSAGE_SITES_SAMPLE", bad}});
+        EXPECT_EQ(rejected.sites_sample, 0u) << bad;
+        ASSERT_EQ(rejected.rejected_count, 1) << bad;
+        EXPECT_STREQ(rejected.rejected[0].variable, "MEMUSAGE_SITES_SAMPLE");
+    }
+    Config bad_seed = read({{"MEMUSAGE_SITES_SEED", "-1"}});
+    EXPECT_FALSE(bad_seed.sites_seeded);
+    EXPECT_EQ(bad_seed.rejected_count, 1);
 }
 
 }  // namespace

@@ -55,6 +55,15 @@ TEST(ChildEnvironment, SitesGoToTheirFileAndAnEnclosingRunsOwnerIsForgotten) {
     EXPECT_EQ(value_of(result, "MEMUSAGE_SITES"), "<unset>");
 }
 
+TEST(ChildEnvironment, SampledSitesGetTheirInterval) {
+    DriverOptions options;
+    options.sites_sample = "64k";
+    Entries result = child_environment({}, options, kCollector, "", "/tmp/run.sites");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES_SAMPLE"), "64k");
+    result = child_environment({}, {}, kCollector, "", "/tmp/run.sites");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SITES_SAMPLE"), "<unset>");
+}
+
 // The run starts with the driver, whatever the program is: it records the data file's
 // state for every process of the run, replacing the record of an enclosing run.
 TEST(ChildEnvironment, TheRunStartsWithTheDataFilesStateNow) {

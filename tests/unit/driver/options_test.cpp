@@ -299,9 +299,11 @@ TEST(DriverSitesOption, ABareSitesIsFollowedByTheProgram) {
     DriverOptions options = parse_ok({"--sites", "prog", "arg"});
     EXPECT_EQ(options.sites, kDefaultSitesShown);
     EXPECT_EQ(options.command, (Words{"prog", "arg"}));
-    options = parse_ok({"--sit", "./prog"});
+    options = parse_ok({"--sites", "./prog"});
     EXPECT_EQ(options.sites, kDefaultSitesShown);
     EXPECT_EQ(options.command, Words{"./prog"});
+    // "--sit" could be --sites or --sites-sample.
+    EXPECT_NE(parse_error({"--sit", "./prog"}).find("ambiguous"), std::string::npos);
     options = parse_ok({"--sites", "-m", "prog"});
     EXPECT_EQ(options.sites, kDefaultSitesShown);
     EXPECT_TRUE(options.trace_mmap);
@@ -320,6 +322,27 @@ TEST(DriverSitesOption, ACountComesAfterAnEqualsSign) {
               "memusage: invalid number of sites '0' for '--sites'");
     EXPECT_EQ(parse_error({"--sites=x", "prog"}),
               "memusage: invalid number of sites 'x' for '--sites'");
+}
+
+// --sites-sample[=BYTES]: sampled sites, reported as --sites reports them; its interval
+// only after "=", as --sites takes its count.
+TEST(DriverSitesOption, SamplingHasADefaultIntervalAndImpliesTheReport) {
+    DriverOptions options = parse_ok({"--sites-sample", "prog", "arg"});
+    EXPECT_EQ(options.sites_sample, "524288");
+    EXPECT_EQ(options.sites, kDefaultSitesShown);
+    EXPECT_EQ(options.command, (Words{"prog", "arg"}));
+    options = parse_ok({"--sites-s", "-m", "prog"});
+    EXPECT_EQ(options.sites_sample, "524288");
+    EXPECT_TRUE(options.trace_mmap);
+    options = parse_ok({"--sites=3", "--sites-sample=64k", "prog"});
+    EXPECT_EQ(options.sites_sample, "64k");
+    EXPECT_EQ(options.sites, 3u);
+    EXPECT_EQ(options.command, Words{"prog"});
+    EXPECT_TRUE(parse_ok({"prog"}).sites_sample.empty());
+    EXPECT_EQ(parse_error({"--sites-sample=0", "prog"}).substr(0, 60),
+              "memusage: invalid sampling interval '0' for '--sites-sample'");
+    EXPECT_NE(parse_error({"--sites-sample=2G", "prog"}).find("invalid sampling interval"),
+              std::string::npos);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <random>
 
+#include "sampling.h"
 #include "sites_test_support.h"
 
 namespace memusage {
@@ -26,6 +27,59 @@ std::string own_path() {
     char path[4096];
     ssize_t n = readlink("/proc/self/exe", path, sizeof path);
     return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+}
+
+// Version 2: sampled figures come as estimates in bytes and blocks, with their interval; the
+// first refused call's site is written even without figures.
+TEST(SitesFile, SamplingAndTheFirstRefusedCallAreReadBack) {
+    WrittenSites written(65536);
+    ASSERT_TRUE(written.ready());
+    uint32_t sampled = written.site({0x401000});
+    uint32_t refused = written.site({0x402000, 0x403000});
+    uint32_t weight_4 = 1 + 2 * sampling::kCodesPerDoubling;
+    written.event(SiteChange::new_block, site_tag(sampled, weight_4), 100);
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile, 0, refused), "");
+    EXPECT_EQ(profile.sample_interval, 65536u);
+    EXPECT_EQ(profile.first_refused_site, refused);
+    ASSERT_EQ(profile.sites.size(), 2u);
+    EXPECT_EQ(profile.sites[0].blocks_allocated, 4u);
+    EXPECT_EQ(profile.sites[0].bytes_allocated, 400u);
+    EXPECT_EQ(profile.sites[0].bytes_at_peak, 400u);
+    EXPECT_EQ(profile.sites[1].id, refused);
+    EXPECT_EQ(profile.sites[1].blocks_allocated, 0u);
+    EXPECT_EQ(profile.sites[1].frames, (std::vector<uint64_t>{0x402000, 0x403000}));
+}
+
+// A file of version 1 (48-byte header) is read as exact, without a refused call.
+TEST(SitesFile, Version1FilesAreStillRead) {
+    WrittenSites written;
+    uint32_t site = written.site({0x401000});
+    written.event(SiteChange::new_block, site, 100);
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile), "");
+    std::vector<std::byte> bytes = bytes_of(written.path());
+    sites_format::FileHeader header;
+    memcpy(&header, bytes.data(), sizeof header);
+    header.version = 1;
+    header.header_bytes = sites_format::kVersion1HeaderBytes;
+    header.sample_interval = 12345;  // lies past a version 1 header: never read
+    std::vector<std::byte> old(bytes.begin(), bytes.begin() + sites_format::kVersion1HeaderBytes);
+    memcpy(old.data(), &header, sites_format::kVersion1HeaderBytes);
+    old.insert(old.end(), bytes.begin() + sizeof header, bytes.end());
+    sites_format::FileTrailer trailer;
+    memcpy(&trailer, old.data() + old.size() - sizeof trailer, sizeof trailer);
+    trailer.file_bytes = old.size();
+    memcpy(old.data() + old.size() - sizeof trailer, &trailer, sizeof trailer);
+    ASSERT_EQ(memusagestat::parse_sites(old, profile), "");
+    EXPECT_EQ(profile.sample_interval, 0u);
+    EXPECT_EQ(profile.first_refused_site, 0u);
+    ASSERT_EQ(profile.sites.size(), 1u);
+    EXPECT_EQ(profile.sites[0].bytes_allocated, 100u);
+    header.version = 3;
+    memcpy(old.data(), &header, sites_format::kVersion1HeaderBytes);
+    EXPECT_NE(memusagestat::parse_sites(old, profile).find("version 3 is not supported"),
+              std::string::npos);
 }
 
 TEST(SitesFile, WhatTheCollectorWritesTheReaderReadsBack) {

@@ -17,12 +17,12 @@ namespace memusage {
 
 class WrittenSites {
   public:
-    WrittenSites() {
+    explicit WrittenSites(uint64_t sample_interval = 0) {
         char pattern[] = "/tmp/memusage-sites-unit-XXXXXX";
         int fd = mkstemp(pattern);
         if (fd >= 0) close(fd);
         path_ = pattern;
-        ready_ = stacks_.init(256, 1 << 14) && accounts_.init(256);
+        ready_ = stacks_.init(256, 1 << 14) && accounts_.init(256, sample_interval);
     }
     ~WrittenSites() {
         unlink(path_.c_str());
@@ -40,10 +40,11 @@ class WrittenSites {
         accounts_.on_event(site_word(change, site), bytes, static_cast<uint64_t>(heap_));
     }
     // Writes the file; empty string and the profile read back, or the reader's message.
-    std::string write_and_read(memusagestat::SitesProfile& profile, uint32_t flags = 0) {
+    std::string write_and_read(memusagestat::SitesProfile& profile, uint32_t flags = 0,
+                               uint32_t first_refused_site = 0) {
         SitesFile file;
         if (file.open(path_.c_str()) != SitesFile::OpenResult::opened) return "open failed";
-        bool written = file.write(stacks_, accounts_, flags);
+        bool written = file.write(stacks_, accounts_, flags, first_refused_site);
         file.close();
         if (!written) return "write failed";
         return memusagestat::read_sites_file(path_, profile);

@@ -1,0 +1,147 @@
+// Sampled sites (MEMUSAGE_SITES_SAMPLE, memusage --sites-sample): known sizes allocated many
+// times at two sites give estimates within what the sampling's variance allows (the seed is
+// fixed, so every run gives the same figures); a block far larger than the interval is always
+// sampled and counts as itself; exact sites stay exact. And the first allocation call that
+// failure injection made fail is named by its stack.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "sites_run.h"
+
+namespace sites_test {
+namespace {
+
+using collector_test::fixture;
+using collector_test::Scratch;
+
+const std::string kSource = "sites_sampling.c";
+constexpr uint64_t kCount = 1000000, kSmall = 64, kLarge = 192, kHuge = 4 << 20;
+constexpr uint64_t kInterval = 65536;
+
+// The first two numbers of an entry's header: "#1 64000000 bytes in 1000000 calls".
+std::pair<double, double> figures_of(const Entry& entry) {
+    const char* text = entry.header.c_str();
+    while (*text != '\0' && *text != ' ') ++text;  // past "#N"
+    char* end = nullptr;
+    double first = std::strtod(text, &end);
+    while (*end != '\0' && (*end < '0' || *end > '9')) ++end;
+    double second = std::strtod(end, nullptr);
+    return {first, second};
+}
+
+std::string report_of_fixture(const std::vector<std::string>& environment) {
+    Scratch scratch;
+    std::string sites = scratch / "sites";
+    Outcome run = run_with_sites({fixture("sites_fixture_sampling"), "sample"}, sites, environment);
+    EXPECT_TRUE(run.exited_zero()) << run.err;
+    Outcome report = report_of(sites);
+    EXPECT_TRUE(report.exited_zero()) << report.err;
+    return report.out;
+}
+
+const Entry& allocated_at(const std::vector<Entry>& entries, const std::string& function,
+                          const std::string& marker, const std::string& report) {
+    static const Entry none;
+    const Entry* entry =
+        find_entry(entries, kAllocatedRanking, "at " + function + " (" + location(kSource, marker));
+    EXPECT_NE(entry, nullptr) << function << " missing from:\n" << report;
+    return entry != nullptr ? *entry : none;
+}
+
+// The estimate of a total over `count` blocks of `size` bytes, each in the sample with
+// probability 1/weight (the code's weight is at most 2.2% above 1/p): its relative
+// standard deviation.
+double relative_deviation(uint64_t count, uint64_t size) {
+    double p = -std::expm1(-static_cast<double>(size) / kInterval) / std::exp2(1.0 / 32);
+    return std::sqrt((1 - p) / (static_cast<double>(count) * p));
+}
+
+TEST(SitesSampling, EstimatesAreWithinTheSamplingsDeviation) {
+    std::string report = report_of_fixture({"MEMUSAGE_SITES_SAMPLE=64k", "MEMUSAGE_SITES_SEED=1"});
+    EXPECT_NE(report.find("estimates from sampling every 65536 bytes on average"),
+              std::string::npos)
+        << report;
+    std::vector<Entry> entries = entries_of(report);
+    auto small = figures_of(allocated_at(entries, "small_blocks", "small", report));
+    auto large = figures_of(allocated_at(entries, "large_blocks", "large", report));
+    double small_deviation = relative_deviation(kCount, kSmall);
+    double large_deviation = relative_deviation(kCount, kLarge);
+    // Four standard deviations: a fixed seed passes or fails every time.
+    EXPECT_NEAR(small.first, double(kCount * kSmall), 4 * small_deviation * kCount * kSmall);
+    EXPECT_NEAR(small.second, double(kCount), 4 * small_deviation * kCount);
+    EXPECT_NEAR(large.first, double(kCount * kLarge), 4 * large_deviation * kCount * kLarge);
+    EXPECT_NEAR(large.second, double(kCount), 4 * large_deviation * kCount);
+    double ratio = large.first / small.first;
+    double ratio_deviation = std::hypot(small_deviation, large_deviation);
+    EXPECT_NEAR(ratio, 3.0, 4 * 3.0 * ratio_deviation) << report;
+    // Every sampled block was freed: nothing of theirs is left, as estimated.
+    EXPECT_EQ(find_entry(entries, kLeakRanking, "small_blocks"), nullptr) << report;
+    EXPECT_EQ(find_entry(entries, kLeakRanking, "large_blocks"), nullptr) << report;
+}
+
+TEST(SitesSampling, ABlockFarLargerThanTheIntervalIsAlwaysSampledAsItself) {
+    for (const char* seed : {"MEMUSAGE_SITES_SEED=1", "MEMUSAGE_SITES_SEED=2"}) {
+        std::string report = report_of_fixture({"MEMUSAGE_SITES_SAMPLE=64k", seed});
+        std::vector<Entry> entries = entries_of(report);
+        const Entry* huge =
+            find_entry(entries, kLeakRanking, "at huge_block (" + location(kSource, "huge"));
+        ASSERT_NE(huge, nullptr) << report;
+        EXPECT_EQ(huge->header, "#1 " + std::to_string(kHuge) + " bytes in 1 block") << report;
+    }
+}
+
+TEST(SitesSampling, ExactSitesStayExact) {
+    std::string report = report_of_fixture({});
+    EXPECT_EQ(report.find("estimates"), std::string::npos) << report;
+    std::vector<Entry> entries = entries_of(report);
+    auto small = figures_of(allocated_at(entries, "small_blocks", "small", report));
+    auto large = figures_of(allocated_at(entries, "large_blocks", "large", report));
+    EXPECT_EQ(small.first, double(kCount * kSmall));
+    EXPECT_EQ(small.second, double(kCount));
+    EXPECT_EQ(large.first, double(kCount * kLarge));
+    EXPECT_EQ(large.second, double(kCount));
+}
+
+TEST(SitesSampling, TheDriversOptionSamplesAndSaysSo) {
+    Scratch scratch;
+    Outcome run = collector_test::run(
+        {kOurMemusage, "--sites-sample=64k", fixture("sites_fixture_sampling"), "sample"},
+        {"TMPDIR=" + scratch.path()}, "");
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    EXPECT_NE(run.err.find("estimates from sampling every 65536 bytes on average"),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("at huge_block (" + location(kSource, "huge")), std::string::npos)
+        << run.err;
+}
+
+// --fail-at with --sites: the report names the stack of the call that was made to fail.
+TEST(SitesRefused, TheFirstRefusedCallsStackIsReported) {
+    for (const char* sites : {"--sites", "--sites-sample"}) {
+        Scratch scratch;
+        Outcome run = collector_test::run({kOurMemusage, "--color=never", sites, "--fail-at=500",
+                                           fixture("sites_fixture_sampling"), "refuse"},
+                                          {"TMPDIR=" + scratch.path()}, "");
+        ASSERT_TRUE(run.exited_zero()) << run.err;
+        EXPECT_EQ(run.out, "1 failed\n");
+        size_t at = run.err.find("\nFirst refused allocation:\n");
+        ASSERT_NE(at, std::string::npos) << run.err;
+        std::string expected = "\n       at try_many (" + location(kSource, "refused") + ")\n";
+        EXPECT_EQ(run.err.substr(at + 26, expected.size()), expected) << run.err;
+    }
+}
+
+TEST(SitesRefused, NothingRefusedNothingSaid) {
+    Scratch scratch;
+    Outcome run =
+        collector_test::run({kOurMemusage, "--sites", fixture("sites_fixture_sampling"), "refuse"},
+                            {"TMPDIR=" + scratch.path()}, "");
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    EXPECT_EQ(run.out, "0 failed\n");
+    EXPECT_EQ(run.err.find("First refused allocation"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace sites_test
