@@ -65,6 +65,16 @@ TEST(LeakReport, SaysNoLeaksAndLeavesTheRuntimesBlocksOut) {
               "pool)\n");
 }
 
+TEST(LeakReport, SaysWhenItsFiguresAreSampled) {
+    Shown shown({site({0x10}, 1, 600000, 0, 0, 0)});
+    shown.profile.sample_interval = 524288;
+    LeakReport report = leak_report(shown.profile, shown.sites, shown.symbolizer);
+    EXPECT_TRUE(report.text.ends_with(
+        "\nNote: the figures are estimates from sampling every 524288 bytes on average: a leak "
+        "the sample missed is not listed\n"))
+        << report.text;
+}
+
 TEST(FoldedStacks, OutermostFirstOneLinePerStackWithoutZeros) {
     Shown shown({site({0x10, 0x20}, 3, 300, 1, 100, 70), site({0x30, 0x20}, 1, 50, 1, 50, 0),
                  site({0x10, 0x20}, 1, 1, 0, 0, 1)});
