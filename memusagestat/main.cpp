@@ -1,5 +1,6 @@
 // memusagestat [OPTION]... DATAFILE [OUTFILE]: options in, one picture out.
-// memusagestat --sites=FILE [--top=N]: the allocation-site report of a sites file.
+// memusagestat --sites=FILE [--top=N]: the allocation-site report of a sites file, or its
+// leak report, folded stacks, DHAT JSON.
 // memusagestat [--sites=FILE] [--events=FILE] --flame=OUT|--stacked=OUT|--block-map=OUT: pictures.
 #include <boost/program_options.hpp>
 #include <charconv>
@@ -7,9 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "duration.h"
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
-#include "sites_report.h"
+#include "sites_outputs.h"
 
 namespace po = boost::program_options;
 
@@ -17,7 +19,9 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
-    "  or:  memusagestat --sites=FILE [--top=N]\n"
+    "  or:  memusagestat --sites=FILE [--top=N] [--leaks] [--leak-exitcode=N]\n"
+    "                    [--folded=OUT [--folded-metric=METRIC]] [--dhat=OUT]\n"
+    "                    [--events=FILE] [--long-lived=DURATION]\n"
     "  or:  memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT] [--stacked=OUT]\n"
     "                    [--block-map=OUT] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
     "Generate graphic from memory profiling data, or report allocation sites\n"
@@ -33,12 +37,23 @@ constexpr const char* kHelp =
     "      --sites=FILE           Print the allocation-site report of FILE (written by\n"
     "                             memusage --sites or MEMUSAGE_SITES); no graphic\n"
     "      --top=N                Show N sites per ranking in that report (default 10)\n"
+    "      --leaks                With --sites: report only the blocks never freed,\n"
+    "                             by stack, largest first\n"
+    "      --leak-exitcode=N      With --leaks: exit with status N when there are leaks\n"
+    "      --folded=OUT           With --sites: write folded stacks to OUT (FlameGraph,\n"
+    "                             inferno, speedscope)\n"
+    "      --folded-metric=METRIC What they weigh: peak (default), leaked, allocated\n"
+    "                             or blocks\n"
+    "      --dhat=OUT             With --sites: write DHAT JSON to OUT (dh_view.html)\n"
+    "      --long-lived=DURATION  With --sites and --events: report the sites of blocks\n"
+    "                             that lived longer than DURATION (500ms, 2s, 100us)\n"
+    "      --events=FILE          The run's event recording (memusage --events or\n"
+    "                             MEMUSAGE_EVENTS): gives the DHAT file lifetimes,\n"
+    "                             and the next two pictures are drawn from it\n"
     "      --flame=OUT            Draw the flame graph of the --sites FILE into OUT\n"
     "                             (.png, .svg or .pdf)\n"
     "      --flame-metric=WHAT    Its boxes' widths: bytes at the heap 'peak'\n"
     "                             (default), bytes 'leaked', bytes 'allocated'\n"
-    "      --events=FILE          The event recording (memusage --events or\n"
-    "                             MEMUSAGE_EVENTS) to draw the next two from\n"
     "      --stacked=OUT          Draw the heap over time, stacked by site, into OUT\n"
     "      --block-map=OUT        Draw every block by address and time into OUT\n"
     "      --color-by=WHAT        The block map's colours: 'site' (default),\n"
@@ -55,7 +70,9 @@ constexpr const char* kUsage =
     "            [--output=FILE] [--string=STRING] [--time] [--total]\n"
     "            [--x-size=VALUE] [--y-size=VALUE] [--help] [--usage] [--version]\n"
     "            DATAFILE [OUTFILE]\n"
-    "   or: memusagestat --sites=FILE [--top=N]\n"
+    "   or: memusagestat --sites=FILE [--top=N] [--leaks] [--leak-exitcode=N]\n"
+    "            [--folded=OUT] [--folded-metric=METRIC] [--dhat=OUT]\n"
+    "            [--events=FILE] [--long-lived=DURATION]\n"
     "   or: memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT]\n"
     "            [--flame-metric=peak|leaked|allocated] [--stacked=OUT] [--block-map=OUT]\n"
     "            [--color-by=site|thread|size] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n";
@@ -80,17 +97,50 @@ bool parse_size(const std::string& text, unsigned& out) {
     return error == std::errc{} && stop == end && !text.empty();
 }
 
-int report_sites(const std::string& path, const std::string& top) {
-    memusagestat::SitesReportOptions options;
-    if (!top.empty() && (!parse_size(top, options.top) || options.top == 0))
-        return fail("invalid count '" + top + "' for --top (want a number above 0)");
-    std::string report;
-    if (std::string error = memusagestat::report_sites_file(path, options, report);
-        !error.empty()) {
+// What --sites makes, as given on the command line.
+struct SitesRequest {
+    std::string path, top, leak_exitcode, folded, folded_metric, dhat, events, long_lived;
+    bool leaks = false;
+};
+
+int report_sites(const SitesRequest& request) {
+    memusagestat::SitesOutputs outputs;
+    if (!request.top.empty() && (!parse_size(request.top, outputs.top) || outputs.top == 0))
+        return fail("invalid count '" + request.top + "' for --top (want a number above 0)");
+    unsigned leak_exitcode = 0;
+    if (!request.leak_exitcode.empty() &&
+        (!parse_size(request.leak_exitcode, leak_exitcode) || leak_exitcode > 255))
+        return fail("invalid exit status '" + request.leak_exitcode +
+                    "' for --leak-exitcode (want 0 to 255)");
+    if (!request.folded_metric.empty() &&
+        !memusagestat::parse_folded_metric(request.folded_metric, outputs.folded_metric))
+        return fail("invalid metric '" + request.folded_metric +
+                    "' for --folded-metric (want peak, leaked, allocated or blocks)");
+    if (!request.long_lived.empty()) {
+        outputs.long_lived = memusagestat::parse_duration(request.long_lived);
+        if (!outputs.long_lived)
+            return fail(memusagestat::duration_error(request.long_lived, "--long-lived"));
+        if (request.events.empty()) return fail("--long-lived needs --events=EVENTS");
+    }
+    outputs.events_path = request.events;
+    if (!request.folded_metric.empty() && request.folded.empty())
+        return fail("--folded-metric goes with --folded");
+    outputs.leaks = request.leaks || !request.leak_exitcode.empty();
+    outputs.folded_path = request.folded;
+    outputs.dhat_path = request.dhat;
+    // The rankings, unless another report or an export is asked for.
+    outputs.rankings = !outputs.leaks && !outputs.long_lived && outputs.folded_path.empty() &&
+                       outputs.dhat_path.empty();
+
+    memusagestat::SitesResult result;
+    std::string error = memusagestat::make_sites_outputs(request.path, outputs, result);
+    if (std::fputs(result.text.c_str(), stdout) < 0) return 1;
+    if (!result.warning.empty()) std::fprintf(stderr, "memusagestat: %s\n", result.warning.c_str());
+    if (!error.empty()) {
         std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
         return 1;
     }
-    return std::fputs(report.c_str(), stdout) < 0;
+    return result.leaks_found ? static_cast<int>(leak_exitcode) : 0;
 }
 
 // The pictures of issue 11: each one asked for is drawn; the status says whether all were.
@@ -142,7 +192,8 @@ int draw_pictures(const PictureRequest& request, const memusagestat::PictureOpti
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string output, title, x_size, y_size, sites, top;
+    std::string output, title, x_size, y_size;
+    SitesRequest sites;
     std::vector<std::string> files;
     PictureRequest pictures;
     bool time_based = false, total = false;
@@ -155,11 +206,17 @@ int main(int argc, char** argv) {
         ("total,T", po::bool_switch(&total))                 //
         ("x-size,x", po::value(&x_size))                     //
         ("y-size,y", po::value(&y_size))                     //
-        ("sites", po::value(&sites))                         //
-        ("top", po::value(&top))                             //
+        ("sites", po::value(&sites.path))                    //
+        ("top", po::value(&sites.top))                       //
+        ("leaks", po::bool_switch(&sites.leaks))             //
+        ("leak-exitcode", po::value(&sites.leak_exitcode))   //
+        ("folded", po::value(&sites.folded))                 //
+        ("folded-metric", po::value(&sites.folded_metric))   //
+        ("dhat", po::value(&sites.dhat))                     //
+        ("events", po::value(&sites.events))                 //
+        ("long-lived", po::value(&sites.long_lived))         //
         ("flame", po::value(&pictures.flame))                //
         ("flame-metric", po::value(&pictures.flame_metric))  //
-        ("events", po::value(&pictures.events))              //
         ("stacked", po::value(&pictures.stacked))            //
         ("block-map", po::value(&pictures.block_map))        //
         ("color-by", po::value(&pictures.color_by))          //
@@ -189,8 +246,13 @@ int main(int argc, char** argv) {
 
     if (pictures.any()) {
         if (!files.empty()) return fail("the pictures take no DATAFILE: '" + files[0] + "'");
-        if (given.count("top")) return fail("--top only goes with the sites report");
-        pictures.sites = sites;
+        for (const char* option :
+             {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat", "long-lived"})
+            if (given.count(option) && !given[option].defaulted())
+                return fail(std::string("--") + option +
+                            " goes with the sites report, not the pictures");
+        pictures.sites = sites.path;
+        pictures.events = sites.events;
         memusagestat::PictureOptions options;
         options.title = title;
         options.time_based = time_based;
@@ -200,15 +262,17 @@ int main(int argc, char** argv) {
             return fail("invalid height '" + y_size + "' (want a number of pixels)");
         return draw_pictures(pictures, options);
     }
-    if (given.count("events")) return fail("--events goes with --stacked or --block-map");
     if (given.count("flame-metric")) return fail("--flame-metric goes with --flame");
     if (given.count("color-by")) return fail("--color-by goes with --block-map");
 
     if (given.count("sites")) {
         if (!files.empty()) return fail("--sites takes no DATAFILE: '" + files[0] + "'");
-        return report_sites(sites, top);
+        return report_sites(sites);
     }
-    if (given.count("top")) return fail("--top only goes with --sites");
+    for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat",
+                               "events", "long-lived"})
+        if (given.count(option) && !given[option].defaulted())
+            return fail(std::string("--") + option + " only goes with --sites");
     if (files.empty()) return fail("missing DATAFILE");
     if (files.size() > 2) return fail("too many arguments: '" + files[2] + "'");
 

@@ -25,6 +25,16 @@ std::string_view help_text() {
            "                          (512k) allocated on average; figures are estimates\n"
            "      --events=FILE       Record every heap block's allocation, resize and free\n"
            "                          (address, size, thread, site) in FILE\n"
+           "      --leaks             After the summary, report the blocks never freed,\n"
+           "                          by stack, largest first\n"
+           "      --leak-exitcode=N   Exit with status N when there are leaks (--leaks)\n"
+           "      --folded=FILE       Write the sites as folded stacks (FlameGraph)\n"
+           "      --folded-metric=M   Weigh them by peak (default), leaked, allocated\n"
+           "                          or blocks\n"
+           "      --dhat=FILE         Write the sites as DHAT JSON (dh_view.html), with\n"
+           "                          their blocks' lifetimes\n"
+           "      --long-lived=DURATION  After the summary, report the sites of blocks\n"
+           "                          that lived longer than DURATION (500ms, 2s, 100us)\n"
            "\n"
            " Out-of-memory testing (allocations fail as glibc's malloc fails, ENOMEM):\n"
            "      --limit=SIZE        Refuse allocations that would take the heap past\n"
@@ -49,14 +59,17 @@ std::string_view help_text() {
            "Options end at PROGRAM or at '--'; everything after belongs to PROGRAM.\n"
            "\n"
            "Exit status: PROGRAM's; 128+N when it died of signal N; 127 when it could\n"
-           "not be run; 1 for a bad command line.\n";
+           "not be run; 1 for a bad command line; N of --leak-exitcode=N when it\n"
+           "exited leaving leaks.\n";
 }
 
 std::string_view usage_text() {
     return "Usage: memusage [--data=FILE] [--progname=NAME] [--png=FILE] [--unbuffered]\n"
            "\t    [--buffer=SIZE] [--no-timer] [--mmap] [--color=WHEN] [--threads]\n"
-           "\t    [--sites[=N]] [--sites-sample[=BYTES]] [--events=FILE]\n"
-           "\t    [--limit=SIZE] [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
+           "\t    [--sites[=N]] [--sites-sample[=BYTES]] [--events=FILE] [--leaks]\n"
+           "\t    [--leak-exitcode=N] [--folded=FILE] [--folded-metric=M] [--dhat=FILE]\n"
+           "\t    [--long-lived=DURATION] [--limit=SIZE]\n"
+           "\t    [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
            "\t    [--fail-seed=S] [--time-based]\n"
            "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
            "\t    PROGRAM [PROGRAMOPTION]...\n";

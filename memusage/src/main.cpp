@@ -59,6 +59,10 @@ int run(const DriverOptions& options) {
             return kUsageError;
         }
     }
+    if (std::string error = sites_request_error(options); !error.empty()) {
+        complain(error);
+        return kUsageError;
+    }
     CollectorLocation collector = locate_collector();
     if (!collector.error.empty()) {
         complain(collector.error);
@@ -99,8 +103,17 @@ int run(const DriverOptions& options) {
     }
 
     TemporaryFile private_sites;
-    if (options.sites) {
+    if (wants_sites(options)) {
         if (std::string error = private_sites.create(); !error.empty()) {
+            complain(error);
+            return kSetupError;
+        }
+    }
+
+    // Lifetimes (--dhat, --long-lived) come from the run's event recording, kept privately.
+    TemporaryFile private_events;
+    if (wants_events(options)) {
+        if (std::string error = private_events.create(); !error.empty()) {
             complain(error);
             return kSetupError;
         }
@@ -108,6 +121,12 @@ int run(const DriverOptions& options) {
 
     std::vector<std::string> environment = child_environment(
         inherited_environment(), options, collector.path, data_path, private_sites.path());
+    if (wants_events(options)) {
+        std::erase_if(environment, [](const std::string& entry) {
+            return entry.starts_with("MEMUSAGE_EVENTS=");
+        });
+        environment.push_back("MEMUSAGE_EVENTS=" + private_events.path());
+    }
     ProgramOutcome outcome = run_child(lookup.path, options.command, environment);
     // Messages after the run must not kill the driver before it cleans up, should the
     // reader of standard error be gone.
@@ -125,14 +144,18 @@ int run(const DriverOptions& options) {
         // A picture asked for and not made is a failure, even of a successful program.
         if (graph.outcome == GraphOutcome::failed && status == 0) status = kGraphError;
     }
-    if (options.sites && may_have_profile) {
-        std::string report;
-        if (std::string error = requested_sites_report(options, private_sites.path(), report);
-            !error.empty()) {
-            complain(error);
-        } else {
-            print(stderr, "\n" + report);
-        }
+    if (wants_sites(options) && may_have_profile) {
+        SitesOutcome sites;
+        std::string error =
+            requested_sites_outputs(options, private_sites.path(), private_events.path(), sites);
+        if (!sites.report.empty()) print(stderr, "\n" + sites.report);
+        if (!sites.warning.empty()) complain(sites.warning);
+        if (!error.empty()) complain(error);
+        // Leaks turn the status into --leak-exitcode's, as valgrind's --error-exitcode
+        // does; a program killed by a signal keeps 128+N.
+        if (sites.leaks_found && options.leak_exitcode.value_or(0) != 0 &&
+            outcome.kind == ProgramOutcome::Kind::exited)
+            status = static_cast<int>(*options.leak_exitcode);
     }
     return status;
 }

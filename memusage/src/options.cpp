@@ -27,6 +27,12 @@ po::options_description driver_option_table() {
         ("mmap,m", po::bool_switch())                   //
         ("color", po::value<std::string>())             //
         ("sites", optional_count)                       //
+        ("leaks", po::bool_switch())                    //
+        ("leak-exitcode", po::value<std::string>())     //
+        ("folded", po::value<std::string>())            //
+        ("folded-metric", po::value<std::string>())     //
+        ("dhat", po::value<std::string>())              //
+        ("long-lived", po::value<std::string>())        //
         ("sites-sample", optional_interval)             //
         ("events", po::value<std::string>())            //
         ("limit", po::value<std::string>())             //
@@ -73,6 +79,9 @@ std::string optional_value_option_named(const std::string& token) {
 // positional form), so no "--command" option exists for prefixes to collide with.
 std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& arguments) {
     std::vector<po::option> rest;
+    // glibc's script takes --d for --data, which --dhat would make ambiguous.
+    if (arguments.front() == "--d" || arguments.front().starts_with("--d="))
+        arguments.front() = "--data" + arguments.front().substr(3);
     // Boost would read "---x" as --x and "--=x" as the word x; both are typing mistakes.
     const std::string& token = arguments.front();
     if (token.starts_with("---") || token.starts_with("--=")) throw po::unknown_option(token);
@@ -157,6 +166,21 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
         out.sites =
             value.empty() ? std::optional<unsigned>(kDefaultSitesShown) : parse_unsigned(value);
         if (!out.sites || *out.sites == 0) return invalid("number of sites");
+    } else if (key == "leaks") {
+        out.leaks = true;
+    } else if (key == "leak-exitcode") {
+        out.leak_exitcode = parse_unsigned(value);
+        if (!out.leak_exitcode || *out.leak_exitcode > 255)
+            return invalid("exit status") + "; use 0 to 255";
+        out.leaks = true;
+    } else if (key == "folded") {
+        out.folded_path = value;
+    } else if (key == "folded-metric") {
+        out.folded_metric = value;
+    } else if (key == "dhat") {
+        out.dhat_path = value;
+    } else if (key == "long-lived") {
+        out.long_lived = value;
     } else if (key == "sites-sample") {
         uint64_t bytes;
         std::string interval = value.empty() ? std::to_string(kDefaultSitesSample) : value;

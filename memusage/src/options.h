@@ -24,8 +24,16 @@ struct DriverOptions {
     bool trace_mmap = false;         // -m
     std::optional<ColorWhen> color;  // --color; unset leaves the collector's own choice
     std::optional<unsigned> sites;   // --sites[=N]: report the top N allocation sites
-    std::string sites_sample;        // --sites-sample[=BYTES]: as given, or the default
-    std::string events_path;         // --events: record every heap event here; empty: none
+    // Allocation-site reports and exports, as given (checked by sites_request_error); each
+    // records the sites as --sites does.
+    bool leaks = false;                     // --leaks: report the blocks never freed
+    std::optional<unsigned> leak_exitcode;  // --leak-exitcode=N: exit N on leaks (0: off)
+    std::string folded_path;                // --folded=OUT
+    std::string folded_metric;              // --folded-metric=METRIC
+    std::string dhat_path;                  // --dhat=OUT
+    std::string long_lived;                 // --long-lived=DURATION
+    std::string sites_sample;               // --sites-sample[=BYTES]: as given, or the default
+    std::string events_path;                // --events: record every heap event here; empty: none
     // Out-of-memory testing and the per-thread table, as given (validated).
     std::string limit;             // --limit=SIZE
     std::string fail_at;           // --fail-at=N

@@ -2,21 +2,61 @@
 
 #include <sys/stat.h>
 
-#include "sites_report.h"
+#include "duration.h"
+#include "folded_stacks.h"
+#include "sites_outputs.h"
 
 namespace memusage {
 
-std::string requested_sites_report(const DriverOptions& options, const std::string& sites_path,
-                                   std::string& report) {
+bool wants_sites(const DriverOptions& options) {
+    return options.sites || options.leaks || !options.folded_path.empty() ||
+           !options.dhat_path.empty() || !options.long_lived.empty();
+}
+
+bool wants_events(const DriverOptions& options) {
+    return !options.dhat_path.empty() || !options.long_lived.empty();
+}
+
+std::string sites_request_error(const DriverOptions& options) {
+    memusagestat::FoldedMetric metric;
+    if (!options.folded_metric.empty()) {
+        if (options.folded_path.empty()) return "--folded-metric goes with --folded";
+        if (!memusagestat::parse_folded_metric(options.folded_metric, metric))
+            return "invalid metric '" + options.folded_metric +
+                   "' for '--folded-metric'; use peak, leaked, allocated or blocks";
+    }
+    if (!options.long_lived.empty() && !memusagestat::parse_duration(options.long_lived))
+        return memusagestat::duration_error(options.long_lived, "--long-lived");
+    return {};
+}
+
+std::string requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
+                                    const std::string& events_path, SitesOutcome& outcome) {
     // An empty file means the collector never wrote it: the program was not the one -n
     // names, or it ended without running its exit handlers (_exit, a kill).
     struct stat status {};
     if (::stat(sites_path.c_str(), &status) != 0 || status.st_size == 0)
         return "no allocation sites were recorded (the program did not exit normally, or was "
                "not the profiled one)";
-    memusagestat::SitesReportOptions report_options;
-    report_options.top = options.sites.value_or(kDefaultSitesShown);
-    std::string error = memusagestat::report_sites_file(sites_path, report_options, report);
+    memusagestat::SitesOutputs outputs;
+    outputs.rankings = options.sites.has_value();
+    outputs.top = options.sites.value_or(kDefaultSitesShown);
+    outputs.leaks = options.leaks;
+    outputs.folded_path = options.folded_path;
+    if (!options.folded_metric.empty())
+        memusagestat::parse_folded_metric(options.folded_metric, outputs.folded_metric);
+    outputs.dhat_path = options.dhat_path;
+    outputs.events_path = events_path;
+    if (!options.long_lived.empty())
+        outputs.long_lived = memusagestat::parse_duration(options.long_lived);
+    for (const std::string& word : options.command)
+        outputs.command += (outputs.command.empty() ? "" : " ") + word;
+
+    memusagestat::SitesResult result;
+    std::string error = memusagestat::make_sites_outputs(sites_path, outputs, result);
+    outcome.report = std::move(result.text);
+    outcome.warning = std::move(result.warning);
+    outcome.leaks_found = result.leaks_found;
     if (!error.empty()) return "cannot report allocation sites: " + error;
     return {};
 }

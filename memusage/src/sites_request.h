@@ -1,5 +1,5 @@
-// `memusage --sites`: the allocation-site report of the run, made with the code
-// memusagestat --sites uses.
+// `memusage --sites`, `--leaks`, `--folded`, `--dhat`, `--long-lived`: the allocation-site
+// reports and exports of the run, made with the code memusagestat --sites uses.
 #pragma once
 
 #include <string>
@@ -8,8 +8,25 @@
 
 namespace memusage {
 
-// The report's text into `report`, or a message for the user when there is none.
-std::string requested_sites_report(const DriverOptions& options, const std::string& sites_path,
-                                   std::string& report);
+// The options record allocation sites (through a private sites file).
+bool wants_sites(const DriverOptions& options);
+
+// The options need the run's event recording too (lifetimes: --dhat, --long-lived).
+bool wants_events(const DriverOptions& options);
+
+// A message for the options that cannot work, before the program runs; empty if none.
+std::string sites_request_error(const DriverOptions& options);
+
+struct SitesOutcome {
+    std::string report;        // printed after the summary
+    std::string warning;       // printed as a message
+    bool leaks_found = false;  // the program's leaks, as --leaks counts them
+};
+
+// The reports and exports of the sites file (and of the event recording at events_path, if
+// not empty) into `outcome`; a message for the user when some could not be made (`outcome`
+// then holds those that could).
+std::string requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
+                                    const std::string& events_path, SitesOutcome& outcome);
 
 }  // namespace memusage

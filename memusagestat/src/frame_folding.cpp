@@ -2,6 +2,16 @@
 
 namespace memusagestat {
 
+namespace {
+
+// The text before a '(' ends with the keyword decltype (and maybe a space).
+bool follows_decltype(std::string_view before) {
+    while (before.ends_with(' ')) before.remove_suffix(1);
+    return before.ends_with("decltype") && (before.size() == 8 || before[before.size() - 9] == ' ');
+}
+
+}  // namespace
+
 std::string_view without_return_type(std::string_view name) {
     if (name.starts_with("operator")) return name;
     int depth = 0;
@@ -22,7 +32,9 @@ std::string_view without_return_type(std::string_view name) {
     }
     for (size_t i = first; i < name.size(); ++i) {
         char c = name[i];
-        if (c == '(' && depth == 0) break;
+        // The parameters start at the first '(' outside brackets, but for a return type
+        // that is a decltype(...) expression.
+        if (c == '(' && depth == 0 && !follows_decltype(name.substr(0, i))) break;
         if (c == '<' || c == '(') ++depth;
         if (c == '>' || c == ')') --depth;
         if (c == ' ' && depth == 0) {

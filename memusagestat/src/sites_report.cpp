@@ -1,99 +1,14 @@
 #include "sites_report.h"
 
-#include <memusage/sites_format.h>
-
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <functional>
-#include <map>
 
-#include "frame_folding.h"
+#include "shown_sites.h"
 
 namespace memusagestat {
 namespace {
-
-std::string hex(uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-    return text;
-}
-
-std::string describe(const SourceFrame& frame) {
-    std::string text;
-    if (!frame.function.empty() && !frame.file.empty())
-        text = frame.function + " (" + frame.file + ":" + std::to_string(frame.line) + ")";
-    else if (!frame.function.empty())
-        text = frame.function + " (in " + frame.module + ")";
-    else if (!frame.module.empty())
-        text = frame.module + "+" + hex(frame.offset);
-    else
-        text = hex(frame.offset);
-    if (frame.inlined) text += " [inlined]";
-    return text;
-}
-
-// A site as the report shows it: its folded stack, and the figures of every raw site
-// that folds to the same.
-struct ShownSite {
-    std::vector<std::string> lines;  // the stack, innermost first, already described
-    std::string via;                 // the outermost wrapper it allocated through, if any
-    AllocationSite figures;
-};
-
-std::vector<std::string> described_stack(const AllocationSite& site, const SitesProfile& profile,
-                                         Symbolizer& symbolizer, std::string& via) {
-    std::vector<SourceFrame> frames;
-    for (uint64_t address : site.frames) {
-        const std::vector<SourceFrame>& expanded = symbolizer.frames_of(address);
-        frames.insert(frames.end(), expanded.begin(), expanded.end());
-    }
-    if (frames.empty()) {
-        if (profile.unwinder_missing) return {"(no stack: libunwind.so.8 could not be loaded)"};
-        if (site.id == memusage::sites_format::kTableFullSiteId)
-            return {"(stacks first seen after the stack table filled up)"};
-        return {"(no stack)"};
-    }
-    const ShownFrames shown = shown_frames(frames);
-    if (shown.via != nullptr)
-        via = shown.via->function.empty() ? describe(*shown.via) : short_name(shown.via->function);
-    std::vector<std::string> lines;
-    for (size_t i = shown.first; i < shown.end; ++i) lines.push_back(describe(frames[i]));
-    return lines;
-}
-
-void add_figures(AllocationSite& into, const AllocationSite& site) {
-    into.blocks_allocated += site.blocks_allocated;
-    into.bytes_allocated += site.bytes_allocated;
-    into.blocks_freed += site.blocks_freed;
-    into.bytes_freed += site.bytes_freed;
-    into.bytes_at_peak += site.bytes_at_peak;
-}
-
-std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer) {
-    std::vector<ShownSite> shown;
-    std::map<std::string, size_t> by_key;
-    for (const AllocationSite& site : profile.sites) {
-        // The first refused call's site comes without figures when nothing else came from it.
-        if (site.blocks_allocated == 0 && site.bytes_allocated == 0) continue;
-        std::string via;
-        std::vector<std::string> lines = described_stack(site, profile, symbolizer, via);
-        std::string key = via;
-        for (const std::string& line : lines) key += "\n" + line;
-        auto [found, inserted] = by_key.emplace(key, shown.size());
-        if (inserted) {
-            ShownSite entry{std::move(lines), std::move(via), {}};
-            entry.figures.id = site.id;
-            shown.push_back(std::move(entry));
-        }
-        add_figures(shown[found->second].figures, site);
-    }
-    return shown;
-}
-
-std::string plural(uint64_t count, const char* one, const char* many) {
-    return std::to_string(count) + " " + (count == 1 ? one : many);
-}
 
 std::string percent_of(uint64_t part, uint64_t whole) {
     if (whole == 0) return "";
@@ -123,16 +38,8 @@ void write_ranking(std::string& out, const Ranking& ranking, const std::vector<S
         out += " (top " + std::to_string(top) + " of " + std::to_string(ranked.size()) + ")";
     out += ":\n";
     if (ranked.empty()) out += "   none\n";
-    for (size_t i = 0; i < ranked.size() && i < top; ++i) {
-        const ShownSite& site = *ranked[i];
-        out += std::string(i + 1 < 10 ? "  " : " ") + "#" + std::to_string(i + 1) + " " +
-               ranking.figures(site.figures) + "\n";
-        for (size_t line = 0; line < site.lines.size(); ++line) {
-            out += std::string(line == 0 ? "       at " : "       by ") + site.lines[line];
-            if (line == 0 && !site.via.empty()) out += " via " + site.via;
-            out += "\n";
-        }
-    }
+    for (size_t i = 0; i < ranked.size() && i < top; ++i)
+        write_entry(out, i + 1, ranking.figures(ranked[i]->figures), *ranked[i]);
 }
 
 // The allocation limit's or failure injection's first failed call (memusage --limit,
@@ -141,12 +48,11 @@ void write_first_refused(std::string& out, const SitesProfile& profile, Symboliz
     if (profile.first_refused_site == 0) return;
     for (const AllocationSite& site : profile.sites) {
         if (site.id != profile.first_refused_site) continue;
-        std::string via;
-        std::vector<std::string> lines = described_stack(site, profile, symbolizer, via);
+        ShownSite shown = shown_site(site, profile, symbolizer);
         out += "\nFirst refused allocation:\n";
-        for (size_t line = 0; line < lines.size(); ++line) {
-            out += std::string(line == 0 ? "       at " : "       by ") + lines[line];
-            if (line == 0 && !via.empty()) out += " via " + via;
+        for (size_t line = 0; line < shown.lines.size(); ++line) {
+            out += std::string(line == 0 ? "       at " : "       by ") + shown.lines[line];
+            if (line == 0 && !shown.via.empty()) out += " via " + shown.via;
             out += "\n";
         }
         return;
@@ -157,7 +63,11 @@ void write_first_refused(std::string& out, const SitesProfile& profile, Symboliz
 
 std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
                          const SitesReportOptions& options) {
-    std::vector<ShownSite> sites = shown_sites(profile, symbolizer);
+    return sites_report(profile, shown_sites(profile, symbolizer), symbolizer, options);
+}
+
+std::string sites_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
+                         Symbolizer& symbolizer, const SitesReportOptions& options) {
     AllocationSite total;
     for (const ShownSite& site : sites) add_figures(total, site.figures);
 
@@ -194,17 +104,7 @@ std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
                   sites, options.top);
 
     write_first_refused(out, profile, symbolizer);
-
-    std::vector<std::string> notes = symbolizer.notes();
-    if (profile.ended_by_crash)
-        notes.push_back("the program died of a fatal signal: the figures are those of that moment");
-    if (profile.stack_table_full)
-        notes.push_back(
-            "the stack table filled up: stacks first seen after that count as one site");
-    if (profile.unwinder_missing)
-        notes.push_back("libunwind.so.8 could not be loaded in the run: no stacks were recorded");
-    if (!notes.empty()) out += "\n";
-    for (const std::string& note : notes) out += "Note: " + note + "\n";
+    out += profile_notes(profile, symbolizer);
     return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "shown_sites.h"
 #include "sites_reader.h"
 #include "symbolizer.h"
 
@@ -19,6 +20,9 @@ struct SitesReportOptions {
 // The report's text. `symbolizer` must have been made from profile.modules.
 std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
                          const SitesReportOptions& options);
+// The same, from the profile's sites as shown_sites made them.
+std::string sites_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
+                         Symbolizer& symbolizer, const SitesReportOptions& options);
 
 // Reads the sites file at `path` and makes its report into `report`. Returns an empty
 // string on success, else a message for the user.

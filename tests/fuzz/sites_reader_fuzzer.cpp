@@ -1,9 +1,13 @@
-// Feeds arbitrary bytes to the sites-file reader, then what it accepts through the report
-// (with no modules, so no file is opened): nothing may crash, overflow or read out of bounds.
+// Feeds arbitrary bytes to the sites-file reader, then what it accepts through the reports
+// and exports (with no modules, so no file is opened): nothing may crash, overflow or read
+// out of bounds.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "dhat_export.h"
+#include "folded_stacks.h"
+#include "leak_report.h"
 #include "sites_reader.h"
 #include "sites_report.h"
 
@@ -13,7 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!memusagestat::parse_sites(bytes, profile).empty()) return 0;
     profile.modules.clear();
     memusagestat::Symbolizer symbolizer(profile.modules);
+    std::vector<memusagestat::ShownSite> sites = memusagestat::shown_sites(profile, symbolizer);
     (void)memusagestat::sites_report(
-        profile, symbolizer, memusagestat::SitesReportOptions{static_cast<unsigned>(1 + size % 5)});
+        profile, sites, symbolizer,
+        memusagestat::SitesReportOptions{static_cast<unsigned>(1 + size % 5)});
+    (void)memusagestat::leak_report(profile, sites, symbolizer);
+    (void)memusagestat::folded_stacks(sites, memusagestat::FoldedMetric::leaked);
+    (void)memusagestat::dhat_json(profile, sites, nullptr, "");
     return 0;
 }

@@ -35,6 +35,12 @@ Outcome report_of(const std::string& sites, const std::vector<std::string>& opti
     return collector_test::run(argv, {}, "");
 }
 
+Outcome run_memusage(const std::vector<std::string>& arguments, const std::string& tmpdir) {
+    std::vector<std::string> argv = {kOurMemusage};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    return collector_test::run(argv, {"TMPDIR=" + tmpdir}, "");
+}
+
 std::string Entry::text() const {
     std::string all = section + "\n" + header + "\n";
     for (const std::string& line : stack) all += line + "\n";

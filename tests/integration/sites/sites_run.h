@@ -26,6 +26,9 @@ Outcome run_with_sites(const std::vector<std::string>& argv, const std::string& 
 // memusagestat --sites=FILE, with more options if given.
 Outcome report_of(const std::string& sites, const std::vector<std::string>& options = {});
 
+// The driver (memusage) with these arguments, its private files in the scratch directory.
+Outcome run_memusage(const std::vector<std::string>& arguments, const std::string& tmpdir);
+
 // One ranked site of the report.
 struct Entry {
     std::string section;             // the ranking's title line

@@ -356,3 +356,39 @@ TEST(DriverEventsOption, NamesTheRecordingsFile) {
 
 }  // namespace
 }  // namespace memusage
+
+namespace memusage {
+namespace {
+
+TEST(DriverOptions, SiteReportsAndExports) {
+    DriverOptions options = parse_ok(
+        {"--leak-exitcode=3", "--folded", "f.txt", "--folded-metric=leaked", "--dhat=d.json", "p"});
+    EXPECT_TRUE(options.leaks) << "--leak-exitcode implies --leaks";
+    EXPECT_EQ(options.leak_exitcode, 3u);
+    EXPECT_EQ(options.folded_path, "f.txt");
+    EXPECT_EQ(options.folded_metric, "leaked");
+    EXPECT_EQ(options.dhat_path, "d.json");
+    EXPECT_FALSE(options.sites.has_value());
+    EXPECT_TRUE(parse_ok({"--leaks", "p"}).leaks);
+    EXPECT_EQ(parse_ok({"--dh=x", "p"}).dhat_path, "x");
+    // glibc's --d still means --data, though --dhat shares the prefix.
+    EXPECT_EQ(parse_ok({"--d=run.dat", "p"}).data_path, "run.dat");
+    EXPECT_EQ(parse_ok({"--d", "run.dat", "p"}).data_path, "run.dat");
+    EXPECT_EQ(parse_error({"--leak-exitcode=256", "p"}),
+              "memusage: invalid exit status '256' for '--leak-exitcode'; use 0 to 255");
+}
+
+}  // namespace
+}  // namespace memusage
+
+namespace memusage {
+namespace {
+
+TEST(DriverOptions, LongLivedIsKeptAsGiven) {
+    // Checked by the driver before the run (memusagestat's duration reader).
+    EXPECT_EQ(parse_ok({"--long-lived=1.5s", "p"}).long_lived, "1.5s");
+    EXPECT_EQ(parse_ok({"--lo", "300ms", "p"}).long_lived, "300ms");
+}
+
+}  // namespace
+}  // namespace memusage

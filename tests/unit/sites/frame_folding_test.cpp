@@ -44,6 +44,20 @@ TEST(FrameFolding, ATemplatesReturnTypeDoesNotHideItsName) {
     EXPECT_EQ(without_return_type("operator new(unsigned long)"), "operator new(unsigned long)");
 }
 
+TEST(FrameFolding, ADecltypeReturnTypeIsAReturnTypeToo) {
+    // std::construct_at, inlined into std::unordered_map::operator[] (libstdc++ 12).
+    const std::string construct_at =
+        "decltype (::new ((void*)(0)) std::pair<int const, long>((declval<std::"
+        "piecewise_construct_t const&>)(), (declval<std::tuple<int const&> >)(), "
+        "(declval<std::tuple<> >)())) std::construct_at<std::pair<int const, long>, "
+        "std::piecewise_construct_t const&, std::tuple<int const&>, std::tuple<> >(std::pair<int "
+        "const, long>*, std::piecewise_construct_t const&, std::tuple<int const&>&&, "
+        "std::tuple<>&&)";
+    EXPECT_TRUE(without_return_type(construct_at).starts_with("std::construct_at<"));
+    EXPECT_TRUE(is_wrapper(named(construct_at)));
+    EXPECT_EQ(short_name(construct_at), "std::construct_at");
+}
+
 TEST(FrameFolding, ShortNamesDropTypesArgumentsAndTheInlineNamespace) {
     EXPECT_EQ(short_name("std::vector<int, std::allocator<int> >::push_back(int const&)"),
               "std::vector::push_back");

@@ -1,0 +1,58 @@
+#include "leak_report.h"
+
+#include <algorithm>
+
+namespace memusagestat {
+
+LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
+                       const Symbolizer& symbolizer) {
+    LeakReport report;
+    std::vector<const ShownSite*> leaks;
+    AllocationSite runtime;
+    for (const ShownSite& site : sites) {
+        if (site.figures.blocks_leaked() == 0 && site.figures.bytes_leaked() == 0) continue;
+        if (site.kept_by_runtime) {
+            add_figures(runtime, site.figures);
+            continue;
+        }
+        leaks.push_back(&site);
+        report.blocks += site.figures.blocks_leaked();
+        report.bytes += site.figures.bytes_leaked();
+    }
+    std::stable_sort(leaks.begin(), leaks.end(), [](const ShownSite* a, const ShownSite* b) {
+        if (a->figures.bytes_leaked() != b->figures.bytes_leaked())
+            return a->figures.bytes_leaked() > b->figures.bytes_leaked();
+        return a->figures.blocks_leaked() > b->figures.blocks_leaked();
+    });
+
+    std::string& out = report.text;
+    if (leaks.empty()) {
+        out = "No leaks: every block the program allocated was freed.\n";
+    } else {
+        out = "Leaks: " + plural(report.bytes, "byte", "bytes") + " in " +
+              plural(report.blocks, "block", "blocks") + " never freed, from " +
+              plural(leaks.size(), "stack", "stacks") +
+              " (still allocated at exit; whether still reachable is not known)\n\n"
+              "Bytes never freed, by stack, largest first:\n";
+        for (size_t i = 0; i < leaks.size(); ++i)
+            write_entry(out, i + 1,
+                        plural(leaks[i]->figures.bytes_leaked(), "byte", "bytes") + " in " +
+                            plural(leaks[i]->figures.blocks_leaked(), "block", "blocks"),
+                        *leaks[i]);
+    }
+    if (runtime.blocks_leaked() > 0)
+        out += "\nNot counted: " + plural(runtime.bytes_leaked(), "byte", "bytes") + " in " +
+               plural(runtime.blocks_leaked(), "block", "blocks") +
+               " the C and C++ runtimes keep until exit (stdio buffers, dlopen's and "
+               "pthread_create's records, libstdc++'s exception pool)\n";
+    std::string notes = profile_notes(profile, symbolizer);
+    if (profile.sample_interval != 0)
+        notes += (notes.empty() ? "\n" : "") +
+                 std::string("Note: the figures are estimates from sampling every ") +
+                 std::to_string(profile.sample_interval) +
+                 " bytes on average: a leak the sample missed is not listed\n";
+    out += notes;
+    return report;
+}
+
+}  // namespace memusagestat

@@ -1,0 +1,160 @@
+#include "shown_sites.h"
+
+#include <memusage/sites_format.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+
+#include "frame_folding.h"
+
+namespace memusagestat {
+namespace {
+
+std::string hex(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+    return text;
+}
+
+// glibc's stdio allocates a stream's buffer here, on the stream's first use, and keeps it
+// until exit (only valgrind's __libc_freeres hook frees it).
+bool is_stdio_buffer(const SourceFrame& frame) {
+    return frame.function == "_IO_file_doallocate" || frame.function == "_IO_wfile_doallocate";
+}
+
+// Calls whose blocks the runtime keeps for as long as what they made lives, which
+// programs rarely end: a library loaded with dlopen (its link map, until dlclose), a
+// thread (its thread-local storage, kept with glibc's cache of thread stacks).
+bool keeps_its_blocks(const std::string& via) {
+    return via == "dlopen" || via == "dlmopen" || via == "pthread_create";
+}
+
+struct FoldedStack {
+    std::vector<SourceFrame> frames;
+    std::vector<std::string> lines;
+    std::string via;
+    bool kept_by_runtime = false;
+};
+
+FoldedStack folded_stack(const AllocationSite& site, const SitesProfile& profile,
+                         Symbolizer& symbolizer) {
+    FoldedStack folded;
+    std::vector<SourceFrame> frames;
+    for (uint64_t address : site.frames) {
+        const std::vector<SourceFrame>& expanded = symbolizer.frames_of(address);
+        frames.insert(frames.end(), expanded.begin(), expanded.end());
+    }
+    if (frames.empty()) {
+        if (profile.unwinder_missing)
+            folded.lines = {"(no stack: libunwind.so.8 could not be loaded)"};
+        else if (site.id == memusage::sites_format::kTableFullSiteId)
+            folded.lines = {"(stacks first seen after the stack table filled up)"};
+        else
+            folded.lines = {"(no stack)"};
+        return folded;
+    }
+    const ShownFrames shown = shown_frames(frames);
+    for (size_t i = 0; i < shown.first; ++i)
+        folded.kept_by_runtime = folded.kept_by_runtime || is_stdio_buffer(frames[i]);
+    if (shown.first == 0 && is_wrapper(frames[0]))  // nothing but wrappers
+        folded.kept_by_runtime = true;
+    if (shown.via != nullptr) {
+        folded.via =
+            shown.via->function.empty() ? describe(*shown.via) : short_name(shown.via->function);
+        folded.kept_by_runtime = folded.kept_by_runtime || keeps_its_blocks(folded.via);
+    }
+    folded.frames.assign(frames.begin() + static_cast<ptrdiff_t>(shown.first),
+                         frames.begin() + static_cast<ptrdiff_t>(shown.end));
+    for (const SourceFrame& frame : folded.frames) folded.lines.push_back(describe(frame));
+    return folded;
+}
+
+}  // namespace
+
+std::string describe(const SourceFrame& frame) {
+    std::string text;
+    if (!frame.function.empty() && !frame.file.empty())
+        text = frame.function + " (" + frame.file + ":" + std::to_string(frame.line) + ")";
+    else if (!frame.function.empty())
+        text = frame.function + " (in " + frame.module + ")";
+    else if (!frame.module.empty())
+        text = frame.module + "+" + hex(frame.offset);
+    else
+        text = hex(frame.offset);
+    if (frame.inlined) text += " [inlined]";
+    return text;
+}
+
+void add_figures(AllocationSite& into, const AllocationSite& site) {
+    into.blocks_allocated += site.blocks_allocated;
+    into.bytes_allocated += site.bytes_allocated;
+    into.blocks_freed += site.blocks_freed;
+    into.bytes_freed += site.bytes_freed;
+    into.bytes_at_peak += site.bytes_at_peak;
+}
+
+std::string plural(uint64_t count, const char* one, const char* many) {
+    return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site) {
+    out += std::string(rank < 10 ? "  " : " ") + "#" + std::to_string(rank) + " " + figures + "\n";
+    for (size_t line = 0; line < site.lines.size(); ++line) {
+        out += std::string(line == 0 ? "       at " : "       by ") + site.lines[line];
+        if (line == 0 && !site.via.empty()) out += " via " + site.via;
+        out += "\n";
+    }
+}
+
+std::string profile_notes(const SitesProfile& profile, const Symbolizer& symbolizer) {
+    std::vector<std::string> notes = symbolizer.notes();
+    if (profile.ended_by_crash)
+        notes.push_back("the program died of a fatal signal: the figures are those of that moment");
+    if (profile.stack_table_full)
+        notes.push_back(
+            "the stack table filled up: stacks first seen after that count as one site");
+    if (profile.unwinder_missing)
+        notes.push_back("libunwind.so.8 could not be loaded in the run: no stacks were recorded");
+    std::string out;
+    if (!notes.empty()) out += "\n";
+    for (const std::string& note : notes) out += "Note: " + note + "\n";
+    return out;
+}
+
+ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
+                     Symbolizer& symbolizer) {
+    FoldedStack folded = folded_stack(site, profile, symbolizer);
+    return ShownSite{
+        std::move(folded.frames), std::move(folded.lines), std::move(folded.via), site, {site.id},
+        folded.kept_by_runtime};
+}
+
+std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer) {
+    std::vector<ShownSite> shown;
+    std::map<std::string, size_t> by_key;
+    for (const AllocationSite& site : profile.sites) {
+        if (site.blocks_allocated == 0 && site.bytes_allocated == 0) continue;
+        FoldedStack folded = folded_stack(site, profile, symbolizer);
+        std::string key = folded.via;
+        for (const std::string& line : folded.lines) key += "\n" + line;
+        auto [found, inserted] = by_key.emplace(key, shown.size());
+        if (inserted) {
+            ShownSite entry{std::move(folded.frames),
+                            std::move(folded.lines),
+                            std::move(folded.via),
+                            {},
+                            {},
+                            false};
+            entry.figures.id = site.id;
+            shown.push_back(std::move(entry));
+        }
+        ShownSite& into = shown[found->second];
+        add_figures(into.figures, site);
+        into.ids.push_back(site.id);
+        into.kept_by_runtime = into.kept_by_runtime || folded.kept_by_runtime;
+    }
+    return shown;
+}
+
+}  // namespace memusagestat

@@ -1,0 +1,54 @@
+// The sites of a profile as every report and export shows them: each stack symbolised,
+// wrapper frames folded into the site that called them, and raw sites that are the same
+// once folded counted as one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sites_reader.h"
+#include "symbolizer.h"
+
+namespace memusagestat {
+
+struct ShownSite {
+    std::vector<SourceFrame> frames;  // the folded stack, innermost first (may be empty)
+    std::vector<std::string> lines;   // the same, described; a placeholder when no frames
+    std::string via;                  // the outermost wrapper it allocated through, if any
+    AllocationSite figures;           // the sum of the raw sites folded into it
+    std::vector<uint32_t> ids;        // those raw sites' ids (SiteRecord::id)
+    // Allocated by the C or C++ runtime for itself rather than for the program: a stack
+    // with no frame of the program's (libstdc++'s exception pool, made before main), a
+    // stdio buffer, dlopen's and pthread_create's records. Such blocks live until exit by
+    // design (valgrind calls them "still reachable").
+    bool kept_by_runtime = false;
+};
+
+// "function (file:line)", "function (in module)", "module+0xoffset"; " [inlined]" after.
+std::string describe(const SourceFrame& frame);
+
+// In the order of the profile's sites, by first appearance. A site with no figures (the
+// first refused call's, when nothing else came from its stack) is left out.
+std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer);
+
+// One raw site alone, folded.
+ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
+                     Symbolizer& symbolizer);
+
+// Adds one site's figures to another's.
+void add_figures(AllocationSite& into, const AllocationSite& site);
+
+// "1 block", "2 blocks".
+std::string plural(uint64_t count, const char* one, const char* many);
+
+// One entry of a listing: "  #RANK FIGURES", then the stack, "at" its innermost frame (with
+// "via" the wrapper) and "by" the ones after.
+void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site);
+
+// What the reader of any report of this profile must know: modules that could not be read,
+// a run that crashed, a stack table that filled up, no unwinder. "Note: ..." lines, after
+// an empty line; empty when there is nothing to say.
+std::string profile_notes(const SitesProfile& profile, const Symbolizer& symbolizer);
+
+}  // namespace memusagestat
