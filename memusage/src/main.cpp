@@ -103,30 +103,33 @@ int run(const DriverOptions& options) {
     }
 
     TemporaryFile private_sites;
-    if (wants_sites(options)) {
+    std::string sites_path;
+    if (!options.sites_path.empty()) {
+        sites_path = absolute_path(options.sites_path);
+    } else if (wants_sites(options)) {
         if (std::string error = private_sites.create(); !error.empty()) {
             complain(error);
             return kSetupError;
         }
+        sites_path = private_sites.path();
     }
 
-    // Lifetimes (--dhat, --long-lived) come from the run's event recording, kept privately.
+    // Lifetimes (--dhat, --long-lived) come from the run's event recording: the one
+    // --events keeps, or a private one.
     TemporaryFile private_events;
-    if (wants_events(options)) {
+    DriverOptions run_options = options;
+    if (!run_options.events_path.empty()) {
+        run_options.events_path = absolute_path(run_options.events_path);
+    } else if (wants_events(options)) {
         if (std::string error = private_events.create(); !error.empty()) {
             complain(error);
             return kSetupError;
         }
+        run_options.events_path = private_events.path();
     }
 
-    std::vector<std::string> environment = child_environment(
-        inherited_environment(), options, collector.path, data_path, private_sites.path());
-    if (wants_events(options)) {
-        std::erase_if(environment, [](const std::string& entry) {
-            return entry.starts_with("MEMUSAGE_EVENTS=");
-        });
-        environment.push_back("MEMUSAGE_EVENTS=" + private_events.path());
-    }
+    std::vector<std::string> environment = child_environment(inherited_environment(), run_options,
+                                                             collector.path, data_path, sites_path);
     ProgramOutcome outcome = run_child(lookup.path, options.command, environment);
     // Messages after the run must not kill the driver before it cleans up, should the
     // reader of standard error be gone.
@@ -147,7 +150,7 @@ int run(const DriverOptions& options) {
     if (wants_sites(options) && may_have_profile) {
         SitesOutcome sites;
         std::string error =
-            requested_sites_outputs(options, private_sites.path(), private_events.path(), sites);
+            requested_sites_outputs(options, sites_path, run_options.events_path, sites);
         if (!sites.report.empty()) print(stderr, "\n" + sites.report);
         if (!sites.warning.empty()) complain(sites.warning);
         if (!error.empty()) complain(error);

@@ -34,6 +34,7 @@ po::options_description driver_option_table() {
         ("dhat", po::value<std::string>())              //
         ("long-lived", po::value<std::string>())        //
         ("sites-sample", optional_interval)             //
+        ("sites-file", po::value<std::string>())        //
         ("events", po::value<std::string>())            //
         ("limit", po::value<std::string>())             //
         ("fail-at", po::value<std::string>())           //
@@ -188,6 +189,9 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
             return invalid("sampling interval") +
                    "; use 1 byte to 1G: digits, then nothing or k, M, G (KiB, MiB, GiB)";
         out.sites_sample = interval;
+    } else if (key == "sites-file") {
+        if (value.empty()) return invalid("file name");
+        out.sites_path = value;
     } else if (key == "events") {
         if (value.empty()) return invalid("file name");
         out.events_path = value;

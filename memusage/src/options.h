@@ -33,6 +33,7 @@ struct DriverOptions {
     std::string dhat_path;                  // --dhat=OUT
     std::string long_lived;                 // --long-lived=DURATION
     std::string sites_sample;               // --sites-sample[=BYTES]: as given, or the default
+    std::string sites_path;                 // --sites-file: keep the sites file here; empty: none
     std::string events_path;                // --events: record every heap event here; empty: none
     // Out-of-memory testing and the per-thread table, as given (validated).
     std::string limit;             // --limit=SIZE

@@ -8,10 +8,11 @@
 
 namespace memusage {
 
-// The options record allocation sites (through a private sites file).
+// The options ask for a report or an export of the allocation sites.
 bool wants_sites(const DriverOptions& options);
 
-// The options need the run's event recording too (lifetimes: --dhat, --long-lived).
+// The options need the run's event recording too (lifetimes: --dhat, --long-lived): the
+// one --events names, or a private one.
 bool wants_events(const DriverOptions& options);
 
 // A message for the options that cannot work, before the program runs; empty if none.

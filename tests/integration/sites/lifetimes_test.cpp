@@ -81,6 +81,37 @@ TEST(LongLived, MemusagestatMakesTheSameReportFromTheFiles) {
         << none.out;
 }
 
+TEST(LongLived, TheDriverKeepsTheFilesItIsToldToAndReportsFromThem) {
+    Scratch scratch;
+    std::string sites = scratch / "kept.sites", events = scratch / "kept.events";
+    std::string tmpdir = scratch / "tmp";
+    std::filesystem::create_directory(tmpdir);
+    Outcome run = run_memusage({"--sites-file=" + sites, "--events=" + events, kThreshold,
+                                fixture("sites_fixture_lifetimes")},
+                               tmpdir);
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    expect_long_lived(report_after_summary(run.err));
+    EXPECT_TRUE(std::filesystem::is_empty(tmpdir)) << "no private files were needed";
+    ASSERT_TRUE(std::filesystem::exists(sites));
+    ASSERT_TRUE(std::filesystem::exists(events));
+    Outcome report = report_of(sites, {"--events=" + events, kThreshold});
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    expect_long_lived(report.out);
+}
+
+TEST(LongLived, TheSitesFileAloneIsKeptWithoutAReport) {
+    Scratch scratch;
+    std::string sites = scratch / "kept.sites";
+    Outcome run =
+        run_memusage({"--sites-file=" + sites, fixture("sites_fixture_lifetimes")}, scratch.path());
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    EXPECT_EQ(run.err.find("Allocation sites"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("Long-lived"), std::string::npos) << run.err;
+    Outcome report = report_of(sites);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    EXPECT_NE(report.out.find("hold_long"), std::string::npos) << report.out;
+}
+
 TEST(Dhat, WithTheRecordingTheViewerShowsLifetimesPeaksAndEnds) {
     Scratch scratch;
     std::string json = scratch / "run.json";
