@@ -51,22 +51,6 @@ DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time,
     return OpenResult::opened;
 }
 
-namespace {
-
-// Decimal digits of `value` into `out` (room for 20), returning how many.
-size_t format_decimal(uint64_t value, char* out) {
-    char reversed[20];
-    size_t n = 0;
-    do {
-        reversed[n++] = static_cast<char>('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    for (size_t i = 0; i < n; ++i) out[i] = reversed[n - 1 - i];
-    return n;
-}
-
-}  // namespace
-
 // A full file system, a file size limit, a file that takes no writes (-d /proc/version):
 // the records written so far stay, whole, and the header stays provisional, so readers
 // see the file of a run that died. Said once, with write(2) only: this may run in a
@@ -75,24 +59,8 @@ void DataFile::give_up_writing(int error, size_t bytes_written) {
     write_failed_ = true;
     end_ += static_cast<off_t>(bytes_written / sizeof(Record) * sizeof(Record));
     [[maybe_unused]] int ignored = ftruncate(file_.fd(), end_);  // drop the room, and a cut record
-    if (warning_sink_ == nullptr) return;
-    const char* reason = strerrordesc_np(error);
-    char number[20];
-    size_t digits = format_decimal(static_cast<uint64_t>(end_) / sizeof(Record), number);
-    char line[OwnedFile::kMaxPath + 160];
-    size_t n = 0;
-    auto add = [&](const char* text, size_t length) {
-        for (size_t i = 0; i < length && n < sizeof(line) - 1; ++i) line[n++] = text[i];
-    };
-    auto add_text = [&](const char* text) { add(text, strlen(text)); };
-    add_text("memusage: cannot write the data file ");
-    add_text(file_.path());
-    add_text(": ");
-    add_text(reason != nullptr ? reason : "unknown error");
-    add_text("; it stops at record ");
-    add(number, digits);
-    add_text("\n");
-    warning_sink_(line, n);
+    say_write_failed(warning_sink_, "data file", file_, error, "at record",
+                     static_cast<uint64_t>(end_) / sizeof(Record));
 }
 
 // The file takes its new length before the records go in. SIGKILL stops a write

@@ -25,9 +25,7 @@ class DataFile {
                     const FileState* untouched_since = nullptr);
     bool is_open() const { return file_.is_open(); }
 
-    // Receives, once, the line saying that writing failed (from any thread, or a signal
-    // handler: it must be async-signal-safe).
-    using WarningSink = void (*)(const char* text, size_t length);
+    // The line saying, once, that writing failed goes to `sink` (owned_file.h).
     void report_write_errors_to(WarningSink sink) { warning_sink_ = sink; }
 
     // After the first write that fails, nothing more is written: the file keeps the whole

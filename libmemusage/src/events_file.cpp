@@ -23,17 +23,6 @@ uint64_t monotonic_ns() {
     return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
 }
 
-size_t format_decimal(uint64_t value, char* out) {
-    char reversed[20];
-    size_t n = 0;
-    do {
-        reversed[n++] = static_cast<char>('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    for (size_t i = 0; i < n; ++i) out[i] = reversed[n - 1 - i];
-    return n;
-}
-
 }  // namespace
 
 EventsFile::OpenResult EventsFile::open(const char* path, uint32_t flags) {
@@ -127,24 +116,7 @@ void EventsFile::give_up_writing(int error) {
     if (file_.is_open()) {
         [[maybe_unused]] int ignored = ftruncate(file_.fd(), static_cast<off_t>(chunk_start_));
     }
-    if (warning_sink_ == nullptr) return;
-    const char* reason = strerrordesc_np(error);
-    char number[20];
-    size_t digits = format_decimal(written_events_, number);
-    char line[OwnedFile::kMaxPath + 160];
-    size_t n = 0;
-    auto add_text = [&](const char* text, size_t length) {
-        for (size_t i = 0; i < length && n < sizeof(line) - 1; ++i) line[n++] = text[i];
-    };
-    auto add = [&](const char* text) { add_text(text, strlen(text)); };
-    add("memusage: cannot write the events file ");
-    add(file_.path());
-    add(": ");
-    add(reason != nullptr ? reason : "unknown error");
-    add("; it stops after event ");
-    add_text(number, digits);
-    add("\n");
-    warning_sink_(line, n);
+    say_write_failed(warning_sink_, "events file", file_, error, "after event", written_events_);
 }
 
 void EventsFile::add_thread_name(uint64_t serial, const char* name) {

@@ -27,8 +27,7 @@ class EventsFile {
     OpenResult open(const char* path, uint32_t flags);
     bool is_open() const { return buffer_ != nullptr; }
 
-    // Receives, once, the line saying that writing failed (async-signal-safe).
-    using WarningSink = void (*)(const char* text, size_t length);
+    // The line saying, once, that writing failed goes to `sink` (owned_file.h).
     void report_write_errors_to(WarningSink sink) { warning_sink_ = sink; }
 
     // One event of the stream, by thread `serial` (from 1) and `tid`, at `time` (the

@@ -68,4 +68,46 @@ bool write_fully_at(int fd, const void* data, size_t bytes, off_t offset, size_t
     return true;
 }
 
+namespace {
+
+// Decimal digits of `value` into `out` (room for 20), returning how many.
+size_t format_decimal(uint64_t value, char* out) {
+    char reversed[20];
+    size_t n = 0;
+    do {
+        reversed[n++] = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    for (size_t i = 0; i < n; ++i) out[i] = reversed[n - 1 - i];
+    return n;
+}
+
+}  // namespace
+
+void say_write_failed(WarningSink sink, const char* what, const OwnedFile& file, int error,
+                      const char* after, uint64_t number) {
+    if (sink == nullptr) return;
+    const char* reason = strerrordesc_np(error);
+    char digits[20];
+    size_t digit_count = format_decimal(number, digits);
+    char line[OwnedFile::kMaxPath + 160];
+    size_t n = 0;
+    auto add = [&](const char* text, size_t length) {
+        for (size_t i = 0; i < length && n < sizeof(line) - 1; ++i) line[n++] = text[i];
+    };
+    auto add_text = [&](const char* text) { add(text, strlen(text)); };
+    add_text("memusage: cannot write the ");
+    add_text(what);
+    add_text(" ");
+    add_text(file.path());
+    add_text(": ");
+    add_text(reason != nullptr ? reason : "unknown error");
+    add_text("; it stops ");
+    add_text(after);
+    add_text(" ");
+    add(digits, digit_count);
+    add_text("\n");
+    sink(line, n);
+}
+
 }  // namespace memusage

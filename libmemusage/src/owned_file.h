@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace memusage {
 
@@ -35,6 +36,15 @@ class OwnedFile {
     ino_t inode_ = 0;
     char path_[kMaxPath] = {};
 };
+
+// Receives, once, the line saying that writing a file failed (from any thread, or a signal
+// handler: it must be async-signal-safe).
+using WarningSink = void (*)(const char* text, size_t length);
+
+// Gives `sink` "memusage: cannot write the WHAT PATH: REASON; it stops AFTER NUMBER", built
+// without allocating: the files are completed from fatal-signal handlers too.
+void say_write_failed(WarningSink sink, const char* what, const OwnedFile& file, int error,
+                      const char* after, uint64_t number);
 
 // pwrite until every byte is in; false on an error, with errno set (ENOSPC when the
 // kernel took nothing and said nothing). `written`, if given, gains the bytes written.
