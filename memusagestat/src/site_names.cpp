@@ -8,6 +8,7 @@
 #include <map>
 
 #include "frame_folding.h"
+#include "shown_sites.h"
 
 namespace memusagestat {
 
@@ -35,14 +36,6 @@ std::string location_of(const SourceFrame& frame) {
 std::string key_of(const SourceFrame& frame) {
     return frame.function + "\t" + frame.file + ":" + std::to_string(frame.line) + "\t" +
            frame.module + "+" + std::to_string(frame.offset) + (frame.inlined ? "i" : "");
-}
-
-void add_figures(AllocationSite& into, const AllocationSite& site) {
-    into.blocks_allocated += site.blocks_allocated;
-    into.bytes_allocated += site.bytes_allocated;
-    into.blocks_freed += site.blocks_freed;
-    into.bytes_freed += site.bytes_freed;
-    into.bytes_at_peak += site.bytes_at_peak;
 }
 
 }  // namespace

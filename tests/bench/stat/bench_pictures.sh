@@ -6,7 +6,7 @@
 #
 # Builds memusagestat, the collector and the example into BUILD_DIR (default: build-bench
 # beside the sources), writes a synthetic recording of EVENTS events through the format's
-# encoding (tests/integration/stat/events_recording.h: two threads, a pool churning, buffers
+# encoding (tests/unit/events/events_file_builder.h: two threads, a pool churning, buffers
 # grown by realloc far above it, leaks), takes the example's sites file for the names, and
 # times, in turns:
 #   read_events FILE (the reader alone, once through),
@@ -29,7 +29,7 @@ helpers=$build_dir/bench-stat
 mkdir -p "$helpers"
 here=$source_dir/tests/bench/stat
 ${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
-    -I"$source_dir/tests/integration/stat" -o "$helpers/make_events" "$here/make_events.cpp"
+    -I"$source_dir/tests/unit/events" -o "$helpers/make_events" "$here/make_events.cpp"
 ${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
     -I"$source_dir/memusagestat/src" -o "$helpers/read_events" "$here/read_events.cpp" \
     "$source_dir/memusagestat/src/events_reader.cpp"

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "events_recording.h"
+#include "events_file_builder.h"
 
 int main(int argc, char** argv) {
     if (argc != 3) {
@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const uint64_t n = std::strtoull(argv[1], nullptr, 10);
-    stat_test::EventsRecording recording(1234, true);
+    events_test::EventsFileBuilder recording(memusage::events_format::kHasSites, 1234);
     std::mt19937_64 random(42);
     constexpr uint64_t kPool = 0x555555550000, kSlots = 1 << 14, kSlotSize = 128;
     constexpr uint64_t kBuffers = 0x7f0000000000;
@@ -55,6 +55,6 @@ int main(int argc, char** argv) {
             recording.allocate(time, kPool + kSlots * kSlotSize + 4096 + leaks++ * 1024, 1000, 9);
         }
     }
-    recording.end(time + 10, (time + 10) * 3);
+    recording.trailer(time + 10, (time + 10) * 3);
     return recording.write(argv[2]) ? 0 : 1;
 }

@@ -1,55 +1,25 @@
 // The pictures of issue 11 drawn by the built memusagestat from recordings with known
-// features (made through the format's encoding, and a fixture's real sites file): the
+// features (made with the tests' one encoder of recordings, and a fixture's real sites file): the
 // features must be at the places the data puts them, and an SVG must say its labels.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "block_map.h"
-#include "events_recording.h"
+#include "events_file_builder.h"
 #include "heap_by_site.h"
+#include "pictures_support.h"
 #include "site_names.h"
-#include "stat_test_support.h"
 
 using namespace stat_test;
+using events_test::EventsFileBuilder;
 
 namespace {
 
-Outcome stat_run(std::vector<std::string> args) {
-    args.insert(args.begin(), MEMUSAGESTAT);
-    return run(args);
-}
-
-Image png(const std::string& path) {
-    Image image;
-    EXPECT_TRUE(decode_png(path, image)) << path;
-    return image;
-}
-
-bool near_colour(Rgb c, memusagestat::Colour want, int slack = 40) {
-    auto close = [&](uint8_t got, double expected) {
-        return std::abs(static_cast<int>(got) - static_cast<int>(std::lround(expected * 255))) <=
-               slack;
-    };
-    return close(c.r, want.r) && close(c.g, want.g) && close(c.b, want.b);
-}
-bool reddish(Rgb c) { return c.r > 150 && c.r > c.g + 60 && c.r > c.b + 60; }
-
-// The plot's inside of a default-size block map, and where a value of a single address
-// region [low, high) lands in it.
-const memusagestat::PlotFrame kMap = memusagestat::block_map_frame(800, 600);
-unsigned map_row(uint64_t address, uint64_t low, uint64_t high) {
-    const double fraction = static_cast<double>(address - low) / static_cast<double>(high - low);
-    return static_cast<unsigned>(kMap.bottom - fraction * kMap.height());
-}
-unsigned map_column(double fraction) {
-    return static_cast<unsigned>(kMap.left + fraction * kMap.width());
-}
-
 // Three blocks of 4 KiB one above the other from 0x10000: A freed halfway, B churned
 // (allocated and freed again and again), L allocated at a quarter and never freed.
-EventsRecording leak_recording(unsigned events = 4000) {
-    EventsRecording recording;
+EventsFileBuilder leak_recording(unsigned events = 4000) {
+    EventsFileBuilder recording;
     recording.clock(100, 1000);
     recording.thread(1, 11);
     uint64_t time = 100;
@@ -71,7 +41,7 @@ EventsRecording leak_recording(unsigned events = 4000) {
         }
         ++made;
     }
-    recording.end(time + 1, 10000);
+    recording.trailer(time + 1, 10000);
     return recording;
 }
 
@@ -101,7 +71,7 @@ TEST(BlockMap, ABlockNeverFreedReachesTheRightEdgeInRed) {
 
 TEST(BlockMap, APoolIsOneDenseBandAndFarRegionsAreFoldedTogether) {
     // A pool of 64 slots of 64 bytes churned at random, and one block 2^47 bytes away.
-    EventsRecording recording;
+    EventsFileBuilder recording;
     recording.clock(10, 100);
     recording.thread(1, 11);
     uint64_t time = 10;
@@ -118,7 +88,7 @@ TEST(BlockMap, APoolIsOneDenseBandAndFarRegionsAreFoldedTogether) {
             recording.allocate(++time, pool + slot * 64, 64, 0);
         alive[slot] = !alive[slot];
     }
-    recording.end(time + 1, 1000);
+    recording.trailer(time + 1, 1000);
     ScratchDir dir;
     ASSERT_TRUE(recording.write(dir / "run.events"));
     const Outcome outcome = stat_run(
@@ -148,7 +118,7 @@ TEST(BlockMap, APoolIsOneDenseBandAndFarRegionsAreFoldedTogether) {
 }
 
 TEST(BlockMap, TwoPhasesLeaveAGapByTime) {
-    EventsRecording recording;
+    EventsFileBuilder recording;
     for (uint64_t phase_start : {1000u, 3000u}) {
         recording.clock(phase_start, phase_start * 10);
         recording.thread(1, 11);
@@ -157,7 +127,7 @@ TEST(BlockMap, TwoPhasesLeaveAGapByTime) {
             recording.release(phase_start + 2 * i + 1, 0x40000 + (i % 8) * 256);
         }
     }
-    recording.end(4000, 40000);
+    recording.trailer(4000, 40000);
     ScratchDir dir;
     ASSERT_TRUE(recording.write(dir / "run.events"));
     const Outcome outcome =
@@ -177,7 +147,7 @@ TEST(BlockMap, TwoPhasesLeaveAGapByTime) {
 }
 
 TEST(BlockMap, TwoThreadsAreColouredApartAndNamedInTheLegend) {
-    EventsRecording recording;
+    EventsFileBuilder recording;
     recording.clock(10, 100);
     uint64_t time = 10;
     recording.thread(1, 501);
@@ -195,7 +165,7 @@ TEST(BlockMap, TwoThreadsAreColouredApartAndNamedInTheLegend) {
     recording.release(++time, 0x51000);
     recording.thread(1, 501);
     recording.release(++time, 0x50000);
-    recording.end(time + 1, 1000);
+    recording.trailer(time + 1, 1000);
     ScratchDir dir;
     ASSERT_TRUE(recording.write(dir / "run.events"));
     for (const char* out : {"map.png", "map.svg"}) {
@@ -257,16 +227,6 @@ FixtureSites run_fixture(const ScratchDir& dir) {
     return sites;
 }
 
-// Where the fixture's source has SITE(marker): "fixture_pictures.c:LINE".
-std::string fixture_line(const std::string& marker) {
-    std::ifstream in(FIXTURE_PICTURES_SOURCE);
-    std::string line;
-    for (int number = 1; std::getline(in, line); ++number)
-        if (line.find("SITE(" + marker + ")") != std::string::npos)
-            return "fixture_pictures.c:" + std::to_string(number);
-    return "no SITE(" + marker + ")";
-}
-
 }  // namespace
 
 TEST(FlameGraph, WidthsAreTheMetricAndTheSvgNamesTheFunctions) {
@@ -306,7 +266,7 @@ TEST(HeapBySite, BandsAreTheSitesStackedWithTheirNamesInTheLegend) {
     ScratchDir dir;
     const FixtureSites sites = run_fixture(dir);
     // The pool's site holds 3000 bytes throughout, the buffer's grows to 1000 on top.
-    EventsRecording recording(4242, true);
+    EventsFileBuilder recording;
     recording.clock(10, 100);
     recording.thread(1, 11);
     uint64_t time = 10;
@@ -316,7 +276,7 @@ TEST(HeapBySite, BandsAreTheSitesStackedWithTheirNamesInTheLegend) {
         recording.release(++time, 0x20000);
     }
     recording.allocate(++time, 0x20000, 1000, sites.buffer);
-    recording.end(time + 1, 1000);
+    recording.trailer(time + 1, 1000);
     ASSERT_TRUE(recording.write(dir / "run.events"));
     for (const char* out : {"stacked.png", "stacked.svg"}) {
         const Outcome outcome = stat_run(
@@ -370,10 +330,10 @@ TEST(Pictures, BadRecordingsGetAMessageOrAPictureSayingWhatIsMissing) {
     EXPECT_EQ(by_thread.exit_code, 0) << by_thread.output;
     EXPECT_NE(read_file(dir / "thread.svg").find("no sites file (--sites): by thread"),
               std::string::npos);
-    EventsRecording without_sites(1, false);
+    EventsFileBuilder without_sites(0, 1);
     without_sites.clock(1, 1);
     without_sites.allocate(2, 0x1000, 10, 0);
-    without_sites.end(3, 3);
+    without_sites.trailer(3, 3);
     ASSERT_TRUE(without_sites.write(dir / "nosites.events"));
     const FixtureSites sites = run_fixture(dir);
     const Outcome recorded_without =
@@ -384,9 +344,9 @@ TEST(Pictures, BadRecordingsGetAMessageOrAPictureSayingWhatIsMissing) {
               std::string::npos);
 
     // No events at all: a picture saying so.
-    EventsRecording nothing;
+    EventsFileBuilder nothing;
     nothing.clock(1, 1);
-    nothing.end(2, 2);
+    nothing.trailer(2, 2);
     ASSERT_TRUE(nothing.write(dir / "nothing.events"));
     for (const char* picture : {"--stacked=", "--block-map="}) {
         const Outcome outcome =

@@ -1,9 +1,11 @@
 // Builds event recordings in memory, record by record, with the format's own encoder: the
-// tests of everything that reads recordings start from files whose every byte they chose.
+// tests of everything that reads recordings (the reader's, the pictures', the pictures'
+// benchmark) start from files whose every byte they chose. The only such encoder in tests.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <span>
 #include <string>
@@ -94,7 +96,17 @@ class EventsFileBuilder {
     }
 
     std::vector<uint8_t>& bytes() { return bytes_; }
+    const std::vector<uint8_t>& bytes() const { return bytes_; }
     std::span<const std::byte> span() const { return std::as_bytes(std::span(bytes_)); }
+
+    // Writes the recording, or only its first `keep` bytes (a recording cut short).
+    bool write(const std::string& path, size_t keep = SIZE_MAX) const {
+        FILE* file = std::fopen(path.c_str(), "wb");
+        if (file == nullptr) return false;
+        const size_t size = keep < bytes_.size() ? keep : bytes_.size();
+        const bool written = std::fwrite(bytes_.data(), 1, size, file) == size;
+        return std::fclose(file) == 0 && written;
+    }
 
   private:
     void append(const void* data, size_t size) {
