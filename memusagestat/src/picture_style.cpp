@@ -149,10 +149,11 @@ void draw_event_axis(cairo_t* cr, const TextPainter& text, const PlotFrame& fram
         text.draw(brief, centre, baseline, Align::centre, room);
 }
 
-void draw_bytes_scale(cairo_t* cr, const TextPainter& text, const PlotFrame& frame, uint64_t top,
-                      double room) {
+void draw_quarter_lines(cairo_t* cr, const PlotFrame& frame) {
+    // Neutral grey: each line belongs to every scale, and must not pass for a curve.
     const double dash[] = {4, 4};
     cairo_set_line_width(cr, 1);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
     cairo_set_dash(cr, dash, 2, 0);
     set_colour(cr, kGridGrey);
     for (unsigned q = 1; q < 4; ++q) {
@@ -162,6 +163,11 @@ void draw_bytes_scale(cairo_t* cr, const TextPainter& text, const PlotFrame& fra
     }
     cairo_stroke(cr);
     cairo_set_dash(cr, nullptr, 0, 0);
+}
+
+void draw_bytes_scale(cairo_t* cr, const TextPainter& text, const PlotFrame& frame, uint64_t top,
+                      double room) {
+    draw_quarter_lines(cr, frame);
     set_colour(cr, kFrameBlue);
     const bool quarters = frame.height() / 4 >= text.base_size() * 1.3;
     for (unsigned q = 0; q <= 4; ++q) {

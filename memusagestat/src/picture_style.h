@@ -46,6 +46,9 @@ struct PlotFrame {
     double height() const { return bottom - top; }
 };
 
+// Dashed grey lines across the frame at a quarter, half and three quarters of its height.
+void draw_quarter_lines(cairo_t* cr, const PlotFrame& frame);
+
 // The frame's outline, one pixel outside its inside.
 void draw_frame(cairo_t* cr, const PlotFrame& frame);
 

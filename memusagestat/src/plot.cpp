@@ -20,14 +20,9 @@ constexpr Colour kStack{0.0, 0.5, 0.0};
 constexpr Colour kTotal{0, 0, 0};
 constexpr Colour kTimeStrip{1.0, 0.8, 0.0};
 constexpr Colour kAxisText{0.1, 0.1, 0.55};
-constexpr Colour kQuarterLine{0.55, 0.55, 0.55};
 
 // Frame geometry in device units; a column c covers x in [left + c, left + c + 1).
-struct Frame {
-    double left, right, top, bottom;
-    double height() const { return bottom - top; }
-    double width() const { return right - left; }
-};
+using Frame = PlotFrame;
 
 // The centre of the pixel row a value falls in: a flat curve then covers one crisp row
 // instead of smearing over two half-lit ones. Rows run from the frame's top row to the
@@ -86,22 +81,6 @@ void draw_curve(cairo_t* cr, const Frame& frame, const EnvelopeSeries& series,
 // bottom and the top only (a 80-pixel-high picture has 40 pixels of plot).
 bool room_for_quarters(const Frame& frame, double font_size) {
     return frame.height() / 4 >= font_size * 1.3;
-}
-
-void draw_quarter_lines(cairo_t* cr, const Frame& frame) {
-    // Neutral grey: each line belongs to both scales, and must not pass for a curve.
-    const double dash[] = {4, 4};
-    cairo_set_line_width(cr, 1);
-    cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
-    cairo_set_dash(cr, dash, 2, 0);
-    set_colour(cr, kQuarterLine);
-    for (unsigned q = 1; q < 4; ++q) {
-        const double y = std::round(frame.bottom - frame.height() * q / 4) - 0.5;
-        cairo_move_to(cr, frame.left, y);
-        cairo_line_to(cr, frame.right, y);
-    }
-    cairo_stroke(cr);
-    cairo_set_dash(cr, nullptr, 0, 0);
 }
 
 void draw_scale_labels(cairo_t* cr, const TextPainter& text, const Frame& frame, uint64_t top,
