@@ -120,8 +120,7 @@ std::string fitted_text(cairo_t* cr, const std::string& text, double room) {
     return text.substr(0, low) + kEllipsis;
 }
 
-void draw_event_axis(cairo_t* cr, const TextPainter& text, const PlotFrame& frame,
-                     const EventAxis& axis, double baseline) {
+void draw_axis_ticks(cairo_t* cr, const PlotFrame& frame) {
     set_colour(cr, kFrameBlue);
     cairo_set_line_width(cr, 1);
     for (unsigned i = 0; i <= 20; ++i) {
@@ -130,6 +129,11 @@ void draw_event_axis(cairo_t* cr, const TextPainter& text, const PlotFrame& fram
         cairo_line_to(cr, x, frame.bottom + 5);
     }
     cairo_stroke(cr);
+}
+
+void draw_event_axis(cairo_t* cr, const TextPainter& text, const PlotFrame& frame,
+                     const EventAxis& axis, double baseline) {
+    draw_axis_ticks(cr, frame);
 
     std::string right = std::to_string(axis.events);
     if (axis.time_based && axis.seconds > 0) {

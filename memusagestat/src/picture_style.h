@@ -46,6 +46,9 @@ struct PlotFrame {
     double height() const { return bottom - top; }
 };
 
+// Twenty-one tick marks under the frame's bottom line, from its left edge to its right.
+void draw_axis_ticks(cairo_t* cr, const PlotFrame& frame);
+
 // Dashed grey lines across the frame at a quarter, half and three quarters of its height.
 void draw_quarter_lines(cairo_t* cr, const PlotFrame& frame);
 

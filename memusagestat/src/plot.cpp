@@ -176,14 +176,7 @@ void draw_time_strip(cairo_t* cr, const PlotSpec& spec, const Frame& frame,
 }
 
 void draw_x_axis(cairo_t* cr, const TextPainter& text, const PlotSpec& spec, const Frame& frame) {
-    set_colour(cr, kFrame);
-    cairo_set_line_width(cr, 1);
-    for (unsigned i = 0; i <= 20; ++i) {
-        const double x = std::round(frame.left + frame.width() * i / 20) - 0.5;
-        cairo_move_to(cr, x, frame.bottom);
-        cairo_line_to(cr, x, frame.bottom + 5);
-    }
-    cairo_stroke(cr);
+    draw_axis_ticks(cr, frame);
 
     set_colour(cr, kAxisText);
     const double baseline = spec.height - 3;
