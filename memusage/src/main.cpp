@@ -104,8 +104,18 @@ int run(const DriverOptions& options) {
 
     TemporaryFile private_sites;
     std::string sites_path;
+    std::string sites_kept_note;
     if (!options.sites_path.empty()) {
         sites_path = absolute_path(options.sites_path);
+    } else if (wants_sites(options) && !options.events_path.empty()) {
+        // The recording kept with --events names its blocks' sites by their ids in this
+        // run's sites file: a private one would be gone with the run, leaving memusagestat's
+        // pictures of the recording without sites. So it is kept beside the recording.
+        sites_path = absolute_path(options.events_path) + ".sites";
+        sites_kept_note =
+            "the allocation sites of " + options.events_path + " are kept in " +
+            options.events_path + ".sites (memusagestat --sites=" + options.events_path +
+            ".sites --events=" + options.events_path + "; --sites-file=FILE names another file)";
     } else if (wants_sites(options)) {
         if (std::string error = private_sites.create(); !error.empty()) {
             complain(error);
@@ -154,6 +164,7 @@ int run(const DriverOptions& options) {
         if (!sites.report.empty()) print(stderr, "\n" + sites.report);
         if (!sites.warning.empty()) complain(sites.warning);
         if (!error.empty()) complain(error);
+        if (!sites_kept_note.empty()) complain(sites_kept_note);
         // Leaks turn the status into --leak-exitcode's, as valgrind's --error-exitcode
         // does; a program killed by a signal keeps 128+N.
         if (sites.leaks_found && options.leak_exitcode.value_or(0) != 0 &&

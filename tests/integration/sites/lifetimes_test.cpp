@@ -99,6 +99,24 @@ TEST(LongLived, TheDriverKeepsTheFilesItIsToldToAndReportsFromThem) {
     expect_long_lived(report.out);
 }
 
+TEST(LongLived, ARecordingKeptWithoutASitesFileKeepsItsSitesBesideIt) {
+    Scratch scratch;
+    std::string events = scratch / "kept.events";
+    std::string tmpdir = scratch / "tmp";
+    std::filesystem::create_directory(tmpdir);
+    Outcome run =
+        run_memusage({"--sites", "--events=" + events, fixture("sites_fixture_lifetimes")}, tmpdir);
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    EXPECT_TRUE(std::filesystem::is_empty(tmpdir)) << "no private sites file";
+    EXPECT_NE(run.err.find("memusage: the allocation sites of " + events + " are kept in " +
+                           events + ".sites"),
+              std::string::npos)
+        << run.err;
+    Outcome report = report_of(events + ".sites", {"--events=" + events, kThreshold});
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    expect_long_lived(report.out);
+}
+
 TEST(LongLived, TheSitesFileAloneIsKeptWithoutAReport) {
     Scratch scratch;
     std::string sites = scratch / "kept.sites";
