@@ -11,6 +11,7 @@
 #include "dhat_export.h"
 #include "events_file_builder.h"
 #include "long_lived_report.h"
+#include "made_up_site.h"
 
 namespace memusagestat {
 namespace {
@@ -39,18 +40,6 @@ class Recording {
     std::string path_;
 };
 
-AllocationSite raw_site(uint32_t id, uint64_t frame, uint64_t blocks, uint64_t bytes,
-                        uint64_t freed_blocks, uint64_t freed_bytes) {
-    AllocationSite site;
-    site.id = id;
-    site.frames = {frame};
-    site.blocks_allocated = blocks;
-    site.bytes_allocated = bytes;
-    site.blocks_freed = freed_blocks;
-    site.bytes_freed = freed_bytes;
-    return site;
-}
-
 struct Fixture {
     SitesProfile profile;
     Symbolizer symbolizer{std::vector<SitesModule>{}};
@@ -58,8 +47,9 @@ struct Fixture {
     EventsFileBuilder events;
     Fixture() {
         profile.pid = 4242;
-        profile.sites = {raw_site(2, 0x10, 2, 550, 2, 550), raw_site(3, 0x20, 1, 1000, 1, 1000),
-                         raw_site(4, 0x30, 1, 7, 0, 0)};
+        profile.sites = {made_up_site({0x10}, 2, 550, 2, 550, 0, 2),
+                         made_up_site({0x20}, 1, 1000, 1, 1000, 0, 3),
+                         made_up_site({0x30}, 1, 7, 0, 0, 0, 4)};
         sites = shown_sites(profile, symbolizer);
         // Site 2: A lives 300 µs; C is born at 300, moves and grows at 500 (the heap's
         // peak, 1500 bytes), is freed at 700000. Site 3: B lives 400 µs. Site 4: D is never

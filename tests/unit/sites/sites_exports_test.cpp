@@ -6,23 +6,10 @@
 #include "duration.h"
 #include "folded_stacks.h"
 #include "leak_report.h"
+#include "made_up_site.h"
 
 namespace memusagestat {
 namespace {
-
-AllocationSite site(std::vector<uint64_t> frames, uint64_t allocated_blocks,
-                    uint64_t allocated_bytes, uint64_t freed_blocks, uint64_t freed_bytes,
-                    uint64_t at_peak, uint32_t id = 0) {
-    AllocationSite s;
-    s.frames = std::move(frames);
-    s.blocks_allocated = allocated_blocks;
-    s.bytes_allocated = allocated_bytes;
-    s.blocks_freed = freed_blocks;
-    s.bytes_freed = freed_bytes;
-    s.bytes_at_peak = at_peak;
-    s.id = id;
-    return s;
-}
 
 struct Shown {
     SitesProfile profile;
@@ -35,8 +22,8 @@ struct Shown {
 };
 
 TEST(LeakReport, ListsTheBlocksNeverFreedLargestFirst) {
-    Shown shown({site({0x10, 0x20}, 3, 300, 1, 100, 0), site({0x30}, 1, 50, 1, 50, 50),
-                 site({0x40}, 2, 5000, 0, 0, 0)});
+    Shown shown({made_up_site({0x10, 0x20}, 3, 300, 1, 100, 0),
+                 made_up_site({0x30}, 1, 50, 1, 50, 50), made_up_site({0x40}, 2, 5000, 0, 0, 0)});
     LeakReport report = leak_report(shown.profile, shown.sites, shown.symbolizer);
     EXPECT_EQ(report.blocks, 4u);
     EXPECT_EQ(report.bytes, 5200u);
@@ -53,7 +40,8 @@ TEST(LeakReport, ListsTheBlocksNeverFreedLargestFirst) {
 }
 
 TEST(LeakReport, SaysNoLeaksAndLeavesTheRuntimesBlocksOut) {
-    Shown shown({site({0x10}, 1, 10, 1, 10, 10), site({0x20}, 1, 4096, 0, 0, 4096)});
+    Shown shown(
+        {made_up_site({0x10}, 1, 10, 1, 10, 10), made_up_site({0x20}, 1, 4096, 0, 0, 4096)});
     shown.sites[1].kept_by_runtime = true;  // as a stdio buffer's stack makes it
     LeakReport report = leak_report(shown.profile, shown.sites, shown.symbolizer);
     EXPECT_EQ(report.blocks, 0u);
@@ -66,7 +54,7 @@ TEST(LeakReport, SaysNoLeaksAndLeavesTheRuntimesBlocksOut) {
 }
 
 TEST(LeakReport, SaysWhenItsFiguresAreSampled) {
-    Shown shown({site({0x10}, 1, 600000, 0, 0, 0)});
+    Shown shown({made_up_site({0x10}, 1, 600000, 0, 0, 0)});
     shown.profile.sample_interval = 524288;
     LeakReport report = leak_report(shown.profile, shown.sites, shown.symbolizer);
     EXPECT_TRUE(report.text.ends_with(
@@ -76,8 +64,9 @@ TEST(LeakReport, SaysWhenItsFiguresAreSampled) {
 }
 
 TEST(FoldedStacks, OutermostFirstOneLinePerStackWithoutZeros) {
-    Shown shown({site({0x10, 0x20}, 3, 300, 1, 100, 70), site({0x30, 0x20}, 1, 50, 1, 50, 0),
-                 site({0x10, 0x20}, 1, 1, 0, 0, 1)});
+    Shown shown({made_up_site({0x10, 0x20}, 3, 300, 1, 100, 70),
+                 made_up_site({0x30, 0x20}, 1, 50, 1, 50, 0),
+                 made_up_site({0x10, 0x20}, 1, 1, 0, 0, 1)});
     EXPECT_EQ(folded_stacks(shown.sites, FoldedMetric::peak), "0x20;0x10 71\n");
     EXPECT_EQ(folded_stacks(shown.sites, FoldedMetric::leaked), "0x20;0x10 201\n");
     EXPECT_EQ(folded_stacks(shown.sites, FoldedMetric::allocated), "0x20;0x10 301\n0x20;0x30 50\n");
@@ -95,7 +84,7 @@ TEST(FoldedStacks, NamesTheMetrics) {
 }
 
 TEST(DhatJson, HasDhViewsFieldsWithoutLifetimes) {
-    Shown shown({site({0x10, 0x20}, 3, 300, 1, 100, 70, 5)});
+    Shown shown({made_up_site({0x10, 0x20}, 3, 300, 1, 100, 70, 5)});
     shown.profile.pid = 77;
     std::string json = dhat_json(shown.profile, shown.sites, nullptr, "./prog \"x\"");
     for (const char* part :
@@ -108,7 +97,7 @@ TEST(DhatJson, HasDhViewsFieldsWithoutLifetimes) {
 }
 
 TEST(DhatJson, LifetimesFillTheBlockFields) {
-    Shown shown({site({0x10}, 2, 300, 1, 100, 300), site({0x20}, 1, 10, 1, 10, 0)});
+    Shown shown({made_up_site({0x10}, 2, 300, 1, 100, 300), made_up_site({0x20}, 1, 10, 1, 10, 0)});
     RunLifetimes lifetimes;
     lifetimes.duration = 2.5;
     lifetimes.peak_time = 0.001;

@@ -2,21 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "made_up_site.h"
+
 namespace memusagestat {
 namespace {
-
-AllocationSite site(std::vector<uint64_t> frames, uint64_t allocated_blocks,
-                    uint64_t allocated_bytes, uint64_t freed_blocks, uint64_t freed_bytes,
-                    uint64_t at_peak) {
-    AllocationSite s;
-    s.frames = std::move(frames);
-    s.blocks_allocated = allocated_blocks;
-    s.bytes_allocated = allocated_bytes;
-    s.blocks_freed = freed_blocks;
-    s.bytes_freed = freed_bytes;
-    s.bytes_at_peak = at_peak;
-    return s;
-}
 
 std::string report_of(const SitesProfile& profile, unsigned top = 10) {
     Symbolizer symbolizer(profile.modules);
@@ -34,8 +23,9 @@ std::string ranking(const std::string& report, const std::string& title) {
 TEST(SitesReport, RanksEachFigureLargestFirst) {
     SitesProfile profile;
     profile.heap_peak = 1000;
-    profile.sites = {site({0x10}, 1, 100, 0, 0, 100), site({0x20}, 5, 5000, 5, 5000, 800),
-                     site({0x30}, 2, 300, 1, 100, 100)};
+    profile.sites = {made_up_site({0x10}, 1, 100, 0, 0, 100),
+                     made_up_site({0x20}, 5, 5000, 5, 5000, 800),
+                     made_up_site({0x30}, 2, 300, 1, 100, 100)};
     std::string report = report_of(profile);
     EXPECT_EQ(ranking(report, "Bytes held at the heap peak"),
               "Bytes held at the heap peak:\n"
@@ -70,7 +60,7 @@ TEST(SitesReport, RanksEachFigureLargestFirst) {
 
 TEST(SitesReport, TopCutsEveryRankingAndSaysSo) {
     SitesProfile profile;
-    for (uint64_t i = 1; i <= 5; ++i) profile.sites.push_back(site({i}, 1, i, 0, 0, i));
+    for (uint64_t i = 1; i <= 5; ++i) profile.sites.push_back(made_up_site({i}, 1, i, 0, 0, i));
     std::string report = report_of(profile, 2);
     EXPECT_NE(report.find("Bytes held at the heap peak (top 2 of 5):\n  #1 5 bytes\n"),
               std::string::npos)
@@ -81,7 +71,8 @@ TEST(SitesReport, TopCutsEveryRankingAndSaysSo) {
 TEST(SitesReport, EqualStacksAreOneSiteAndEmptyRankingsSayNone) {
     SitesProfile profile;
     profile.heap_peak = 60;
-    profile.sites = {site({0x10, 0x20}, 1, 10, 1, 10, 10), site({0x10, 0x20}, 2, 50, 2, 50, 50)};
+    profile.sites = {made_up_site({0x10, 0x20}, 1, 10, 1, 10, 10),
+                     made_up_site({0x10, 0x20}, 2, 50, 2, 50, 50)};
     std::string report = report_of(profile);
     EXPECT_TRUE(report.starts_with("Allocation sites: 1;")) << report;
     EXPECT_NE(report.find("  #1 60 bytes (100.0%)\n       at 0x10\n       by 0x20\n"),
@@ -96,7 +87,7 @@ TEST(SitesReport, NotesSayHowTheRunEnded) {
     profile.ended_by_crash = true;
     profile.stack_table_full = true;
     profile.unwinder_missing = true;
-    profile.sites = {site({}, 1, 10, 0, 0, 10)};
+    profile.sites = {made_up_site({}, 1, 10, 0, 0, 10)};
     std::string report = report_of(profile);
     EXPECT_NE(report.find("at (no stack: libunwind.so.8 could not be loaded)"), std::string::npos)
         << report;
