@@ -13,11 +13,13 @@
 # only, with the recording's bytes per event.
 # When heaptrack is installed, a last row gives its ratio on 1 thread (3 runs), for scale.
 # Then the allocation-sites table (issue 9): the same workload bare, under ours without
-# sites, with exact sites, with sites sampled every 512 KiB, and under heaptrack (recording,
-# then heaptrack_print's report, summed), on 1 thread, and bare, ours and exact sites on 2;
-# with the maximum resident set of each. And a real program, sqlite3 building and querying a
-# 200,000-row table in memory (sqlite_workload.sql), the same ways. SITES_RUNS rounds
-# (default 5), each running every column once, medians. SITES_ONLY=yes skips the first table.
+# sites, under unwind_only.c (one unw_backtrace per allocating call and nothing else: the
+# floor under exact sites), with exact sites, with sites sampled every 512 KiB, and under
+# heaptrack (recording, then heaptrack_print's report, summed; 1 thread only), on 1 and 2
+# threads; wall time, CPU time and maximum resident set. And a real program, sqlite3
+# building and querying a 200,000-row table in memory (sqlite_workload.sql), the same ways.
+# SITES_RUNS rounds (default 5), each running every column once, medians. SITES_ONLY=yes
+# skips the first table; HEAPTRACK=no leaves heaptrack out.
 # Environment: RUNS (default 7), STEPS (per thread, default 5000000), GLIBC_LIBMEMUSAGE
 # (default /usr/lib/x86_64-linux-gnu/libmemusage.so; the glibc columns are left out when
 # it is absent), DATA_DIR (where the data files go; default /dev/shm when there is one:
@@ -35,7 +37,7 @@ time_of() {
     local out=$1
     shift
     # The variables reach the workload only (through env), and its summary is dropped.
-    read -r ns rss status < <("$measure" env "$@" "$workload" "$threads" "$steps" 2>/dev/null)
+    read -r ns rss status _ < <("$measure" env "$@" "$workload" "$threads" "$steps" 2>/dev/null)
     if [ "$status" != 0 ]; then
         echo "the workload exited with $status under $*" >&2
         exit 1
@@ -107,7 +109,7 @@ if command -v heaptrack >/dev/null; then
     : >"$work/bare" : >"$work/heaptrack"
     for ((i = 0; i < 3; i++)); do
         time_of "$work/bare" MEMUSAGE_BENCH=bare
-        read -r ns _ status < <("$measure" heaptrack -o "$work/heaptrack-out" "$workload" 1 "$steps" 2>/dev/null)
+        read -r ns _ status _ < <("$measure" heaptrack -o "$work/heaptrack-out" "$workload" 1 "$steps" 2>/dev/null)
         echo "$ns" >>"$work/heaptrack"
         rm -f "$work"/heaptrack-out*
     done
@@ -122,77 +124,88 @@ fi
 sites_runs=${SITES_RUNS:-5}
 sites_file=$work/run.sites
 sqlite_workload=$source_dir/tests/bench/collector/sqlite_workload.sql
-# timed RESULT-FILE COMMAND...: one run, appending "nanoseconds rss_kib" to the file.
+# The floor under exact sites: one unw_backtrace per allocating call and nothing else.
+unwind_only=$helpers/unwind_only.so
+${CC:-cc} -O2 -Wall -Wextra -shared -fPIC -o "$unwind_only" "$source_dir/tests/bench/collector/unwind_only.c" -ldl
+# timed RESULT-FILE COMMAND...: one run, appending "nanoseconds rss_kib cpu_nanoseconds".
 timed() {
     local out=$1
     shift
-    read -r ns rss status < <("$measure" "$@" 2>/dev/null)
+    read -r ns rss status cpu < <("$measure" "$@" 2>/dev/null)
     if [ "$status" != 0 ]; then
         echo "exit status $status from $*" >&2
         exit 1
     fi
-    echo "$ns $rss" >>"$out"
+    echo "$ns $rss $cpu" >>"$out"
 }
 # heaptrack_timed RESULT-FILE COMMAND...: heaptrack's recording then its report, summed.
 heaptrack_timed() {
     local out=$1
     shift
     rm -f "$work"/heaptrack-out*
-    read -r record_ns record_rss status < <("$measure" heaptrack -o "$work/heaptrack-out" "$@" 2>/dev/null)
+    read -r record_ns record_rss status record_cpu < <("$measure" heaptrack -o "$work/heaptrack-out" "$@" 2>/dev/null)
     [ "$status" = 0 ] || { echo "heaptrack exited with $status" >&2; exit 1; }
-    read -r print_ns _ status < <("$measure" heaptrack_print "$(ls "$work"/heaptrack-out*)" 2>/dev/null)
+    read -r print_ns _ status print_cpu < <("$measure" heaptrack_print "$(ls "$work"/heaptrack-out*)" 2>/dev/null)
     [ "$status" = 0 ] || { echo "heaptrack_print exited with $status" >&2; exit 1; }
-    echo "$((record_ns + print_ns)) $record_rss" >>"$out"
+    echo "$((record_ns + print_ns)) $record_rss $((record_cpu + print_cpu))" >>"$out"
     rm -f "$work"/heaptrack-out*
 }
 have_heaptrack=no
 command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null && have_heaptrack=yes
-# One round of every column for a program: bare, ours, exact, sampled, heaptrack.
+# One round of every column for a program: bare, ours, unwinding alone, exact, sampled,
+# heaptrack (HEAPTRACK=no leaves it out).
 sites_round() {
     local name=$1
     shift
     timed "$work/$name-bare" env MEMUSAGE_BENCH=bare "$@"
     timed "$work/$name-ours" env LD_PRELOAD="$ours" "$@"
+    timed "$work/$name-unwind" env LD_PRELOAD="$unwind_only" "$@"
     timed "$work/$name-exact" env LD_PRELOAD="$ours" MEMUSAGE_SITES="$sites_file" "$@"
     timed "$work/$name-sampled" env LD_PRELOAD="$ours" MEMUSAGE_SITES="$sites_file" \
         MEMUSAGE_SITES_SAMPLE=524288 "$@"
-    [ "$have_heaptrack" = yes ] && heaptrack_timed "$work/$name-heaptrack" "$@"
+    [ "$have_heaptrack" = yes ] && [ "${HEAPTRACK:-yes}" = yes ] && [ "$name" != churn2 ] &&
+        heaptrack_timed "$work/$name-heaptrack" "$@"
     rm -f "$sites_file"
 }
-ms() { cut -d' ' -f1 "$1" | median | awk '{printf "%.0f", $1 / 1e6}'; }
-kib() { cut -d' ' -f2 "$1" | median; }
-ratio() { awk -v a="$(cut -d' ' -f1 "$1" | median)" -v b="$(cut -d' ' -f1 "$2" | median)" 'BEGIN {printf "%.2fx", a / b}'; }
+# median_of FILE FIELD: the median of one field of a result file.
+median_of() { cut -d' ' -f"$2" "$1" | median; }
+# sites_row LABEL NAME: the row's wall times, CPU times (each with its ratio to bare) and
+# maximum resident sets.
 sites_row() {
-    local label=$1 name=$2
-    local columns=(bare ours exact sampled)
-    [ "$have_heaptrack" = yes ] && columns+=(heaptrack)
-    printf '%-26s' "$label"
-    for column in "${columns[@]}"; do
-        [ -s "$work/$name-$column" ] || { printf ' %18s' -; continue; }
-        printf ' %18s' "$(ms "$work/$name-$column") ms $(ratio "$work/$name-$column" "$work/$name-bare")"
+    local label=$1 name=$2 field what
+    local columns=(bare ours unwind exact sampled heaptrack)
+    for field in 1 3 2; do
+        case $field in
+        1) what=wall ;;
+        3) what=CPU ;;
+        2) what="max RSS" ;;
+        esac
+        printf '%-34s' "$label, $what"
+        for column in "${columns[@]}"; do
+            [ -s "$work/$name-$column" ] || { printf ' %18s' -; continue; }
+            if [ "$field" = 2 ]; then
+                printf ' %18s' "$(median_of "$work/$name-$column" 2) KiB"
+            else
+                printf ' %18s' "$(awk -v a="$(median_of "$work/$name-$column" "$field")" \
+                    -v b="$(median_of "$work/$name-bare" "$field")" \
+                    'BEGIN {printf "%.0f ms %.2fx", a / 1e6, a / b}')"
+            fi
+        done
+        printf '\n'
     done
-    printf '\n%-26s' "  max RSS"
-    for column in "${columns[@]}"; do
-        [ -s "$work/$name-$column" ] || { printf ' %18s' -; continue; }
-        printf ' %18s' "$(kib "$work/$name-$column") KiB"
-    done
-    printf '\n'
 }
 
 for name in churn1 churn2 sqlite; do
-    for column in bare ours exact sampled heaptrack; do : >"$work/$name-$column"; done
+    for column in bare ours unwind exact sampled heaptrack; do : >"$work/$name-$column"; done
 done
 for ((i = 0; i < sites_runs; i++)); do
     sites_round churn1 "$workload" 1 "$steps"
+    sites_round churn2 "$workload" 2 "$steps"
     sites_round sqlite sqlite3 :memory: ".read $sqlite_workload"
-    # 2 threads: bare, ours and exact sites only.
-    timed "$work/churn2-bare" env MEMUSAGE_BENCH=bare "$workload" 2 "$steps"
-    timed "$work/churn2-ours" env LD_PRELOAD="$ours" "$workload" 2 "$steps"
-    timed "$work/churn2-exact" env LD_PRELOAD="$ours" MEMUSAGE_SITES="$sites_file" "$workload" 2 "$steps"
-    rm -f "$sites_file"
 done
-printf '\nAllocation sites, medians of %d rounds (time, ratio to bare; then max RSS)\n' "$sites_runs"
-printf '%-26s %18s %18s %18s %18s %18s\n' "" bare ours "exact sites" "sampled 512 KiB" "heaptrack+print"
+printf '\nAllocation sites, medians of %d rounds (wall and CPU time with the ratio to bare; max RSS)\n' "$sites_runs"
+printf '%-34s %18s %18s %18s %18s %18s %18s\n' "" bare ours "unwinding alone" "exact sites" \
+    "sampled 512 KiB" "heaptrack+print"
 sites_row "alloc_churn, 1 thread" churn1
 sites_row "alloc_churn, 2 threads" churn2
 sites_row "sqlite3, 200k rows" sqlite

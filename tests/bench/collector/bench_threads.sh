@@ -23,7 +23,7 @@ source "$(dirname "$0")/bench_setup.sh"
 one_run() {
     local out=$1
     shift
-    read -r ns rss status < <("$measure" env "$@" "$workload" "$threads" 2>/dev/null)
+    read -r ns rss status _ < <("$measure" env "$@" "$workload" "$threads" 2>/dev/null)
     if [ "$status" != 0 ]; then
         echo "the workload exited with $status under $*" >&2
         exit 1

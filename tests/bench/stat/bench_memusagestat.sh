@@ -49,7 +49,7 @@ median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 time_of() {
     local out=$1
     shift
-    read -r ns rss status < <("$measure" "$@")
+    read -r ns rss status _ < <("$measure" "$@")
     if [ "$status" != 0 ]; then
         echo "$* exited with $status" >&2
         exit 1

@@ -54,7 +54,7 @@ median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 time_of() {
     local out=$1
     shift
-    read -r ns rss status < <("$measure" "$@" 2>/dev/null)
+    read -r ns rss status _ < <("$measure" "$@" 2>/dev/null)
     if [ "$status" != 0 ]; then
         echo "$* exited with $status" >&2
         exit 1
