@@ -40,11 +40,7 @@ LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>
                             plural(leaks[i]->figures.blocks_leaked(), "block", "blocks"),
                         *leaks[i]);
     }
-    if (runtime.blocks_leaked() > 0)
-        out += "\nNot counted: " + plural(runtime.bytes_leaked(), "byte", "bytes") + " in " +
-               plural(runtime.blocks_leaked(), "block", "blocks") +
-               " the C and C++ runtimes keep until exit (stdio buffers, dlopen's and "
-               "pthread_create's records, libstdc++'s exception pool)\n";
+    out += kept_by_runtime_line(runtime.bytes_leaked(), runtime.blocks_leaked());
     std::string notes = profile_notes(profile, symbolizer);
     if (profile.sample_interval != 0)
         notes += (notes.empty() ? "\n" : "") +

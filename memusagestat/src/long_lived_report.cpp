@@ -62,10 +62,7 @@ std::string long_lived_report(const SitesProfile& profile, const std::vector<Sho
                         sites[i]);
         }
     }
-    if (runtime_blocks > 0)
-        out += "\nNot counted: " + plural(runtime_bytes, "byte", "bytes") + " in " +
-               plural(runtime_blocks, "block", "blocks") +
-               " the C and C++ runtimes keep until exit\n";
+    out += kept_by_runtime_line(runtime_bytes, runtime_blocks);
     std::string notes = profile_notes(profile, symbolizer);
     if (!lifetimes.problem.empty())
         notes += (notes.empty() ? "\n" : "") + std::string("Note: ") + lifetimes.problem + "\n";

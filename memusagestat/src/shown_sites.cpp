@@ -98,6 +98,14 @@ std::string plural(uint64_t count, const char* one, const char* many) {
     return std::to_string(count) + " " + (count == 1 ? one : many);
 }
 
+std::string kept_by_runtime_line(uint64_t bytes, uint64_t blocks) {
+    if (blocks == 0 && bytes == 0) return "";
+    return "\nNot counted: " + plural(bytes, "byte", "bytes") + " in " +
+           plural(blocks, "block", "blocks") +
+           " the C and C++ runtimes keep until exit (stdio buffers, dlopen's and "
+           "pthread_create's records, libstdc++'s exception pool)\n";
+}
+
 void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site) {
     out += std::string(rank < 10 ? "  " : " ") + "#" + std::to_string(rank) + " " + figures + "\n";
     for (size_t line = 0; line < site.lines.size(); ++line) {

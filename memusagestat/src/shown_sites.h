@@ -42,6 +42,10 @@ void add_figures(AllocationSite& into, const AllocationSite& site);
 // "1 block", "2 blocks".
 std::string plural(uint64_t count, const char* one, const char* many);
 
+// After a listing of leaks or long-lived blocks, the blocks it leaves out because the
+// runtimes keep them until exit by design: "\nNot counted: ...\n", or "" when none.
+std::string kept_by_runtime_line(uint64_t bytes, uint64_t blocks);
+
 // One entry of a listing: "  #RANK FIGURES", then the stack, "at" its innermost frame (with
 // "via" the wrapper) and "by" the ones after.
 void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site);

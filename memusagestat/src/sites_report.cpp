@@ -22,13 +22,22 @@ struct Ranking {
     const char* title;
     std::function<uint64_t(const AllocationSite&)> value;
     std::function<std::string(const AllocationSite&)> figures;
+    // A ranking of leaks: what the runtimes keep until exit is left out of it (as in the
+    // leak report) and totalled on one line after it.
+    bool of_leaks = false;
 };
 
 void write_ranking(std::string& out, const Ranking& ranking, const std::vector<ShownSite>& sites,
                    unsigned top) {
     std::vector<const ShownSite*> ranked;
-    for (const ShownSite& site : sites)
-        if (ranking.value(site.figures) > 0) ranked.push_back(&site);
+    AllocationSite kept;
+    for (const ShownSite& site : sites) {
+        if (ranking.value(site.figures) == 0) continue;
+        if (ranking.of_leaks && site.kept_by_runtime)
+            add_figures(kept, site.figures);
+        else
+            ranked.push_back(&site);
+    }
     std::stable_sort(ranked.begin(), ranked.end(), [&](const ShownSite* a, const ShownSite* b) {
         return ranking.value(a->figures) > ranking.value(b->figures);
     });
@@ -40,6 +49,7 @@ void write_ranking(std::string& out, const Ranking& ranking, const std::vector<S
     if (ranked.empty()) out += "   none\n";
     for (size_t i = 0; i < ranked.size() && i < top; ++i)
         write_entry(out, i + 1, ranking.figures(ranked[i]->figures), *ranked[i]);
+    out += kept_by_runtime_line(kept.bytes_leaked(), kept.blocks_leaked());
 }
 
 // The allocation limit's or failure injection's first failed call (memusage --limit,
@@ -93,7 +103,8 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
                    [](const AllocationSite& s) {
                        return plural(s.bytes_leaked(), "byte", "bytes") + " in " +
                               plural(s.blocks_leaked(), "block", "blocks");
-                   }},
+                   },
+                   true},
                   sites, options.top);
     write_ranking(out,
                   {"Bytes allocated", [](const AllocationSite& s) { return s.bytes_allocated; },

@@ -82,6 +82,31 @@ TEST(SitesReport, EqualStacksAreOneSiteAndEmptyRankingsSayNone) {
         << report;
 }
 
+TEST(SitesReport, LeavesWhatTheRuntimesKeepOutOfTheLeaksAsTheLeakReportDoes) {
+    SitesProfile profile;
+    profile.heap_peak = 5000;
+    profile.sites = {made_up_site({0x10}, 1, 100, 0, 0, 100),
+                     made_up_site({0x20}, 1, 4096, 0, 0, 4096)};
+    Symbolizer symbolizer(profile.modules);
+    std::vector<ShownSite> shown = shown_sites(profile, symbolizer);
+    shown[1].kept_by_runtime = true;  // as a stdio buffer's stack makes it
+    std::string report = sites_report(profile, shown, symbolizer, SitesReportOptions{});
+    EXPECT_EQ(ranking(report, "Bytes still allocated at exit"),
+              "Bytes still allocated at exit (leaks):\n"
+              "  #1 100 bytes in 1 block\n"
+              "       at 0x10\n")
+        << report;
+    EXPECT_NE(report.find("       at 0x10\n\nNot counted: 4096 bytes in 1 block the C and C++ "
+                          "runtimes keep until exit (stdio buffers, dlopen's and "
+                          "pthread_create's records, libstdc++'s exception pool)\n\nBytes "
+                          "allocated:\n"),
+              std::string::npos)
+        << report;
+    // The other rankings show every block.
+    EXPECT_NE(report.find("Bytes held at the heap peak:\n  #1 4096 bytes"), std::string::npos)
+        << report;
+}
+
 TEST(SitesReport, NotesSayHowTheRunEnded) {
     SitesProfile profile;
     profile.ended_by_crash = true;
