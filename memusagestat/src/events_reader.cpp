@@ -186,8 +186,11 @@ bool EventsReader::read_thread() {
     // Once a chunk for each thread: the list of threads is looked through only then.
     thread_info(static_cast<uint32_t>(serial)).tid = tid;
     ThreadState& state = thread_states_[static_cast<uint32_t>(serial)];
-    state = ThreadState{chunk_, 0};
     switch_thread(static_cast<uint32_t>(serial), state);
+    // After the switch, which put the base of the thread current until now back in its
+    // state: that may be this one, named again.
+    state = ThreadState{chunk_, 0};
+    address_ = 0;
     return true;
 }
 

@@ -165,6 +165,16 @@ TEST(EventsReader, AThreadNamedAgainInItsChunkStartsItsBaseAtZero) {
     ASSERT_EQ(events.size(), 3u);
     EXPECT_EQ(events[2].address, 0x20u);
     EXPECT_EQ(events[2].thread, 1u);
+
+    // The same while it is the current thread.
+    EventsFileBuilder current;
+    current.clock(10, 0).thread(1, 501).allocate(11, 0x5555'0000'1000, 8, 0);
+    current.thread(1, 501).allocate(12, 0x30, 8, 0);
+    EventsReader again;
+    ASSERT_EQ(again.open_bytes(current.span()), "");
+    events = read_all(again);
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(events[1].address, 0x30u);
 }
 
 // Every chunk names its threads: Thread again for a thread only an earlier chunk named (the
