@@ -76,7 +76,7 @@ TEST(EventsEncoder, AddressesAreDeltasPerThreadAndATidIsWrittenOnceAChunk) {
 // The bases are kept in a table of fixed size: a thread whose entry another took is named
 // again (its tid written, its base from 0), never sent back to a base that is not its own.
 TEST(EventsEncoder, AThreadWhoseBaseWasTakenIsNamedAgain) {
-    uint8_t buffer[512];
+    uint8_t buffer[4096];  // two records for each of the table's entries
     EventsEncoder encoder;
     uint8_t* out = encoder.start_chunk(buffer, 0, 0);
     out = encoder.event(out, 1, 41, 0, BlockChange{0x1000, 0, 8}, 0);
