@@ -1,6 +1,7 @@
 // The event recording's records (memusage/events_format.h), encoded into memory: varints
-// and deltas, state kept from one record to the next within a chunk. No I/O, no checks
-// of room: the caller gives kMaxEventBytes (or kMaxNameBytes) for each call.
+// and deltas, state kept from one record to the next within a chunk (the time, and each
+// thread's address base). No I/O, no checks of room: the caller gives kMaxEventBytes (or
+// kMaxNameBytes) for each call.
 #pragma once
 
 #include <cstddef>
@@ -27,8 +28,10 @@ class EventsEncoder {
         out = events_format::put_varint(out, time);
         out = events_format::put_varint(out, ns);
         time_ = time;
-        address_ = 0;
+        ++chunk_;  // the threads the chunks before named are named again
         serial_ = 0;
+        current_ = kNoThread;
+        bases_[kNoThread].address = 0;
         return out;
     }
 
@@ -39,12 +42,7 @@ class EventsEncoder {
                    const BlockChange& block, uint32_t site) {
         using events_format::Kind;
         using events_format::put_varint;
-        if (serial != serial_) {
-            *out++ = static_cast<uint8_t>(Kind::thread);
-            out = put_varint(out, serial);
-            out = put_varint(out, tid);
-            serial_ = serial;
-        }
+        if (serial != serial_) out = switch_thread(out, serial, tid);
         uint64_t delta = time > time_ ? time - time_ : 0;
         time_ += delta;
         if (block.old_address == 0) {
@@ -82,15 +80,49 @@ class EventsEncoder {
     uint64_t time() const { return time_; }
 
   private:
+    // Each thread's address base in the chunk, in a table of fixed size: a thread whose
+    // entry another took since it was named is named again (its base restarting at 0),
+    // which costs a few bytes and keeps the table bounded whatever the threads' number.
+    struct ThreadBase {
+        uint64_t serial = 0;
+        uint64_t chunk = 0;  // the chunk it was named in (chunk_'s count)
+        uint64_t address = 0;
+    };
+    static constexpr size_t kThreadBases = 64;
+    static constexpr size_t kNoThread = kThreadBases;  // the base before any Thread record
+
+    // A Thread-again record if the chunk named `serial` and its entry is still its own,
+    // else a Thread record (with the tid) that names it and starts its base at 0.
+    uint8_t* switch_thread(uint8_t* out, uint64_t serial, uint64_t tid) {
+        using events_format::Kind;
+        using events_format::put_varint;
+        size_t entry = serial % kThreadBases;
+        ThreadBase& base = bases_[entry];
+        if (base.serial == serial && base.chunk == chunk_) {
+            *out++ = static_cast<uint8_t>(Kind::thread_again);
+            out = put_varint(out, serial);
+        } else {
+            *out++ = static_cast<uint8_t>(Kind::thread);
+            out = put_varint(out, serial);
+            out = put_varint(out, tid);
+            base = ThreadBase{serial, chunk_, 0};
+        }
+        serial_ = serial;
+        current_ = entry;
+        return out;
+    }
     uint64_t address_delta(uint64_t address) {
-        uint64_t delta = events_format::zigzag(static_cast<int64_t>(address - address_));
-        address_ = address;
+        uint64_t& base = bases_[current_].address;
+        uint64_t delta = events_format::zigzag(static_cast<int64_t>(address - base));
+        base = address;
         return delta;
     }
 
     uint64_t time_ = 0;
-    uint64_t address_ = 0;
-    uint64_t serial_ = 0;  // the thread of the chunk's latest Thread record; 0: none yet
+    uint64_t chunk_ = 0;          // chunks started
+    uint64_t serial_ = 0;         // the chunk's current thread; 0: none yet
+    size_t current_ = kNoThread;  // its entry in bases_
+    ThreadBase bases_[kThreadBases + 1];
 };
 
 }  // namespace memusage

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -70,8 +71,9 @@ std::string EventsReader::parse_header() {
         return "not an events file (no memusage event-recording header)";
     std::memcpy(&header, data_, sizeof header);
     if (header.version != format::kVersion)
-        return "events file version " + std::to_string(header.version) + " is not supported (" +
-               std::to_string(format::kVersion) + " is)";
+        return "events file version " + std::to_string(header.version) +
+               " is not supported (this memusagestat reads version " +
+               std::to_string(format::kVersion) + "; record the run again)";
     if (header.header_bytes < sizeof header || header.header_bytes > size || header.time_shift > 32)
         return "events file header is damaged";
     time_shift_ = header.time_shift;
@@ -149,20 +151,30 @@ bool EventsReader::read_clock() {
         return cut_short(start, "a clock reading runs past the end");
     if ((time >> (64 - time_shift_ - 1)) != 0) return fail("a clock reading is out of range");
     in_chunk_ = true;
+    ++chunk_;  // every thread's base is the chunk's own from here
     time_ = time;
     address_ = 0;
     thread_ = 0;
+    current_ = &no_thread_;
     last_clock_time_ = time;
     last_clock_ns_ = ns;
     return true;
 }
 
 ThreadInfo& EventsReader::thread_info(uint32_t serial) {
-    for (ThreadInfo& thread : threads_)
-        if (thread.serial == serial) return thread;
-    auto at = threads_.begin();
-    while (at != threads_.end() && at->serial < serial) ++at;
+    auto at =
+        std::lower_bound(threads_.begin(), threads_.end(), serial,
+                         [](const ThreadInfo& thread, uint32_t s) { return thread.serial < s; });
+    if (at != threads_.end() && at->serial == serial) return *at;
     return *threads_.insert(at, ThreadInfo{serial, 0, {}});
+}
+
+// The current thread's base goes back to its state, the new thread's comes out of its own.
+inline void EventsReader::switch_thread(uint32_t serial, ThreadState& state) {
+    current_->address = address_;
+    current_ = &state;
+    address_ = state.address;
+    thread_ = serial;
 }
 
 bool EventsReader::read_thread() {
@@ -171,10 +183,30 @@ bool EventsReader::read_thread() {
     if (!format::get_varint(&cursor_, end_, serial) || !format::get_varint(&cursor_, end_, tid))
         return cut_short(start, "a thread record runs past the end");
     if (serial == 0 || serial > UINT32_MAX) return fail("a thread serial is out of range");
-    thread_ = static_cast<uint32_t>(serial);
-    // A list of every thread ever seen: a run of many short threads makes it long, but each
-    // entry is a few words, and it is only looked through when the thread changes.
-    if (threads_.empty() || threads_.back().serial != thread_) thread_info(thread_).tid = tid;
+    // Once a chunk for each thread: the list of threads is looked through only then.
+    thread_info(static_cast<uint32_t>(serial)).tid = tid;
+    ThreadState& state = thread_states_[static_cast<uint32_t>(serial)];
+    switch_thread(static_cast<uint32_t>(serial), state);
+    // After the switch, which put the base of the thread current until now back in its
+    // state: that may be this one, named again.
+    state = ThreadState{chunk_, 0};
+    address_ = 0;
+    return true;
+}
+
+bool EventsReader::read_thread_again() {
+    const uint8_t* start = cursor_++;
+    uint64_t serial;
+    if (!format::get_varint(&cursor_, end_, serial))
+        return cut_short(start, "a thread record runs past the end");
+    auto found = serial == 0 || serial > UINT32_MAX
+                     ? thread_states_.end()
+                     : thread_states_.find(static_cast<uint32_t>(serial));
+    if (found == thread_states_.end() || found->second.chunk != chunk_) {
+        cursor_ = start;
+        return fail("a thread comes back that its chunk did not name");
+    }
+    switch_thread(static_cast<uint32_t>(serial), found->second);
     return true;
 }
 
@@ -232,6 +264,10 @@ bool EventsReader::next(RecordedEvent& event) {
             continue;
         }
         if (!in_chunk_) return fail("a record comes before its chunk's clock reading");
+        if (kind == format::Kind::thread_again) {
+            if (!read_thread_again()) return false;
+            continue;
+        }
         if (kind == format::Kind::thread) {
             if (!read_thread()) return false;
             continue;

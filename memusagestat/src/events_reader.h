@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace memusagestat {
@@ -29,6 +30,11 @@ struct ThreadInfo {
 };
 
 class EventsReader {
+    struct ThreadState {
+        uint64_t chunk = 0;  // the chunk that named it last; 0: none yet
+        uint64_t address = 0;
+    };
+
   public:
     EventsReader() = default;
     EventsReader(const EventsReader&) = delete;
@@ -74,6 +80,8 @@ class EventsReader {
     bool cut_short(const uint8_t* record_start, const char* why);
     bool read_clock();
     bool read_thread();
+    bool read_thread_again();
+    void switch_thread(uint32_t serial, ThreadState& state);
     bool read_thread_name();
     bool read_time(uint64_t& time);
     bool read_address(uint64_t& address);
@@ -100,9 +108,15 @@ class EventsReader {
 
     // Per chunk.
     bool in_chunk_ = false;
-    uint64_t time_ = 0;  // shifted
-    uint64_t address_ = 0;
+    uint64_t chunk_ = 0;    // chunks begun, over every pass: a ThreadState's chunk
+    uint64_t time_ = 0;     // shifted
+    uint64_t address_ = 0;  // the current thread's address base (events_format.h)
     uint32_t thread_ = 0;
+    ThreadState* current_ = &no_thread_;  // where address_ goes back when the thread changes
+    ThreadState no_thread_;               // the base before a chunk's first Thread record
+    // Every thread seen, and its base in the chunk that last named it (the map's entries
+    // stay where they are as it grows).
+    std::unordered_map<uint32_t, ThreadState> thread_states_;
 
     std::string problem_;
     std::vector<ThreadInfo> threads_;

@@ -1,16 +1,22 @@
 // The event recording (MEMUSAGE_EVENTS): every heap block's allocation, resize and free, with
 // its address, size, thread and site, in the merged order the summary's peaks were taken in.
 // The collector writes it as the run goes; memusagestat replays it (block map, heap by site,
-// lifetimes). Compact: varints and deltas, about 4-9 bytes an event.
+// lifetimes). Compact: varints and deltas, about 6 bytes an event.
 //
 //   FileHeader
 //   chunks, each: a Clock record, then records, in the merged event order
 //   Trailer (only when the run ended: a killed run leaves the chunks written so far)
 //
 // A record is a kind byte and its fields, each an unsigned LEB128 varint; "signed" fields are
-// zigzag-encoded. Every chunk starts from nothing (a Clock record sets the time, the address
-// base is 0, and no thread is current until a Thread record), so a reader can resynchronise
-// at a chunk and a damaged chunk spoils only itself. Native byte order for the fixed parts.
+// zigzag-encoded. Every chunk starts from nothing: a Clock record sets the time, no thread is
+// current and none is named until a Thread record names it (with its tid), and every
+// thread's address base is 0. So a reader can resynchronise at a chunk and a damaged chunk
+// spoils only itself. Native byte order for the fixed parts.
+//
+// Addresses are deltas per thread: from the same thread's previous address in the chunk, as
+// each thread allocates in its own arena, and the merged order switches thread often. A
+// switch back to a thread the chunk has named already costs a Thread-again record (its
+// serial), without the tid.
 //
 // A chunk reaches the file with its first byte (the Clock record's kind) written last, so
 // a run killed halfway through writing one leaves a 0 where that chunk's kind byte would
@@ -25,7 +31,9 @@ namespace memusage::events_format {
 
 inline constexpr char kMagic[8] = {'M', 'U', 'E', 'V', 'E', 'N', 'T', '\n'};
 inline constexpr char kTrailerMagic[8] = {'M', 'U', 'E', 'V', 'E', 'N', 'D', '\n'};
-inline constexpr uint32_t kVersion = 1;
+// 2: addresses are deltas per thread, and a chunk names a thread's tid once (Thread again).
+// Version 1 (one address delta chain for all threads, the tid at every switch) is not read.
+inline constexpr uint32_t kVersion = 2;
 
 // Times are the cycle counter's (clock.h) shifted right by this: ~5 ns steps keep the
 // deltas between neighbouring events in one byte.
@@ -46,15 +54,24 @@ enum class Kind : uint8_t {
     // time: the shifted cycle counter, absolute; ns: CLOCK_MONOTONIC at about the same
     // instant. Starts every chunk. Two clocks far apart give the counter's rate.
     clock = 1,  // varint time, varint ns
-    // The records that follow until the next Thread record are that thread's. `serial`
-    // numbers threads from 1 in the order they first counted (the --threads table's
-    // order); 0 is never written, so that a reader can keep 0 for "no thread yet".
+    // Names a thread in the chunk: the records that follow, until the next Thread or Thread
+    // again record, are its, and its address base restarts at 0. `serial` numbers threads
+    // from 1 in the order they first counted (the --threads table's order); 0 is never
+    // written, so that a reader can keep 0 for "no thread yet". A writer names each thread
+    // once per chunk, and may name one again (its base restarting), as its memory of the
+    // chunk's threads is bounded.
     thread = 2,  // varint serial, varint tid
+    // Back to a thread this chunk has named: its records follow, its address base carrying
+    // on from its previous record in the chunk. A thread the chunk has not named (a chunk
+    // before it did does not count) is damage.
+    thread_again = 7,  // varint serial
     // A thread's name, as it had when it ended (or at exit).
     thread_name = 3,  // varint serial, varint length, length bytes
-    // A new block. `time_delta` is from the previous record's time in the chunk;
-    // `address` is a zigzag delta from the previous record's address (0 at a chunk start):
-    // the block's address for an allocate or release, the new address for a resize.
+    // A new block. `time_delta` is from the previous record's time in the chunk, whatever
+    // its thread; `address` is a zigzag delta from the thread's address base, which is the
+    // thread's previous address in the chunk (the block's address for an allocate or
+    // release, the new address for a resize), 0 after its Thread record, and, for records
+    // before any Thread record in a chunk, 0 at the chunk's start.
     // site 0: none (sites off, or not known).
     allocate = 4,  // varint time_delta, zigzag address, varint size, varint site
     // A block freed; its size and site are the ones it was allocated (or resized) with.

@@ -157,13 +157,13 @@ TEST(BlockMap, TwoThreadsAreColouredApartAndNamedInTheLegend) {
     recording.thread_name(2, "worker");
     recording.allocate(++time, 0x51000, 0x1000, 0);
     for (int i = 0; i < 100; ++i) {
-        recording.thread(1 + i % 2, 501 + i % 2);
+        recording.switch_to(1 + i % 2, 501 + i % 2);
         recording.allocate(++time, 0x60000 + i * 16, 16, 0);
         recording.release(++time, 0x60000 + i * 16);
     }
     // Freed, so that they are not tinted as leaks.
     recording.release(++time, 0x51000);
-    recording.thread(1, 501);
+    recording.switch_to(1, 501);
     recording.release(++time, 0x50000);
     recording.trailer(time + 1, 1000);
     ScratchDir dir;

@@ -38,6 +38,63 @@ TEST(EventsEncoder, WritesDeltasFromTheChunksClockAndTheThreadOncePerChange) {
     EXPECT_EQ(bytes(at, out), (std::vector<uint8_t>{3, 1, 4, 'm', 'a', 'i', 'n'}));
 }
 
+// Two threads in their own arenas, interleaved: each address is a delta from the same
+// thread's previous one, and a thread's tid is written once a chunk.
+TEST(EventsEncoder, AddressesAreDeltasPerThreadAndATidIsWrittenOnceAChunk) {
+    uint8_t buffer[512];
+    EventsEncoder encoder;
+    uint8_t* out = encoder.start_chunk(buffer, 1000, 5);
+    out = encoder.event(out, 1, 42, 1000, BlockChange{0x1000, 0, 8}, 0);
+    out = encoder.event(out, 2, 43, 1000, BlockChange{0x7000'0000, 0, 8}, 0);
+    uint8_t* at = out;
+    out = encoder.event(out, 1, 42, 1001, BlockChange{0x1010, 0, 8}, 0);
+    // Thread again 1 (no tid), allocate +1, address +0x10 from thread 1's 0x1000.
+    EXPECT_EQ(bytes(at, out), (std::vector<uint8_t>{7, 1, 4, 1, 0x20, 8, 0}));
+    at = out;
+    out = encoder.event(out, 2, 43, 1001, BlockChange{0, 0x7000'0000, 0}, 0);
+    // Thread again 2, release at +0 from thread 2's last address.
+    EXPECT_EQ(bytes(at, out), (std::vector<uint8_t>{7, 2, 5, 0, 0}));
+    at = out;
+    out = encoder.event(out, 2, 43, 1001, BlockChange{0x7000'0040, 0x7000'0000, 16}, 0);
+    // Resize: old +0 from thread 2's base, new +0x40 from the old; the base is the new one.
+    EXPECT_EQ(bytes(at, out), (std::vector<uint8_t>{6, 0, 0, 0x80, 0x01, 16}));
+    at = out;
+    out = encoder.event(out, 2, 43, 1001, BlockChange{0, 0x7000'0040, 0}, 0);
+    EXPECT_EQ(bytes(at, out), (std::vector<uint8_t>{5, 0, 0}));
+
+    // A new chunk owes nothing to the one before: each thread is named again, with its tid,
+    // and its base starts at 0.
+    out = encoder.start_chunk(buffer, 2000, 6);
+    at = out;
+    out = encoder.event(out, 2, 43, 2000, BlockChange{0x10, 0, 8}, 0);
+    EXPECT_EQ(bytes(at, out), (std::vector<uint8_t>{2, 2, 43, 4, 0, 0x20, 8, 0}));
+    at = out;
+    out = encoder.event(out, 1, 42, 2000, BlockChange{0x20, 0, 8}, 0);
+    EXPECT_EQ(bytes(at, out), (std::vector<uint8_t>{2, 1, 42, 4, 0, 0x40, 8, 0}));
+}
+
+// The bases are kept in a table of fixed size: a thread whose entry another took is named
+// again (its tid written, its base from 0), never sent back to a base that is not its own.
+TEST(EventsEncoder, AThreadWhoseBaseWasTakenIsNamedAgain) {
+    uint8_t buffer[4096];  // two records for each of the table's entries
+    EventsEncoder encoder;
+    uint8_t* out = encoder.start_chunk(buffer, 0, 0);
+    out = encoder.event(out, 1, 41, 0, BlockChange{0x1000, 0, 8}, 0);
+    uint8_t* at = out;
+    uint64_t other = 0;  // the first serial after 1 that shares its entry
+    for (uint64_t serial = 2; other == 0; ++serial) {
+        at = out;
+        out = encoder.event(out, serial, 100 + serial, 0, BlockChange{0x20, 0, 8}, 0);
+        if (*at != static_cast<uint8_t>(Kind::thread)) break;  // (never: each is new)
+        at = out;
+        out = encoder.event(out, 1, 41, 0, BlockChange{0x1000, 0, 8}, 0);
+        if (*at == static_cast<uint8_t>(Kind::thread)) other = serial;
+    }
+    ASSERT_GT(other, 2u) << "a table of more than one entry";
+    // Thread 1 named again after `other` took its entry: tid and an address from 0.
+    EXPECT_EQ(bytes(at, out), (std::vector<uint8_t>{2, 1, 41, 4, 0, 0x80, 0x40, 8, 0}));
+}
+
 TEST(EventsEncoder, BlocklessEventsAreNotBlockEvents) {
     EXPECT_FALSE(EventsEncoder::is_block_event(BlockChange{}));
     EXPECT_TRUE(EventsEncoder::is_block_event(BlockChange{0, 8, 0}));
@@ -91,6 +148,37 @@ TEST(EventsFile, ChunksAndTrailerDecodeToTheEventsAdded) {
         ASSERT_EQ(event.size, i % 500) << i;
         ASSERT_EQ(event.site, 5u) << i;
     }
+}
+
+// Many threads taking turns (more than the encoder's table of bases holds), across chunks:
+// what the reader decodes is what went in, thread by thread.
+TEST(EventsFile, ManyThreadsTakingTurnsDecodeToTheEventsAdded) {
+    ScratchFile file;
+    EventsFile events;
+    ASSERT_EQ(events.open(file.path(), 0), EventsFile::OpenResult::opened);
+    constexpr uint64_t kThreads = 150, kCount = 100000;
+    const uint64_t start = cycle_counter() + (uint64_t{1} << 20);
+    auto serial_of = [](uint64_t i) { return 1 + (i * 7 + i / 1000) % kThreads; };
+    auto address_of = [&](uint64_t i) {  // each thread in an arena of its own
+        return 0x7f00'0000'0000 + serial_of(i) * 0x1000'0000 + (i % 32) * 48;
+    };
+    for (uint64_t i = 0; i < kCount; ++i)
+        events.add(serial_of(i), 5000 + serial_of(i), start + i * 16, 0,
+                   BlockChange{address_of(i), 0, 8});
+    events.finish();
+
+    memusagestat::EventsReader reader;
+    ASSERT_EQ(reader.open(file.path()), "");
+    uint64_t i = 0;
+    for (memusagestat::RecordedEvent event; reader.next(event); ++i) {
+        ASSERT_EQ(event.address, address_of(i)) << i;
+        ASSERT_EQ(event.thread, serial_of(i)) << i;
+    }
+    EXPECT_EQ(reader.problem(), "");
+    EXPECT_EQ(i, kCount);
+    ASSERT_EQ(reader.threads().size(), kThreads);
+    for (const memusagestat::ThreadInfo& thread : reader.threads())
+        EXPECT_EQ(thread.tid, 5000u + thread.serial);
 }
 
 }  // namespace

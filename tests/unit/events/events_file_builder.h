@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,14 +38,32 @@ class EventsFileBuilder {
         varint(time);
         varint(ns);
         time_ = time;
-        address_ = 0;
+        bases_.clear();
+        named_.clear();
+        thread_ = 0;
         return *this;
     }
+    // Names a thread in the chunk: its address base starts at 0.
     EventsFileBuilder& thread(uint64_t serial, uint64_t tid) {
         kind(format::Kind::thread);
         varint(serial);
         varint(tid);
+        bases_[serial] = 0;
+        named_.insert(serial);
+        thread_ = serial;
         return *this;
+    }
+    // Back to a thread: its base carries on (from 0 if the chunk did not name it, which a
+    // reader takes for damage).
+    EventsFileBuilder& thread_again(uint64_t serial) {
+        kind(format::Kind::thread_again);
+        varint(serial);
+        thread_ = serial;
+        return *this;
+    }
+    // What the collector writes on a change of thread: Thread again if the chunk named it.
+    EventsFileBuilder& switch_to(uint64_t serial, uint64_t tid) {
+        return named_.contains(serial) ? thread_again(serial) : thread(serial, tid);
     }
     EventsFileBuilder& thread_name(uint64_t serial, const std::string& name) {
         kind(format::Kind::thread_name);
@@ -74,7 +94,7 @@ class EventsFileBuilder {
         timed(time);
         addressed(old_address);
         varint(format::zigzag(static_cast<int64_t>(address - old_address)));
-        address_ = address;
+        bases_[thread_] = address;
         varint(size);
         ++events_;
         return *this;
@@ -122,13 +142,18 @@ class EventsFileBuilder {
         varint(time - time_);
         time_ = time;
     }
+    // A delta from the current thread's base in the chunk (events_format.h).
     void addressed(uint64_t address) {
-        varint(format::zigzag(static_cast<int64_t>(address - address_)));
-        address_ = address;
+        uint64_t& base = bases_[thread_];
+        varint(format::zigzag(static_cast<int64_t>(address - base)));
+        base = address;
     }
 
     std::vector<uint8_t> bytes_;
-    uint64_t time_ = 0, address_ = 0, events_ = 0;
+    uint64_t time_ = 0, events_ = 0;
+    uint64_t thread_ = 0;                 // 0: before the chunk's first Thread record
+    std::map<uint64_t, uint64_t> bases_;  // by thread: its address base in the chunk
+    std::set<uint64_t> named_;            // the threads the chunk named
 };
 
 }  // namespace events_test

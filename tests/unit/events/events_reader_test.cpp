@@ -31,6 +31,7 @@ EventsFileBuilder two_threads() {
         .resize(1010, 0x5555'0000'1000, 0x5555'0000'2000, 4000)
         .thread(2, 778)
         .release(1012, 0x5555'0000'1080)
+        .thread_again(1)
         .resize(1013, 0x5555'0000'2000, 0x5555'0000'2000, 10);
     return file;
 }
@@ -64,7 +65,9 @@ TEST(EventsReader, DecodesEveryKindOfRecord) {
     EXPECT_EQ(events[3].time, 1012u << format::kTimeShift);
 
     EXPECT_EQ(events[4].kind, Kind::resize);
+    EXPECT_EQ(events[4].old_address, 0x5555'0000'2000u);
     EXPECT_EQ(events[4].old_address, events[4].address);
+    EXPECT_EQ(events[4].thread, 1u);
 
     ASSERT_EQ(reader.threads().size(), 2u);
     EXPECT_EQ(reader.threads()[0].tid, 777u);
@@ -116,6 +119,103 @@ TEST(EventsReader, EachChunkStartsItsAddressesAndThreadAfresh) {
     EXPECT_EQ(events[1].time, 21u << format::kTimeShift);
 }
 
+// Each thread's addresses are deltas from its own previous one in the chunk: what the
+// writer gains when the merged order switches between two threads' arenas.
+TEST(EventsReader, AddressesAreDeltasFromTheSameThreadsPreviousAddress) {
+    EventsFileBuilder file;
+    file.clock(10, 0)
+        .thread(1, 501)
+        .allocate(11, 0x5555'0000'1000, 8, 0)
+        .thread(2, 502)
+        .allocate(12, 0x7f00'0000'1000, 8, 0)
+        .thread_again(1);
+    size_t before = file.bytes().size();
+    file.allocate(13, 0x5555'0000'1020, 8, 0);
+    // Kind, time +1, address +0x20 from thread 1's 0x5555'0000'1000 in one byte, size, site.
+    EXPECT_EQ(file.bytes().size() - before, 5u);
+    file.thread_again(2)
+        .release(14, 0x7f00'0000'1000)
+        .thread_again(1)
+        .release(15, 0x5555'0000'1000);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    std::vector<RecordedEvent> events = read_all(reader);
+    EXPECT_EQ(reader.problem(), "");
+    ASSERT_EQ(events.size(), 5u);
+    const uint64_t addresses[] = {0x5555'0000'1000, 0x7f00'0000'1000, 0x5555'0000'1020,
+                                  0x7f00'0000'1000, 0x5555'0000'1000};
+    const uint32_t threads[] = {1, 2, 1, 2, 1};
+    for (size_t i = 0; i < events.size(); ++i) {
+        EXPECT_EQ(events[i].address, addresses[i]) << i;
+        EXPECT_EQ(events[i].thread, threads[i]) << i;
+    }
+    ASSERT_EQ(reader.threads().size(), 2u);
+    EXPECT_EQ(reader.threads()[0].tid, 501u) << "named once, kept through Thread again";
+    EXPECT_EQ(reader.threads()[1].tid, 502u);
+}
+
+// A thread named again in its chunk starts its base afresh.
+TEST(EventsReader, AThreadNamedAgainInItsChunkStartsItsBaseAtZero) {
+    EventsFileBuilder file;
+    file.clock(10, 0).thread(1, 501).allocate(11, 0x5555'0000'1000, 8, 0);
+    file.thread(2, 502).allocate(12, 0x10, 8, 0).thread(1, 501).allocate(13, 0x20, 8, 0);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    std::vector<RecordedEvent> events = read_all(reader);
+    ASSERT_EQ(events.size(), 3u);
+    EXPECT_EQ(events[2].address, 0x20u);
+    EXPECT_EQ(events[2].thread, 1u);
+
+    // The same while it is the current thread.
+    EventsFileBuilder current;
+    current.clock(10, 0).thread(1, 501).allocate(11, 0x5555'0000'1000, 8, 0);
+    current.thread(1, 501).allocate(12, 0x30, 8, 0);
+    EventsReader again;
+    ASSERT_EQ(again.open_bytes(current.span()), "");
+    events = read_all(again);
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(events[1].address, 0x30u);
+}
+
+// Every chunk names its threads: Thread again for a thread only an earlier chunk named (the
+// writer never does that: a new chunk names each thread afresh) is damage, found there.
+TEST(EventsReader, AThreadComingBackThatItsChunkDidNotNameIsDamage) {
+    EventsFileBuilder file;
+    file.clock(10, 0).thread(1, 501).allocate(11, 0x1000, 8, 0);
+    file.clock(20, 100).thread(2, 502).allocate(21, 0x2000, 8, 0);
+    size_t damage = file.bytes().size();
+    file.thread_again(1).allocate(22, 0x1040, 8, 0).trailer(30, 200);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    EXPECT_EQ(read_all(reader).size(), 2u);
+    EXPECT_NE(reader.problem().find("did not name"), std::string::npos) << reader.problem();
+    EXPECT_NE(reader.problem().find("at byte " + std::to_string(damage)), std::string::npos)
+        << reader.problem();
+
+    EventsFileBuilder never_named;
+    never_named.clock(10, 0).thread_again(3).allocate(11, 0x1000, 8, 0).trailer(30, 200);
+    EventsReader other;
+    ASSERT_EQ(other.open_bytes(never_named.span()), "");
+    EXPECT_EQ(read_all(other).size(), 0u);
+    EXPECT_NE(other.problem().find("did not name"), std::string::npos);
+}
+
+// What a pass left in its threads' bases does not carry into the next pass.
+TEST(EventsReader, RewindStartsEveryThreadsBaseAfresh) {
+    EventsFileBuilder file;
+    file.clock(10, 0).thread(1, 501).allocate(11, 0x1000, 8, 0).thread(2, 502);
+    file.allocate(12, 0x9000, 8, 0).thread_again(1).release(13, 0x1000);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    std::vector<RecordedEvent> first = read_all(reader);
+    reader.rewind();
+    std::vector<RecordedEvent> second = read_all(reader);
+    ASSERT_EQ(first.size(), 3u);
+    ASSERT_EQ(second.size(), 3u);
+    for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i].address, second[i].address);
+    EXPECT_EQ(reader.problem(), "");
+}
+
 TEST(EventsReader, ThreadNamesAreKept) {
     EventsFileBuilder file;
     file.clock(1, 0).thread(2, 99).thread_name(2, "worker").thread_name(1, "main");
@@ -156,6 +256,13 @@ TEST(EventsReader, RefusesWhatIsNotARecording) {
     file.bytes()[8] = 9;  // version
     EventsReader versioned;
     EXPECT_NE(versioned.open_bytes(file.span()).find("version 9"), std::string::npos);
+
+    // Version 1 (one address chain for all threads) is refused, by its number.
+    file.bytes()[8] = 1;
+    EventsReader first_version;
+    std::string refused = first_version.open_bytes(file.span());
+    EXPECT_NE(refused.find("version 1 is not supported"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("reads version 2"), std::string::npos) << refused;
 }
 
 TEST(EventsReader, RefusesARecordingThatDoesNotStartWithAClock) {
@@ -221,6 +328,15 @@ TEST(EventsReader, RefusesAVarintLongerThanSixtyFourBits) {
 
 TEST(EventsReader, EveryPrefixReadsAsAPrefixOfTheEvents) {
     EventsFileBuilder file = two_threads();
+    // A second chunk naming the threads afresh, one coming back.
+    file.clock(1100, 6000)
+        .thread(2, 778)
+        .allocate(1101, 0x7f00'0000'1000, 30, 5)
+        .thread(1, 777)
+        .release(1102, 0x5555'0000'2000)
+        .thread_again(2)
+        .release(1103, 0x7f00'0000'1000);
+    const size_t records_end = file.bytes().size();
     file.trailer(2000, 9000);
     EventsReader whole;
     ASSERT_EQ(whole.open_bytes(file.span()), "");
@@ -234,6 +350,11 @@ TEST(EventsReader, EveryPrefixReadsAsAPrefixOfTheEvents) {
             EXPECT_EQ(events[i].time, all[i].time) << length;
             EXPECT_EQ(events[i].address, all[i].address) << length;
             EXPECT_EQ(events[i].size, all[i].size) << length;
+            EXPECT_EQ(events[i].thread, all[i].thread) << length;
+        }
+        // (A cut trailer reads as records, and is damage.)
+        if (length <= records_end) {
+            EXPECT_EQ(reader.problem(), "") << length;
         }
         EXPECT_FALSE(reader.complete());
     }
