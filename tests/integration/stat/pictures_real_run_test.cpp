@@ -143,3 +143,22 @@ TEST(RecordedPictures, TwoThreadsAreTwoColours) {
     const std::vector<unsigned> sized = palette_pixels(png(dir / "size.png"), 2);
     EXPECT_LT(std::min(sized[0], sized[1]), 10u);
 }
+
+// A program whose sites all end in its own allocator (Python's, HotSpot's, a project's
+// xmalloc): the legends named eight sites "_PyObject_Malloc (obmalloc.c:2003)" alike. Sites
+// that share their innermost frame are told apart by the first caller that differs, named
+// where the place they share was (legends are narrow).
+TEST(RecordedPictures, SitesOfOneAllocatorAreNamedByTheirCallers) {
+    ScratchDir dir;
+    const RecordedRun recorded = record_run(dir, FIXTURE_ALLOCATOR);
+    for (const char* picture : {"--stacked=", "--block-map="}) {
+        const std::string out = dir / "picture.svg";
+        const Outcome outcome =
+            stat_run({"--events=" + recorded.events, "--sites=" + recorded.sites, picture + out});
+        ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+        const std::string svg = read_file(out);
+        for (const char* holder : {"load_names", "load_index", "load_cache"})
+            EXPECT_NE(svg.find(std::string(">pool_alloc by ") + holder + "<"), std::string::npos)
+                << picture << " " << holder;
+    }
+}
