@@ -162,3 +162,25 @@ TEST(RecordedPictures, SitesOfOneAllocatorAreNamedByTheirCallers) {
                 << picture << " " << holder;
     }
 }
+
+// Two calls on one line are one site in the report (its lines are the same), and so in the
+// pictures: the legend named it twice, and counted one site more than the report.
+TEST(RecordedPictures, ThePicturesCountTheSitesTheReportCounts) {
+    ScratchDir dir;
+    const RecordedRun recorded = record_run(dir, FIXTURE_ALLOCATOR);
+    const Outcome report = stat_run({"--sites=" + recorded.sites});
+    ASSERT_EQ(report.exit_code, 0) << report.output;
+    ASSERT_NE(report.output.find("Allocation sites: 4;"), std::string::npos) << report.output;
+    const std::string out = dir / "stacked.svg";
+    const Outcome outcome =
+        stat_run({"--events=" + recorded.events, "--sites=" + recorded.sites, "--stacked=" + out});
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+    const std::string svg = read_file(out);
+    size_t named = 0;
+    for (size_t at = 0; (at = svg.find(">main (fixture_allocator.c:", at)) != std::string::npos;
+         ++at)
+        ++named;
+    EXPECT_EQ(named, 1u) << svg;
+    EXPECT_NE(svg.find(">(blocks of no known site)<"), std::string::npos)
+        << "4 sites named, none other";
+}
