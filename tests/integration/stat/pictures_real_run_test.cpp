@@ -184,3 +184,27 @@ TEST(RecordedPictures, ThePicturesCountTheSitesTheReportCounts) {
     EXPECT_NE(svg.find(">(blocks of no known site)<"), std::string::npos)
         << "4 sites named, none other";
 }
+
+// A stack deeper than the picture has rows for names (python's, a hundred levels with its
+// inlined calls, left a flame graph of 800x600 without a single name): the picture says
+// how tall it must be to name its boxes, and at that height it does.
+TEST(RecordedPictures, AFlameGraphTooDeepToNameSaysHowTallWouldNameIt) {
+    ScratchDir dir;
+    const RecordedRun recorded = record_run(dir, FIXTURE_DEEP, false);
+    const Outcome low =
+        stat_run({"--sites=" + recorded.sites, "--flame=" + dir / "low.svg", "-y", "400"});
+    ASSERT_EQ(low.exit_code, 0) << low.output;
+    const std::string svg = read_file(dir / "low.svg");
+    EXPECT_EQ(svg.find(">descend<"), std::string::npos) << "rows too thin for names";
+    const std::string hint = "too deep to name every box at this height: -y ";
+    const size_t at = svg.find(hint);
+    ASSERT_NE(at, std::string::npos) << svg;
+    const unsigned height = static_cast<unsigned>(std::stoul(svg.substr(at + hint.size())));
+    EXPECT_GT(height, 400u);
+    const Outcome tall = stat_run(
+        {"--sites=" + recorded.sites, "--flame=" + dir / "tall.svg", "-y", std::to_string(height)});
+    ASSERT_EQ(tall.exit_code, 0) << tall.output;
+    const std::string named = read_file(dir / "tall.svg");
+    EXPECT_NE(named.find(">descend<"), std::string::npos);
+    EXPECT_EQ(named.find(hint), std::string::npos);
+}
