@@ -54,14 +54,19 @@ void field(std::string& out, const char* name, uint64_t value) {
 }  // namespace
 
 std::string dhat_json(const SitesProfile& profile, const std::vector<ShownSite>& sites,
-                      const RunLifetimes* lifetimes, const std::string& command) {
+                      const RunLifetimes* lifetimes, const std::string& command,
+                      const std::string& no_lifetimes) {
     const bool with_lifetimes = lifetimes != nullptr && lifetimes->sites.size() == sites.size();
     std::string cmd = command;
     if (cmd.empty() && !profile.modules.empty()) cmd = profile.modules.front().path;
 
     std::string out = "{\"dhatFileVersion\":2\n,\"mode\":\"heap\"\n";
-    out += with_lifetimes ? ",\"verb\":\"Allocated\"\n"
-                          : ",\"verb\":\"Allocated (no lifetimes: no event recording)\"\n";
+    std::string verb =
+        profile.sample_interval != 0 ? "Allocated (estimates from sampled sites" : "Allocated (";
+    if (!with_lifetimes)
+        verb += (verb.ends_with("(") ? "no lifetimes: " : "; no lifetimes: ") + no_lifetimes;
+    verb = verb.ends_with("(") ? "Allocated" : verb + ")";
+    out += ",\"verb\":" + json_string(verb) + "\n";
     out += std::string(",\"bklt\":") + (with_lifetimes ? "true" : "false") + "\n";
     out += ",\"bkacc\":false\n,\"tu\":\"\xc2\xb5s\"\n,\"Mtu\":\"s\"\n";
     out += ",\"tuth\":" + std::to_string(microseconds(kDhatShortLived)) + "\n";

@@ -17,8 +17,14 @@ namespace memusagestat {
 // Times are in microseconds ("tu": "µs"; dh_view's rates per "Mtu" are then per second).
 inline constexpr double kDhatShortLived = 1e-3;  // dh_view's "short-lived": 1 ms on average
 
-// lifetimes: null without an event recording. command: "cmd" (the program's path when empty).
+// Why a file made from sampled sites has no lifetimes, whatever recording there is.
+inline constexpr const char* kSampledNoLifetimes =
+    "sites were sampled, and the recording has the sampled blocks only";
+
+// lifetimes: null without an event recording, and then `no_lifetimes` says why (in "verb").
+// command: "cmd" (the program's path when empty).
 std::string dhat_json(const SitesProfile& profile, const std::vector<ShownSite>& sites,
-                      const RunLifetimes* lifetimes, const std::string& command);
+                      const RunLifetimes* lifetimes, const std::string& command,
+                      const std::string& no_lifetimes = "no event recording");
 
 }  // namespace memusagestat

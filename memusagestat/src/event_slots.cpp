@@ -5,6 +5,18 @@
 #include "picture_style.h"
 
 namespace memusagestat {
+namespace {
+
+// The name of the frame `level` calls out from a group's innermost shown frame; null past
+// its outermost.
+const std::string* caller_of(const SiteGroup& group, size_t level) {
+    const size_t wrappers = group.via.empty() ? 0 : 1;
+    if (group.stack.size() <= wrappers + level) return nullptr;
+    const size_t innermost = group.stack.size() - 1 - wrappers;
+    return &group.stack[innermost - level].name;
+}
+
+}  // namespace
 
 EventSlots EventSlots::by_site(const SiteNames& names) {
     EventSlots slots;
@@ -16,11 +28,42 @@ EventSlots EventSlots::by_site(const SiteNames& names) {
         slots.labels_.push_back(groups[g].label());
     }
     // Sites that differ further out or in the wrapper they went through can share their
-    // innermost frame: the wrapper tells them apart in the legend.
+    // innermost frame: the wrapper tells them apart in the legend, else the first caller
+    // that differs (all of a program's sites end in its own allocator when it has one:
+    // Python's, HotSpot's, an xmalloc), else their rank.
     const std::vector<std::string> plain = slots.labels_;
     for (size_t i = 0; i < plain.size(); ++i) {
         const auto same = std::count(plain.begin(), plain.end(), plain[i]);
         if (same > 1 && !groups[i].via.empty()) slots.labels_[i] += " via " + groups[i].via;
+    }
+    const std::vector<std::string> with_via = slots.labels_;
+    for (size_t i = 0; i < with_via.size(); ++i) {
+        std::vector<size_t> alike;
+        for (size_t j = 0; j < with_via.size(); ++j)
+            if (j != i && with_via[j] == with_via[i]) alike.push_back(j);
+        if (alike.empty()) continue;
+        std::string caller;
+        for (size_t level = 1; caller.empty(); ++level) {
+            const std::string* own = caller_of(groups[i], level);
+            if (own == nullptr) break;
+            bool differs = true;
+            for (size_t j : alike) {
+                const std::string* other = caller_of(groups[j], level);
+                differs = differs && (other == nullptr || *other != *own);
+            }
+            if (differs) caller = *own;
+        }
+        if (!caller.empty()) {
+            // The place is theirs alike: the caller takes its room in the legend.
+            const bool with_wrapper = with_via[i] != plain[i];
+            slots.labels_[i] = groups[i].function +
+                               (with_wrapper ? " via " + groups[i].via : std::string()) + " by " +
+                               caller;
+        } else {
+            const auto before =
+                std::count_if(alike.begin(), alike.end(), [&](size_t j) { return j < i; });
+            slots.labels_[i] += " #" + std::to_string(before + 1);
+        }
     }
     const size_t others = groups.size() - slots.labels_.size();
     slots.rest_label_ = others == 0 ? "(blocks of no known site)"

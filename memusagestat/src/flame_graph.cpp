@@ -1,5 +1,7 @@
 #include "flame_graph.h"
 
+#include <memusagestat/graph.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -44,6 +46,10 @@ Colour colour_of(const FlameNode& node) {
     if (!node.program) return {0.78 + 0.12 * a, 0.74 + 0.12 * a, 0.58 + 0.15 * b};
     return {0.85 + 0.15 * a, 0.3 + 0.5 * b, 0.05 + 0.12 * a};
 }
+
+// Labels are at most this part of their row's height, and none is smaller than this.
+constexpr double kLabelOfRow = 0.72;
+constexpr double kSmallestLabel = 5.5;
 
 struct Layout {
     PlotFrame frame;
@@ -139,19 +145,30 @@ void plot_flame_graph(cairo_t* cr, const FlamePlotSpec& spec, const FlameNode& r
     const unsigned levels = depth_of(root);
     layout.row = std::min(std::round(size * 1.7), std::floor(frame.height() / levels));
     if (layout.row < 1) layout.row = frame.height() / levels;  // deeper than pixels: thin rows
-    layout.label_size = std::min(size, layout.row * 0.72);
-    if (layout.label_size < 5.5) layout.label_size = 0;
+    layout.label_size = std::min(size, layout.row * kLabelOfRow);
+    if (layout.label_size < kSmallestLabel) layout.label_size = 0;
     cairo_save(cr);
     cairo_rectangle(cr, frame.left, frame.top, frame.width(), frame.height());
     cairo_clip(cr);
     draw_node(cr, layout, root, frame.left, 0);
     cairo_restore(cr);
 
+    // Stacks deeper than the picture has rows for names (python's, a hundred levels with its
+    // inlined calls): say how tall a picture would name them.
+    std::string footer =
+        "outermost call on top; each box a function, as wide as the bytes of the calls under it";
+    if (layout.label_size == 0) {
+        const double named_row = std::ceil(kSmallestLabel / kLabelOfRow);
+        const double needed = levels * named_row + (spec.height - frame.height()) + 1;
+        footer = needed <= kMaxPictureSide
+                     ? "too deep to name every box at this height: -y " +
+                           std::to_string(static_cast<unsigned>(needed)) + " names them"
+                     : "each box a function, as wide as the bytes of the calls under it (too deep "
+                       "to name)";
+    }
     set_colour(cr, kFrameBlue);
-    text.draw(
-        "outermost call on top; each box a function, as wide as the bytes of the calls "
-        "under it",
-        spec.width / 2.0, spec.height - std::round(size * 0.5), Align::centre, spec.width - 20.0);
+    text.draw(footer, spec.width / 2.0, spec.height - std::round(size * 0.5), Align::centre,
+              spec.width - 20.0);
 }
 
 }  // namespace memusagestat

@@ -10,6 +10,21 @@ bool follows_decltype(std::string_view before) {
     return before.ends_with("decltype") && (before.size() == 8 || before[before.size() - 9] == ' ');
 }
 
+// Parts of a demangled name that hold parentheses but are no parameter list: an anonymous
+// namespace, and the braces of a lambda or an unnamed type ("{lambda(int)#1}"). Their
+// length when one starts at `at`, else 0.
+size_t name_part_length(std::string_view name, size_t at) {
+    constexpr std::string_view kAnonymous = "(anonymous namespace)";
+    if (name.substr(at).starts_with(kAnonymous)) return kAnonymous.size();
+    if (name[at] != '{') return 0;
+    int depth = 0;
+    for (size_t i = at; i < name.size(); ++i) {
+        if (name[i] == '{') ++depth;
+        if (name[i] == '}' && --depth == 0) return i + 1 - at;
+    }
+    return 0;
+}
+
 }  // namespace
 
 std::string_view without_return_type(std::string_view name) {
@@ -31,6 +46,10 @@ std::string_view without_return_type(std::string_view name) {
         depth = 0;
     }
     for (size_t i = first; i < name.size(); ++i) {
+        if (size_t part = name_part_length(name, i)) {
+            i += part - 1;
+            continue;
+        }
         char c = name[i];
         // The parameters start at the first '(' outside brackets, but for a return type
         // that is a decltype(...) expression.
@@ -50,6 +69,11 @@ std::string short_name(std::string_view full) {
     std::string result;
     int depth = 0;
     for (size_t i = 0; i < name.size(); ++i) {
+        if (size_t part = name_part_length(name, i)) {
+            if (depth == 0) result += name.substr(i, part);
+            i += part - 1;
+            continue;
+        }
         char c = name[i];
         bool in_operator_name = result.ends_with("operator") || result.ends_with("operator<") ||
                                 result.ends_with("operator>") || result.ends_with("operator-");

@@ -64,6 +64,13 @@ std::string long_lived_report(const SitesProfile& profile, const std::vector<Sho
     }
     out += kept_by_runtime_line(runtime_bytes, runtime_blocks);
     std::string notes = profile_notes(profile, symbolizer);
+    // The recording names the site of the sampled blocks only, and not their weights.
+    if (profile.sample_interval != 0)
+        notes += (notes.empty() ? "\n" : "") +
+                 std::string("Note: the sites were sampled (a block every ") +
+                 std::to_string(profile.sample_interval) +
+                 " bytes on average): only the sampled blocks are listed, each counted once, "
+                 "so the figures are of the sample, not estimates of the run\n";
     if (!lifetimes.problem.empty())
         notes += (notes.empty() ? "\n" : "") + std::string("Note: ") + lifetimes.problem + "\n";
     return out + notes;

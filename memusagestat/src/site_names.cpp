@@ -32,10 +32,11 @@ std::string location_of(const SourceFrame& frame) {
     return {};
 }
 
-// What a group is told apart by: every shown frame's place, as the report's lines would be.
-std::string key_of(const SourceFrame& frame) {
-    return frame.function + "\t" + frame.file + ":" + std::to_string(frame.line) + "\t" +
-           frame.module + "+" + std::to_string(frame.offset) + (frame.inlined ? "i" : "");
+// What a group is told apart by: every shown frame's line in the report (calls on one line
+// are one site there, whatever their addresses), and the wrapper as the report names it.
+std::string key_of(const SourceFrame& frame) { return describe(frame); }
+std::string via_key_of(const SourceFrame& via) {
+    return via.function.empty() ? describe(via) : short_name(via.function);
 }
 
 }  // namespace
@@ -43,6 +44,7 @@ std::string key_of(const SourceFrame& frame) {
 SiteNames::SiteNames(const SitesProfile& profile, Symbolizer& symbolizer) {
     std::map<std::string, size_t> by_key;
     for (const AllocationSite& site : profile.sites) {
+        if (site.blocks_allocated == 0 && site.bytes_allocated == 0) continue;  // as the report
         std::vector<SourceFrame> frames;
         for (uint64_t address : site.frames) {
             const std::vector<SourceFrame>& expanded = symbolizer.frames_of(address);
@@ -68,7 +70,7 @@ SiteNames::SiteNames(const SitesProfile& profile, Symbolizer& symbolizer) {
             if (shown.via != nullptr) {
                 group.via = name_of(*shown.via);
                 group.stack.push_back({group.via, false});
-                key += "via " + key_of(*shown.via);
+                key += "via " + via_key_of(*shown.via);
             }
         }
         auto [found, inserted] = by_key.emplace(key, groups_.size());

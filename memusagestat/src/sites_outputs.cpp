@@ -80,9 +80,16 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         if (!error.empty()) return error;
     }
     if (!outputs.dhat_path.empty()) {
+        // Sampled sites: the recording names the site of the sampled blocks only, without
+        // their weights, so its lifetimes and peaks would be the sample's beside the sites
+        // file's estimates of the whole run. The file keeps to the estimates.
+        if (profile.sample_interval != 0 && (replayed || deferred_error.empty())) {
+            replayed = false;
+            no_lifetimes = kSampledNoLifetimes;
+        }
         std::string error =
-            write_file(outputs.dhat_path,
-                       dhat_json(profile, sites, replayed ? &lifetimes : nullptr, outputs.command));
+            write_file(outputs.dhat_path, dhat_json(profile, sites, replayed ? &lifetimes : nullptr,
+                                                    outputs.command, no_lifetimes));
         if (!error.empty()) return error;
         if (!replayed && deferred_error.empty())
             result.warning =

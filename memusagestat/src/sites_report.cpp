@@ -89,6 +89,11 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
     if (profile.sample_interval != 0)
         out += "(figures per site are estimates from sampling every " +
                std::to_string(profile.sample_interval) + " bytes on average)\n";
+    // Exact sites hold every heap block: what they did not hold at the peak was in the
+    // memory maps that -m traces, which have no sites.
+    if (profile.sample_interval == 0 && total.bytes_at_peak < profile.heap_peak)
+        out += "(" + plural(profile.heap_peak - total.bytes_at_peak, "byte", "bytes") +
+               " held at the heap peak belong to no site: memory maps traced with -m have none)\n";
     uint64_t peak = profile.heap_peak;
     write_ranking(
         out,

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "symbol_index.h"
+
 namespace memusagestat {
 namespace {
 
@@ -101,7 +103,8 @@ const Dwfl_Callbacks kCallbacks = {
 struct Symbolizer::ModuleState {
     const SitesModule* info = nullptr;
     bool checked = false;
-    Dwfl_Module* dwfl_module = nullptr;  // null when the file cannot be used
+    Dwfl_Module* dwfl_module = nullptr;    // null when the file cannot be used
+    std::unique_ptr<SymbolIndex> symbols;  // made on first use
     bool runtime = false;
 };
 
@@ -121,7 +124,7 @@ Symbolizer::Symbolizer(const std::vector<SitesModule>& modules) : state_(new Sta
         ModuleState entry;
         entry.info = &module;
         entry.runtime = is_runtime(module.path);
-        state_->modules.push_back(entry);
+        state_->modules.push_back(std::move(entry));
     }
     std::sort(
         state_->modules.begin(), state_->modules.end(),
@@ -192,10 +195,8 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
     Dwfl_Module* mod = module->dwfl_module;
     if (mod == nullptr) return {base};
 
-    GElf_Off symbol_offset = 0;
-    GElf_Sym symbol;
-    std::string outer_name = demangled(
-        dwfl_module_addrinfo(mod, pc, &symbol_offset, &symbol, nullptr, nullptr, nullptr));
+    if (module->symbols == nullptr) module->symbols = std::make_unique<SymbolIndex>(mod);
+    std::string outer_name = demangled(module->symbols->name_of(pc));
     // A versioned symbol of the symbol table: "pthread_create@GLIBC_2.2.5".
     if (size_t version = outer_name.find('@'); version != std::string::npos)
         outer_name.erase(version);

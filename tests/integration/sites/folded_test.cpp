@@ -126,6 +126,30 @@ TEST(FoldedDriver, WrittenAfterTheRunWithTheWrapperAsLeaf) {
     EXPECT_EQ(stacks["main;leak_through_vector;std::vector::resize"], 4000u);
 }
 
+// V8's, LLVM's and most C++ code keeps its internals in anonymous namespaces: the
+// parentheses of "(anonymous namespace)" and of a lambda's "{lambda(unsigned long)#1}" are
+// part of the name, not its parameters (they were cut there: "engine::").
+TEST(FoldedNames, AnonymousNamespacesAndLambdasKeepTheirNames) {
+    Scratch scratch;
+    std::string sites = scratch / "sites";
+    Outcome run = run_with_sites({fixture("sites_fixture_namespaces")}, sites);
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    std::string out = scratch / "run.folded";
+    Outcome made = report_of(sites, {"--folded=" + out, "--folded-metric=leaked"});
+    ASSERT_TRUE(made.exited_zero()) << made.err;
+    std::map<std::string, uint64_t> stacks = read_folded(out);
+    EXPECT_EQ(stacks["main;engine::(anonymous namespace)::make_buffer"], 3000u);
+    EXPECT_EQ(stacks["main;main::{lambda(unsigned long)#1}::operator()"], 5000u);
+    // The report's via and the pictures' legends use the same short names; the report
+    // itself shows the full name and the line.
+    Outcome report = report_of(sites);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    EXPECT_NE(report.out.find("at engine::(anonymous namespace)::make_buffer(unsigned long) (" +
+                              location("sites_namespaces.cpp", "anonymous") + ")"),
+              std::string::npos)
+        << report.out;
+}
+
 TEST(FoldedDriver, BadMetricsAreRefusedBeforeTheProgramRuns) {
     Scratch scratch;
     Outcome run = run_memusage(

@@ -157,6 +157,30 @@ TEST(SitesReport, CppWithoutDebugInformationStillNamesFunctions) {
                 "600 bytes in 1 block");
 }
 
+// With mmap tracing the heap peak holds the traced maps, which have no sites: the report's
+// percentages then add up to less than 100 and say why (they said nothing: a python run with
+// -m showed its sites holding a quarter of the peak).
+TEST(SitesReport, BytesAtThePeakThatNoSiteHoldsAreSaidToBeTracedMaps) {
+    Scratch scratch;
+    std::string sites = scratch / "sites";
+    Outcome run = run_with_sites({fixture("sites_fixture_mmap")}, sites, {"MEMUSAGE_TRACE_MMAP=1"});
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    Outcome report = report_of(sites);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    EXPECT_NE(report.out.find("heap peak: 66536 bytes;"), std::string::npos) << report.out;
+    expect_site(report.out, kPeakRanking, "main (" + location("sites_mmap.c", "block") + ")",
+                "1000 bytes (1.5%)");
+    EXPECT_NE(report.out.find("(65536 bytes held at the heap peak belong to no site: memory "
+                              "maps traced with -m have none)"),
+              std::string::npos)
+        << report.out;
+    // Without maps every byte at the peak has a site, and nothing is said.
+    std::string plain = scratch / "plain";
+    ASSERT_TRUE(run_with_sites({fixture("sites_fixture_mmap")}, plain).exited_zero());
+    Outcome without = report_of(plain);
+    EXPECT_EQ(without.out.find("belong to no site"), std::string::npos) << without.out;
+}
+
 TEST(SitesReport, TopLimitsEachRanking) {
     Scratch scratch;
     std::string sites = scratch / "sites";

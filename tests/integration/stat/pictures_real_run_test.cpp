@@ -143,3 +143,68 @@ TEST(RecordedPictures, TwoThreadsAreTwoColours) {
     const std::vector<unsigned> sized = palette_pixels(png(dir / "size.png"), 2);
     EXPECT_LT(std::min(sized[0], sized[1]), 10u);
 }
+
+// A program whose sites all end in its own allocator (Python's, HotSpot's, a project's
+// xmalloc): the legends named eight sites "_PyObject_Malloc (obmalloc.c:2003)" alike. Sites
+// that share their innermost frame are told apart by the first caller that differs, named
+// where the place they share was (legends are narrow).
+TEST(RecordedPictures, SitesOfOneAllocatorAreNamedByTheirCallers) {
+    ScratchDir dir;
+    const RecordedRun recorded = record_run(dir, FIXTURE_ALLOCATOR);
+    for (const char* picture : {"--stacked=", "--block-map="}) {
+        const std::string out = dir / "picture.svg";
+        const Outcome outcome =
+            stat_run({"--events=" + recorded.events, "--sites=" + recorded.sites, picture + out});
+        ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+        const std::string svg = read_file(out);
+        for (const char* holder : {"load_names", "load_index", "load_cache"})
+            EXPECT_NE(svg.find(std::string(">pool_alloc by ") + holder + "<"), std::string::npos)
+                << picture << " " << holder;
+    }
+}
+
+// Two calls on one line are one site in the report (its lines are the same), and so in the
+// pictures: the legend named it twice, and counted one site more than the report.
+TEST(RecordedPictures, ThePicturesCountTheSitesTheReportCounts) {
+    ScratchDir dir;
+    const RecordedRun recorded = record_run(dir, FIXTURE_ALLOCATOR);
+    const Outcome report = stat_run({"--sites=" + recorded.sites});
+    ASSERT_EQ(report.exit_code, 0) << report.output;
+    ASSERT_NE(report.output.find("Allocation sites: 4;"), std::string::npos) << report.output;
+    const std::string out = dir / "stacked.svg";
+    const Outcome outcome =
+        stat_run({"--events=" + recorded.events, "--sites=" + recorded.sites, "--stacked=" + out});
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+    const std::string svg = read_file(out);
+    size_t named = 0;
+    for (size_t at = 0; (at = svg.find(">main (fixture_allocator.c:", at)) != std::string::npos;
+         ++at)
+        ++named;
+    EXPECT_EQ(named, 1u) << svg;
+    EXPECT_NE(svg.find(">(blocks of no known site)<"), std::string::npos)
+        << "4 sites named, none other";
+}
+
+// A stack deeper than the picture has rows for names (python's, a hundred levels with its
+// inlined calls, left a flame graph of 800x600 without a single name): the picture says
+// how tall it must be to name its boxes, and at that height it does.
+TEST(RecordedPictures, AFlameGraphTooDeepToNameSaysHowTallWouldNameIt) {
+    ScratchDir dir;
+    const RecordedRun recorded = record_run(dir, FIXTURE_DEEP, false);
+    const Outcome low =
+        stat_run({"--sites=" + recorded.sites, "--flame=" + dir / "low.svg", "-y", "400"});
+    ASSERT_EQ(low.exit_code, 0) << low.output;
+    const std::string svg = read_file(dir / "low.svg");
+    EXPECT_EQ(svg.find(">descend<"), std::string::npos) << "rows too thin for names";
+    const std::string hint = "too deep to name every box at this height: -y ";
+    const size_t at = svg.find(hint);
+    ASSERT_NE(at, std::string::npos) << svg;
+    const unsigned height = static_cast<unsigned>(std::stoul(svg.substr(at + hint.size())));
+    EXPECT_GT(height, 400u);
+    const Outcome tall = stat_run(
+        {"--sites=" + recorded.sites, "--flame=" + dir / "tall.svg", "-y", std::to_string(height)});
+    ASSERT_EQ(tall.exit_code, 0) << tall.output;
+    const std::string named = read_file(dir / "tall.svg");
+    EXPECT_NE(named.find(">descend<"), std::string::npos);
+    EXPECT_EQ(named.find(hint), std::string::npos);
+}

@@ -78,6 +78,22 @@ TEST(FrameFolding, ShortNamesDropTypesArgumentsAndTheInlineNamespace) {
               "std::construct_at");
 }
 
+TEST(FrameFolding, AnonymousNamespacesAndLambdasAreNamesNotParameters) {
+    EXPECT_EQ(short_name("v8::internal::(anonymous namespace)::ConstructBuffer(v8::internal::"
+                         "Isolate*, int)"),
+              "v8::internal::(anonymous namespace)::ConstructBuffer");
+    EXPECT_EQ(short_name("(anonymous namespace)::grow(unsigned long)"),
+              "(anonymous namespace)::grow");
+    EXPECT_EQ(short_name("main::{lambda(unsigned long)#1}::operator()(unsigned long) const"),
+              "main::{lambda(unsigned long)#1}::operator()");
+    EXPECT_EQ(short_name("std::vector<(anonymous namespace)::Node, std::allocator<(anonymous "
+                         "namespace)::Node> >::push_back((anonymous namespace)::Node const&)"),
+              "std::vector::push_back");
+    EXPECT_EQ(without_return_type("void (anonymous namespace)::Pool<int>::grow<int>(int)"),
+              "(anonymous namespace)::Pool<int>::grow<int>(int)");
+    EXPECT_TRUE(is_wrapper(named("std::(anonymous namespace)::pool::allocate(unsigned long)")));
+}
+
 TEST(FrameFolding, WhatRunsBeforeMainIsBelowIt) {
     EXPECT_TRUE(is_below_main(named("_start")));
     EXPECT_TRUE(is_below_main(named("__libc_start_call_main", true)));
