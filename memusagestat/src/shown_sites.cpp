@@ -98,6 +98,13 @@ std::string plural(uint64_t count, const char* one, const char* many) {
     return std::to_string(count) + " " + (count == 1 ? one : many);
 }
 
+uint32_t cut_at(const AllocationSite& site, const SitesProfile& profile) {
+    const bool cut = profile.max_depth != 0 && site.frames.size() >= profile.max_depth;
+    return cut ? profile.max_depth : 0;
+}
+
+std::string cut_root(uint32_t cut_at) { return "[cut at " + std::to_string(cut_at) + " frames]"; }
+
 std::string kept_by_runtime_line(uint64_t bytes, uint64_t blocks) {
     if (blocks == 0 && bytes == 0) return "";
     return "\nNot counted: " + plural(bytes, "byte", "bytes") + " in " +
@@ -113,6 +120,8 @@ void write_entry(std::string& out, size_t rank, const std::string& figures, cons
         if (line == 0 && !site.via.empty()) out += " via " + site.via;
         out += "\n";
     }
+    if (site.cut_at != 0)
+        out += "       by ... (the stack was cut at " + std::to_string(site.cut_at) + " frames)\n";
 }
 
 std::string profile_notes(const SitesProfile& profile, const Symbolizer& symbolizer) {
@@ -135,7 +144,7 @@ ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
     FoldedStack folded = folded_stack(site, profile, symbolizer);
     return ShownSite{
         std::move(folded.frames), std::move(folded.lines), std::move(folded.via), site, {site.id},
-        folded.kept_by_runtime};
+        folded.kept_by_runtime,   cut_at(site, profile)};
 }
 
 std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer) {
@@ -144,7 +153,8 @@ std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symb
     for (const AllocationSite& site : profile.sites) {
         if (site.blocks_allocated == 0 && site.bytes_allocated == 0) continue;
         FoldedStack folded = folded_stack(site, profile, symbolizer);
-        std::string key = folded.via;
+        const uint32_t cut = cut_at(site, profile);
+        std::string key = cut != 0 ? cut_root(cut) + folded.via : folded.via;
         for (const std::string& line : folded.lines) key += "\n" + line;
         auto [found, inserted] = by_key.emplace(key, shown.size());
         if (inserted) {
@@ -153,7 +163,8 @@ std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symb
                             std::move(folded.via),
                             {},
                             {},
-                            false};
+                            false,
+                            cut};
             entry.figures.id = site.id;
             shown.push_back(std::move(entry));
         }

@@ -23,7 +23,17 @@ struct ShownSite {
     // stdio buffer, dlopen's and pthread_create's records. Such blocks live until exit by
     // design (valgrind calls them "still reachable").
     bool kept_by_runtime = false;
+    // The stack was cut at this many frames, its outer callers not recorded; 0: whole.
+    uint32_t cut_at = 0;
 };
+
+// How many frames a site's stack was cut at (the collector keeps at most the profile's
+// max_depth), 0 when it is whole.
+uint32_t cut_at(const AllocationSite& site, const SitesProfile& profile);
+// What stands for the callers a cut stack lost, as its outermost frame in folded stacks and
+// flame graphs: "[cut at 64 frames]". Cut stacks then share one root instead of scattering
+// their roots among whatever frames the cut left outermost.
+std::string cut_root(uint32_t cut_at);
 
 // "function (file:line)", "function (in module)", "module+0xoffset"; " [inlined]" after.
 std::string describe(const SourceFrame& frame);
@@ -47,7 +57,7 @@ std::string plural(uint64_t count, const char* one, const char* many);
 std::string kept_by_runtime_line(uint64_t bytes, uint64_t blocks);
 
 // One entry of a listing: "  #RANK FIGURES", then the stack, "at" its innermost frame (with
-// "via" the wrapper) and "by" the ones after.
+// "via" the wrapper) and "by" the ones after, and "by ..." where the stack was cut.
 void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site);
 
 // What the reader of any report of this profile must know: modules that could not be read,

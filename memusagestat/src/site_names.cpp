@@ -52,6 +52,10 @@ SiteNames::SiteNames(const SitesProfile& profile, Symbolizer& symbolizer) {
         }
         SiteGroup group;
         std::string key;
+        if (const uint32_t cut = cut_at(site, profile); cut != 0) {
+            group.stack.push_back({cut_root(cut), false});
+            key = group.stack.back().name + "\n";
+        }
         if (frames.empty()) {
             group.function = profile.unwinder_missing ? "(no stack: no libunwind)"
                              : site.id == memusage::sites_format::kTableFullSiteId

@@ -96,6 +96,7 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     profile.unwinder_missing = (header.flags & format::kUnwinderMissing) != 0;
     profile.sample_interval = header.sample_interval;
     profile.first_refused_site = header.first_refused_site;
+    profile.max_depth = header.max_depth;
 
     // Counts are bounded by what the file could hold before anything is reserved.
     if (header.module_count > cursor.left() / sizeof(format::ModuleRecord)) return kTruncated;

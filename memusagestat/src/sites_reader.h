@@ -45,6 +45,9 @@ struct SitesProfile {
     // The site (AllocationSite::id) of the first allocation call the allocation limit or
     // failure injection made fail; 0 for none. Its site may have no figures.
     uint32_t first_refused_site = 0;
+    // The most frames the collector kept of a stack: a stack this deep was cut, its outer
+    // callers not recorded. 0 when not known.
+    uint32_t max_depth = 0;
     std::vector<SitesModule> modules;
     std::vector<AllocationSite> sites;
 };

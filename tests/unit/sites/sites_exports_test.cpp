@@ -15,7 +15,8 @@ struct Shown {
     SitesProfile profile;
     Symbolizer symbolizer{std::vector<SitesModule>{}};
     std::vector<ShownSite> sites;
-    explicit Shown(std::vector<AllocationSite> raw) {
+    explicit Shown(std::vector<AllocationSite> raw, uint32_t max_depth = 0) {
+        profile.max_depth = max_depth;
         profile.sites = std::move(raw);
         sites = shown_sites(profile, symbolizer);
     }
@@ -61,6 +62,16 @@ TEST(LeakReport, SaysWhenItsFiguresAreSampled) {
         "\nNote: the figures are estimates from sampling every 524288 bytes on average: a leak "
         "the sample missed is not listed\n"))
         << report.text;
+}
+
+TEST(FoldedStacks, CutStacksShareOneRoot) {
+    Shown shown({made_up_site({0x10, 0x20}, 1, 100, 0, 0, 100),
+                 made_up_site({0x30, 0x40}, 1, 50, 0, 0, 50), made_up_site({0x50}, 1, 7, 0, 0, 7)},
+                2);
+    EXPECT_EQ(folded_stacks(shown.sites, FoldedMetric::peak),
+              "0x50 7\n"
+              "[cut at 2 frames];0x20;0x10 100\n"
+              "[cut at 2 frames];0x40;0x30 50\n");
 }
 
 TEST(FoldedStacks, OutermostFirstOneLinePerStackWithoutZeros) {

@@ -107,6 +107,19 @@ TEST(SitesReport, LeavesWhatTheRuntimesKeepOutOfTheLeaksAsTheLeakReportDoes) {
         << report;
 }
 
+TEST(SitesReport, SaysWhereAStackWasCut) {
+    SitesProfile profile;
+    profile.max_depth = 2;  // the collector kept at most 2 frames of a stack
+    profile.sites = {made_up_site({0x10, 0x20}, 1, 100, 1, 100, 100),
+                     made_up_site({0x30}, 1, 10, 1, 10, 0)};
+    std::string report = report_of(profile);
+    EXPECT_NE(report.find("  #1 100 bytes in 1 call\n       at 0x10\n       by 0x20\n       by ... "
+                          "(the stack was cut at 2 frames)\n  #2 10 bytes in 1 call\n       at "
+                          "0x30\n"),
+              std::string::npos)
+        << report;
+}
+
 TEST(SitesReport, NotesSayHowTheRunEnded) {
     SitesProfile profile;
     profile.ended_by_crash = true;
