@@ -18,7 +18,8 @@
 # heaptrack (recording, then heaptrack_print's report, summed; 1 thread only), on 1 and 2
 # threads; wall time, CPU time and maximum resident set. And a real program, sqlite3
 # building and querying a 200,000-row table in memory (sqlite_workload.sql), the same ways.
-# SITES_RUNS rounds (default 5), each running every column once, medians. SITES_ONLY=yes
+# SITES_RUNS rounds (default 5), each running every column once, medians; then what one
+# unw_backtrace costs, fixed and per frame (unwind_cost.c). SITES_ONLY=yes
 # skips the first table; HEAPTRACK=no leaves heaptrack out.
 # Environment: RUNS (default 7), STEPS (per thread, default 5000000), GLIBC_LIBMEMUSAGE
 # (default /usr/lib/x86_64-linux-gnu/libmemusage.so; the glibc columns are left out when
@@ -209,3 +210,7 @@ printf '%-34s %18s %18s %18s %18s %18s %18s\n' "" bare ours "unwinding alone" "e
 sites_row "alloc_churn, 1 thread" churn1
 sites_row "alloc_churn, 2 threads" churn2
 sites_row "sqlite3, 200k rows" sqlite
+# What the unwinding column is made of: one unw_backtrace, its fixed part and a frame's.
+${CC:-cc} -O2 -Wall -Wextra -o "$helpers/unwind_cost" "$source_dir/tests/bench/collector/unwind_cost.c" -ldl
+printf '\n'
+"$helpers/unwind_cost" | tail -n1
