@@ -109,13 +109,9 @@ void BlockPainting::operator()(const BlockLife& life) {
 
 void plot_block_map(cairo_t* cr, const BlockMapSpec& spec, const CoverageBuffer& buffer,
                     const AddressFolding& folding) {
-    set_colour(cr, kWhite);
-    cairo_paint(cr);
-    prepare_lettering(cr);
-    const TextPainter text(cr, picture_lettering_size(spec.width, spec.height));
+    const TextPainter text = begin_picture(cr, spec.width, spec.height, spec.title);
     const double size = text.base_size();
     const PlotFrame frame = block_map_frame(spec.width, spec.height);
-    draw_title(cr, text, spec.width, std::round(size * 1.5), spec.title);
 
     if (folding.empty()) {
         draw_frame(cr, frame);

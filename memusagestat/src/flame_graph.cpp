@@ -126,14 +126,10 @@ FlameNode build_flame_tree(const SiteNames& names, FlameMetric metric) {
 }
 
 void plot_flame_graph(cairo_t* cr, const FlamePlotSpec& spec, const FlameNode& root) {
-    set_colour(cr, kWhite);
-    cairo_paint(cr);
-    prepare_lettering(cr);
-    const TextPainter text(cr, picture_lettering_size(spec.width, spec.height));
+    const TextPainter text = begin_picture(cr, spec.width, spec.height, spec.title);
     const double size = text.base_size();
     const double title_room = std::round(size * 2.2);
     const PlotFrame frame{10, spec.width - 10.0, title_room, spec.height - std::round(size * 1.8)};
-    draw_title(cr, text, spec.width, std::round(size * 1.5), spec.title);
 
     if (root.value == 0) {
         draw_centred_message(cr, text, frame, spec.empty_message);

@@ -84,12 +84,8 @@ PlotFrame stacked_frame(unsigned width, unsigned height) {
 
 void plot_heap_by_site(cairo_t* cr, const StackedPlotSpec& spec, const StackedSeries& series,
                        const EventSlots& slots) {
-    set_colour(cr, kWhite);
-    cairo_paint(cr);
-    prepare_lettering(cr);
-    const TextPainter text(cr, picture_lettering_size(spec.width, spec.height));
+    const TextPainter text = begin_picture(cr, spec.width, spec.height, spec.title);
     const PlotFrame frame = stacked_frame(spec.width, spec.height);
-    draw_title(cr, text, spec.width, std::round(text.base_size() * 1.5), spec.title);
 
     const uint64_t top = std::max<uint64_t>(series.top, 1);
     auto y_of = [&](int64_t bytes) {

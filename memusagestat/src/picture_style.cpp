@@ -56,6 +56,8 @@ void draw_frame(cairo_t* cr, const PlotFrame& frame) {
     cairo_stroke(cr);
 }
 
+namespace {
+
 void draw_title(cairo_t* cr, const TextPainter& text, double width, double y,
                 const std::string& title) {
     if (title.empty()) return;
@@ -67,6 +69,17 @@ void draw_title(cairo_t* cr, const TextPainter& text, double width, double y,
         text.draw(fitted_text(cr, title, width - 8), width / 2, y, Align::centre, width - 8,
                   text.base_size() + 1);
     use_face(cr, FontWeight::regular);
+}
+
+}  // namespace
+
+TextPainter begin_picture(cairo_t* cr, unsigned width, unsigned height, const std::string& title) {
+    set_colour(cr, kWhite);
+    cairo_paint(cr);
+    prepare_lettering(cr);
+    const TextPainter text(cr, picture_lettering_size(width, height));
+    draw_title(cr, text, width, std::round(text.base_size() * 1.5), title);
+    return text;
 }
 
 std::string bytes_text(uint64_t bytes) {

@@ -55,9 +55,10 @@ void draw_quarter_lines(cairo_t* cr, const PlotFrame& frame);
 // The frame's outline, one pixel outside its inside.
 void draw_frame(cairo_t* cr, const PlotFrame& frame);
 
-// The title line, bold, centred with its baseline at y, a little larger than the lettering.
-void draw_title(cairo_t* cr, const TextPainter& text, double width, double y,
-                const std::string& title);
+// How every new picture starts: a white page with its lettering prepared and its title
+// line (bold, centred, a little larger than the lettering) at the top. Returns the
+// painter of the picture's lettering.
+TextPainter begin_picture(cairo_t* cr, unsigned width, unsigned height, const std::string& title);
 
 // `bytes` for people: "950 bytes", "12.5 KiB", "3.2 MiB", "1.1 GiB".
 std::string bytes_text(uint64_t bytes);
