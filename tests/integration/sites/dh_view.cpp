@@ -75,6 +75,14 @@ std::string program_point(const std::string& text, const std::string& frame) {
     return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
+void expect_point(const std::string& text, const std::string& frame,
+                  const std::vector<std::string>& figures) {
+    std::string point = program_point(text, frame);
+    ASSERT_NE(point, "") << "no program point with " << frame << " in:\n" << text;
+    for (const std::string& figure : figures)
+        EXPECT_NE(point.find(figure), std::string::npos) << "want " << figure << " in:\n" << point;
+}
+
 double number_after(const std::string& text, const std::string& label) {
     size_t at = text.find(label);
     if (at == std::string::npos) return -1;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "collector_run.h"
 
@@ -19,6 +20,10 @@ std::string rendered(const std::string& json_path, const collector_test::Scratch
 // The program point whose frames include `frame`: from its "PP " line to the next; empty
 // if none.
 std::string program_point(const std::string& text, const std::string& frame);
+
+// Checks that the program point with `frame` (program_point) shows each of `figures`.
+void expect_point(const std::string& text, const std::string& frame,
+                  const std::vector<std::string>& figures);
 
 // The first number after `label` in text (grouping commas skipped); -1 if none.
 double number_after(const std::string& text, const std::string& label);

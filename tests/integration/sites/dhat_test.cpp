@@ -15,14 +15,6 @@ using collector_test::Scratch;
 
 const std::string kC = "sites_leaks.c";
 
-void expect_point(const std::string& text, const std::string& frame,
-                  const std::vector<std::string>& figures) {
-    std::string point = program_point(text, frame);
-    ASSERT_NE(point, "") << "no program point with " << frame << " in:\n" << text;
-    for (const std::string& figure : figures)
-        EXPECT_NE(point.find(figure), std::string::npos) << "want " << figure << " in:\n" << point;
-}
-
 TEST(Dhat, TheViewerShowsEverySiteWithItsTotalsWithoutARecording) {
     Scratch scratch;
     std::string sites = scratch / "sites";

@@ -14,14 +14,6 @@ namespace {
 using collector_test::fixture;
 using collector_test::Scratch;
 
-void expect_point(const std::string& text, const std::string& frame,
-                  const std::vector<std::string>& figures) {
-    std::string point = program_point(text, frame);
-    ASSERT_NE(point, "") << "no program point with " << frame << " in:\n" << text;
-    for (const std::string& figure : figures)
-        EXPECT_NE(point.find(figure), std::string::npos) << "want " << figure << " in:\n" << point;
-}
-
 const std::string kLifetimes = "sites_lifetimes.c";
 
 // The fixture holds its long-lived blocks for at least 400 ms and its short-lived ones for
