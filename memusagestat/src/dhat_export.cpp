@@ -61,11 +61,12 @@ std::string dhat_json(const SitesProfile& profile, const std::vector<ShownSite>&
     if (cmd.empty() && !profile.modules.empty()) cmd = profile.modules.front().path;
 
     std::string out = "{\"dhatFileVersion\":2\n,\"mode\":\"heap\"\n";
-    std::string verb =
-        profile.sample_interval != 0 ? "Allocated (estimates from sampled sites" : "Allocated (";
+    // The viewer shows the verb as is: what the figures are not, in brackets after it.
+    std::string caveats;
+    if (profile.sample_interval != 0) caveats = "estimates from sampled sites";
     if (!with_lifetimes)
-        verb += (verb.ends_with("(") ? "no lifetimes: " : "; no lifetimes: ") + no_lifetimes;
-    verb = verb.ends_with("(") ? "Allocated" : verb + ")";
+        caveats += (caveats.empty() ? "" : "; ") + std::string("no lifetimes: ") + no_lifetimes;
+    const std::string verb = caveats.empty() ? "Allocated" : "Allocated (" + caveats + ")";
     out += ",\"verb\":" + json_string(verb) + "\n";
     out += std::string(",\"bklt\":") + (with_lifetimes ? "true" : "false") + "\n";
     out += ",\"bkacc\":false\n,\"tu\":\"\xc2\xb5s\"\n,\"Mtu\":\"s\"\n";
