@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +68,21 @@ void read_thread_name(pid_t tid, char (&name)[16]) {
 
 bool thread_alive(pid_t process, pid_t thread) {
     return syscall(SYS_tgkill, process, thread, 0) == 0 || errno != ESRCH;
+}
+
+// What a thread keeps in its counting slot, which lives in the thread's own memory. A
+// thread just joined can still answer thread_alive while the joiner has already unmapped
+// its stack (with its thread-local memory): the kernel reads the slot, and says EFAULT
+// where a load would fault. False when the memory is gone.
+bool read_counting_slot(ThreadLog* const* slot, const ThreadLog*& value) {
+    iovec into = {&value, sizeof value};
+    iovec from = {const_cast<ThreadLog**>(slot), sizeof value};
+    ssize_t read = process_vm_readv(getpid(), &into, 1, &from, 1, 0);
+    if (read == static_cast<ssize_t>(sizeof value)) return true;
+    if (read < 0 && errno == EFAULT) return false;
+    // Not allowed here (a sandbox without the call): the thread answered as alive.
+    value = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    return true;
 }
 
 // Asynchronous signals stay pending while a log's counters move to the retired total, so
@@ -580,7 +596,8 @@ void Recorder::wait_for_calls_in_progress(const ThreadLog* finishing) {
             // A thread gone without its destructors having run took its slot with it.
             if (!thread_alive(log->owner_process, log->owner_thread)) continue;
             // Empty, or the nested log: inside a call.
-            const ThreadLog* counting = __atomic_load_n(log->counting_slot, __ATOMIC_ACQUIRE);
+            const ThreadLog* counting = nullptr;
+            if (!read_counting_slot(log->counting_slot, counting)) continue;  // gone with it
             in_progress = counting == nullptr || counting->parent != nullptr;
         }
         unlock();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -288,6 +289,31 @@ TEST(RecorderThreads, WithoutAFileTheHandOverPeakIsExact) {
 
 // Issue 8, item 1: a thread keeps counting after its thread-specific destructor (glibc's
 // teardown frees memory then), and its log is taken back once the thread is gone.
+// A thread just joined is still known to the kernel for a moment, while its stack, with
+// the counting slot in its thread-local memory, may already be unmapped: the exit's wait
+// for calls in progress must not read the slot by a load that faults.
+TEST(RecorderThreads, TheExitWaitSurvivesASlotWhoseMemoryIsGone) {
+    Recorder recorder;
+    ASSERT_TRUE(recorder.init(nullptr, 32768));
+    ThreadLog* main_log = recorder.attach_thread();
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    void* memory = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(memory, MAP_FAILED);
+    auto* slot = static_cast<ThreadLog**>(memory);
+    std::atomic<bool> attached{false}, released{false};
+    std::thread alive([&] {
+        *slot = recorder.attach_thread(slot);
+        attached = true;
+        while (!released) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    while (!attached) std::this_thread::yield();
+    ASSERT_EQ(munmap(memory, page), 0);
+    Stats totals = {};
+    EXPECT_TRUE(recorder.finish(totals, 1, main_log));
+    released = true;
+    alive.join();
+}
+
 TEST(RecorderThreads, AnEndedThreadsLogCountsItsLastCallsAndIsTakenBackOnceItIsGone) {
     RecorderOnScratch on(32768);
     ASSERT_TRUE(on.ready);
