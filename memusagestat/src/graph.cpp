@@ -6,32 +6,34 @@
 
 #include "build_envelope.h"
 #include "envelope.h"
+#include "lettering.h"
 #include "mapped_data_file.h"
 #include "picture_output.h"
 #include "plot.h"
-#include "utf8_text.h"
 
 namespace memusagestat {
 
 namespace {
-
-std::string render(const std::string& out_path, const PlotSpec& spec, const EnvelopeSeries& series,
-                   const std::string& data_path) {
-    PictureOutput output;
-    if (std::string error = output.open(out_path, spec.width, spec.height, spec.title);
-        !error.empty())
-        return error;
-    plot_graph(output.context(), spec, series);
-    return output.finish({{"Title", spec.title},
-                          {"Source", data_path},
-                          {"Software", "memusagestat (memusage " MEMUSAGE_VERSION ")"}});
-}
 
 void warn(const GraphOptions& options, const std::string& message) {
     if (options.on_warning)
         options.on_warning(message);
     else
         std::fprintf(stderr, "memusagestat: warning: %s\n", message.c_str());
+}
+
+std::string render(const std::string& out_path, const PlotSpec& spec, const EnvelopeSeries& series,
+                   const std::string& data_path, const GraphOptions& options) {
+    PictureOutput output;
+    if (std::string error = output.open(out_path, spec.width, spec.height, spec.title);
+        !error.empty())
+        return error;
+    plot_graph(output.context(), spec, series);
+    if (const std::string warning = output.lettering_warning(); !warning.empty())
+        warn(options, warning);
+    return output.finish({{"Title", spec.title},
+                          {"Source", data_path},
+                          {"Software", "memusagestat (memusage " MEMUSAGE_VERSION ")"}});
 }
 
 }  // namespace
@@ -94,7 +96,7 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
         spec.heap_top = heap_top;
         spec.stack_top = stack_top;
     }
-    return render(out_path, spec, series, data_path);
+    return render(out_path, spec, series, data_path, options);
 }
 
 }  // namespace memusagestat

@@ -10,6 +10,8 @@
 #include <iterator>
 #include <utility>
 
+#include "lettering.h"
+
 namespace memusagestat {
 
 namespace {
@@ -70,8 +72,7 @@ std::string PictureOutput::open(const std::string& path, unsigned width, unsigne
         cairo_pdf_surface_set_metadata(surface_.get(), CAIRO_PDF_METADATA_CREATOR, "memusagestat");
     }
     context_.reset(cairo_create(surface_.get()));
-    if (format_ == PictureFormat::svg)
-        cairo_set_user_data(context_.get(), &kOutputKey, this, nullptr);
+    cairo_set_user_data(context_.get(), &kOutputKey, this, nullptr);
     return {};
 }
 
@@ -90,7 +91,8 @@ std::string PictureOutput::finish(const std::vector<PngText>& png_texts) {
 
 void show_text(cairo_t* cr, const std::string& text, const std::string& whole) {
     auto* output = static_cast<PictureOutput*>(cairo_get_user_data(cr, &kOutputKey));
-    if (output != nullptr && !text.empty() && cairo_has_current_point(cr)) {
+    if (output != nullptr && output->format_ == PictureFormat::svg && !text.empty() &&
+        cairo_has_current_point(cr)) {
         PictureOutput::TextRun run;
         cairo_get_matrix(cr, &run.place);
         cairo_get_current_point(cr, &run.x, &run.y);
@@ -100,7 +102,16 @@ void show_text(cairo_t* cr, const std::string& text, const std::string& whole) {
         run.text = whole.empty() ? text : whole;
         output->text_runs_.push_back(std::move(run));
     }
-    cairo_show_text(cr, text.c_str());
+    const int missing = draw_text(cr, text);
+    if (output != nullptr) output->missing_glyphs_ += missing;
+}
+
+std::string PictureOutput::lettering_warning() const {
+    if (missing_glyphs_ == 0) return {};
+    return std::to_string(missing_glyphs_) +
+           " characters of the picture's text have no installed font that can draw them and "
+           "show as boxes (Debian's fonts-dejavu-core draws every label; fonts-wqy-microhei "
+           "Chinese, fonts-noto-color-emoji emoji)";
 }
 
 std::string PictureOutput::add_text_layer() {

@@ -16,7 +16,7 @@ enum class PictureFormat { png, svg, pdf };
 
 PictureFormat format_of(const std::string& path);
 
-// cairo_show_text, and for an SVG also the words as text: Cairo's SVG surface draws letters
+// draw_text, and for an SVG also the words as text: Cairo's SVG surface draws letters
 // as shapes, so a reader's search, a screen reader and a test would find no words in it.
 // An SVG gets them as an invisible text layer over the letters (as scanned PDFs do);
 // `whole` is what the layer says when `text` is cut to fit (empty: `text`).
@@ -35,6 +35,9 @@ class PictureOutput {
     // else a message for the user.
     std::string finish(const std::vector<PngText>& png_texts);
 
+    // A warning for the user when some of the text drawn had no font to draw it, else empty.
+    std::string lettering_warning() const;
+
   private:
     struct TextRun {
         cairo_matrix_t place;  // user space to the page (rotated for vertical labels)
@@ -46,6 +49,7 @@ class PictureOutput {
 
     std::string path_;
     std::vector<TextRun> text_runs_;
+    int missing_glyphs_ = 0;
     PictureFormat format_ = PictureFormat::png;
     std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface_{
         nullptr, cairo_surface_destroy};

@@ -33,22 +33,6 @@ double picture_lettering_size(unsigned width, unsigned height) {
     return std::max(lettering_size(width, height), 10.5 * std::sqrt(scale));
 }
 
-void prepare_lettering(cairo_t* cr) {
-    // FreeType's auto-hinter would cost more than reading a large data file.
-    cairo_font_options_t* font_options = cairo_font_options_create();
-    cairo_font_options_set_antialias(font_options, CAIRO_ANTIALIAS_GRAY);
-    cairo_font_options_set_hint_style(font_options, CAIRO_HINT_STYLE_NONE);
-    cairo_set_font_options(cr, font_options);
-    cairo_font_options_destroy(font_options);
-    use_face(cr, FontWeight::regular);
-}
-
-void use_face(cairo_t* cr, FontWeight weight) {
-    cairo_font_face_t* face = graph_font(weight);
-    cairo_set_font_face(cr, face);
-    cairo_font_face_destroy(face);
-}
-
 void draw_frame(cairo_t* cr, const PlotFrame& frame) {
     set_colour(cr, kFrameBlue);
     cairo_set_line_width(cr, 1);
@@ -107,11 +91,7 @@ std::string count_text(uint64_t count) {
 }
 
 std::string fitted_text(cairo_t* cr, const std::string& text, double room) {
-    auto width_of = [&](const std::string& s) {
-        cairo_text_extents_t ext;
-        cairo_text_extents(cr, s.c_str(), &ext);
-        return ext.x_advance;
-    };
+    auto width_of = [&](const std::string& s) { return measure_text(cr, s).x_advance; };
     if (width_of(text) <= room) return text;
     static const std::string kEllipsis = "\u2026";
     // Cut at character boundaries only (UTF-8 continuation bytes are 10xxxxxx).

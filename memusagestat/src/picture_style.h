@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "graph_fonts.h"
+#include "lettering.h"
 #include "text_painter.h"
 
 namespace memusagestat {
@@ -34,10 +34,6 @@ double lettering_size(unsigned width, unsigned height);
 // The new pictures' rule: the same up to 800x600, then growing with the square root of
 // the scale, so that a 4000x3000 picture shown smaller is still read (23 pixels there).
 double picture_lettering_size(unsigned width, unsigned height);
-
-// Grey anti-aliasing, no hinting, the regular face: the same letters on every format.
-void prepare_lettering(cairo_t* cr);
-void use_face(cairo_t* cr, FontWeight weight);
 
 // A plot's inside in device units.
 struct PlotFrame {

@@ -16,12 +16,12 @@
 #include "events_reader.h"
 #include "flame_graph.h"
 #include "heap_by_site.h"
+#include "lettering.h"
 #include "memusagestat/graph.h"
 #include "picture_output.h"
 #include "picture_style.h"
 #include "picture_text.h"
 #include "site_names.h"
-#include "utf8_text.h"
 
 namespace memusagestat {
 
@@ -128,6 +128,8 @@ std::string draw_flame_graph(const std::string& sites_path, const std::string& o
         !error.empty())
         return error;
     plot_flame_graph(output.context(), spec, root);
+    if (const std::string warning = output.lettering_warning(); !warning.empty())
+        warn(options, warning);
     return output.finish(png_texts(spec.title, sites_path));
 }
 
@@ -175,6 +177,8 @@ std::string draw_heap_by_site(const std::string& events_path, const std::string&
         !error.empty())
         return error;
     plot_heap_by_site(output.context(), spec, series, slots);
+    if (const std::string warning = output.lettering_warning(); !warning.empty())
+        warn(options, warning);
     return output.finish(png_texts(spec.title, events_path));
 }
 
@@ -281,6 +285,8 @@ std::string draw_block_map(const std::string& events_path, const std::string& si
         !error.empty())
         return error;
     plot_block_map(output.context(), spec, buffer, folding);
+    if (const std::string warning = output.lettering_warning(); !warning.empty())
+        warn(options, warning);
     return output.finish(png_texts(spec.title, events_path));
 }
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "graph_fonts.h"
+#include "lettering.h"
 #include "picture_style.h"
 #include "scale_labels.h"
 #include "text_painter.h"
@@ -235,9 +235,7 @@ void plot_graph(cairo_t* cr, const PlotSpec& spec, const EnvelopeSeries& series)
     draw_x_axis(cr, text, spec, frame);
 
     if (!spec.title.empty()) {
-        cairo_font_face_t* bold = graph_font(FontWeight::bold);
-        cairo_set_font_face(cr, bold);
-        cairo_font_face_destroy(bold);
+        use_face(cr, FontWeight::bold);
         set_colour(cr, kAxisText);
         text.draw(spec.title, spec.width / 2.0, kInsetY - 5, Align::centre, spec.width - 8,
                   text.base_size() + 1);

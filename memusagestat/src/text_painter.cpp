@@ -1,5 +1,6 @@
 #include "text_painter.h"
 
+#include "lettering.h"
 #include "picture_output.h"
 
 namespace memusagestat {
@@ -13,8 +14,7 @@ bool TextPainter::draw(const std::string& text, double x, double y, Align align,
     const double fitted = size_for(text, room, size > 0 ? size : base_size_);
     if (fitted <= 0) return false;
     cairo_set_font_size(cr_, fitted);
-    cairo_text_extents_t ext;
-    cairo_text_extents(cr_, text.c_str(), &ext);
+    const TextExtents ext = measure_text(cr_, text);
     double start = x - ext.x_bearing;
     if (align == Align::centre) start = x - ext.x_advance / 2;
     if (align == Align::right) start = x - ext.x_advance;
@@ -25,8 +25,7 @@ bool TextPainter::draw(const std::string& text, double x, double y, Align align,
 
 double TextPainter::size_for(const std::string& text, double room, double size) const {
     cairo_set_font_size(cr_, size);
-    cairo_text_extents_t ext;
-    cairo_text_extents(cr_, text.c_str(), &ext);
+    const TextExtents ext = measure_text(cr_, text);
     if (ext.x_advance <= room) return size;
     const double shrunk = size * room / ext.x_advance;
     return shrunk >= kSmallestLegible ? shrunk : 0;

@@ -260,3 +260,67 @@ TEST(CommandLine, TitleInAnyEncodingIsDrawn) {
         EXPECT_TRUE(is_png(dir / "t.png"));
     }
 }
+
+// Columns of the band above the frame (the title's) that hold any ink.
+unsigned title_columns(const std::string& png) {
+    Image image;
+    if (!decode_png(png, image)) return 0;
+    unsigned inked = 0;
+    for (unsigned x = 0; x < image.width; ++x)
+        for (unsigned y = 0; y < 18; ++y)
+            if (!image.at(x, y).white()) {
+                ++inked;
+                break;
+            }
+    return inked;
+}
+
+TEST(CommandLine, TitlesInEveryScriptDrawWithAFallbackFont) {
+    ScratchDir dir;
+    small_run().write(dir / "run.dat");
+    Outcome outcome =
+        run({MEMUSAGESTAT, "-s", "W\xC3\xB6rter", dir / "run.dat", dir / "latin.png"});
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+    // Chinese, Arabic and an emoji: none is in DejaVu Sans, each has a font of the project's
+    // dependencies that fontconfig falls back to.
+    const std::string every_script =
+        "W\xC3\xB6rter \xE5\x8D\x95\xE8\xAF\x8D "
+        "\xD9\x83\xD9\x84\xD9\x85\xD8\xA7\xD8\xAA \xF0\x9F\x98\x80";
+    outcome = run({MEMUSAGESTAT, "-s", every_script, dir / "run.dat", dir / "every.png"});
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+    EXPECT_EQ(outcome.output.find("warning"), std::string::npos) << outcome.output;
+    EXPECT_GT(title_columns(dir / "every.png"), title_columns(dir / "latin.png") + 30);
+}
+
+TEST(CommandLine, CharactersNoFontCanDrawAreNamedInAWarning) {
+    ScratchDir dir;
+    small_run().write(dir / "run.dat");
+    // U+F0000 is for private use: no installed font draws it.
+    const Outcome outcome =
+        run({MEMUSAGESTAT, "-s", "title \xF3\xB0\x80\x80", dir / "run.dat", dir / "t.png"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+    EXPECT_TRUE(is_png(dir / "t.png"));
+    EXPECT_NE(outcome.output.find("warning: 1 characters of the picture's text have no installed "
+                                  "font"),
+              std::string::npos)
+        << outcome.output;
+}
+
+TEST(CommandLine, AMachineWithoutFontsGetsThePictureAndAClearWarning) {
+    ScratchDir dir;
+    small_run().write(dir / "run.dat");
+    // fontconfig configured with no font directory at all, as on a minimal container.
+    std::ofstream(dir / "fonts.conf")
+        << "<?xml version=\"1.0\"?>\n<fontconfig><cachedir>" << dir / "cache"
+        << "</cachedir></fontconfig>\n";
+    for (const char* picture : {"t.png", "t.svg"}) {
+        const Outcome outcome = run({MEMUSAGESTAT, "-s", "title", dir / "run.dat", dir / picture},
+                                    {"FONTCONFIG_FILE=" + dir / "fonts.conf"});
+        EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+        EXPECT_TRUE(std::filesystem::file_size(dir / picture) > 0);
+        EXPECT_NE(outcome.output.find("have no installed font that can draw them"),
+                  std::string::npos)
+            << outcome.output;
+    }
+    EXPECT_TRUE(is_png(dir / "t.png"));
+}

@@ -1,4 +1,4 @@
-#include "utf8_text.h"
+#include "lettering.h"
 
 #include <gtest/gtest.h>
 
