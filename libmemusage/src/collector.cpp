@@ -145,11 +145,9 @@ void on_fatal_signal(int signal_number) {
 
 // Only where the program left the default: a program that ignores or handles these
 // signals itself keeps doing so. On the thread's alternate stack, which a stack
-// overflow needs; and the faults are unblocked here, where a mask inherited through
-// exec could hold them (the threads to come inherit this one's).
+// overflow needs. The mask stays the program's: one inherited through exec that blocks
+// a fault means a file kept complete at every write (program_blocks_faults).
 void install_fatal_signal_handlers() {
-    sigset_t held_faults;
-    sigemptyset(&held_faults);
     for (int signal_number : kFatalSignals) {
         struct sigaction current;
         if (original::sigaction(signal_number, nullptr, &current) != 0) continue;
@@ -160,9 +158,11 @@ void install_fatal_signal_handlers() {
         sigemptyset(&action.sa_mask);
         if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
         fatal_signals::hold(signal_number);
-        if (fatal_signals::is_fault(signal_number)) sigaddset(&held_faults, signal_number);
     }
-    original::pthread_sigmask(SIG_UNBLOCK, &held_faults, nullptr);
+    sigset_t inherited;
+    if (original::pthread_sigmask(SIG_BLOCK, nullptr, &inherited) == 0 &&
+        fatal_signals::blocks_held_fault(&inherited))
+        recorder.keep_file_complete(nullptr, false);
 }
 
 // Not when a process of the run that the environment names owns it (this process's
@@ -274,6 +274,21 @@ void print_summary_line(const char* text, size_t length, int fd) {
 }
 
 void repair_in_forked_child() { after_fork_in_child(); }
+
+void program_blocks_faults() {
+    if (current_state() != State::active) return;
+    int saved_errno = errno;
+    // Inside one of this thread's calls (a signal handler interrupted it), the stream may
+    // be halfway through an event: the file is only kept complete from the next write.
+    bool interrupted_a_call = thread_log != nullptr && counting_log == nullptr;
+    ThreadLog* counting = counting_log;
+    counting_log = nullptr;  // a handler's calls meanwhile are not counted in our own log
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    recorder.keep_file_complete(thread_log, !interrupted_a_call);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    counting_log = counting;
+    errno = saved_errno;
+}
 
 State initialize() {
     State expected = State::uninitialized;

@@ -56,6 +56,12 @@ struct UncommonCount {
 UncommonCount begin_uncommon_count();
 // In the child of a fork that ran no fork handlers (_Fork): the repair fork's child gets.
 void repair_in_forked_child();
+// The program blocks a fault signal our handler holds (with a mask, or in a handler's
+// mask). Its masks are its own, and a fault it blocks kills the process without any
+// handler, by the kernel's rule: so the data file is brought up to date now, header and
+// all, and from now on its header is rewritten with every write. A fault then leaves a
+// complete file of everything up to the last write. errno is left as it was.
+void program_blocks_faults();
 
 inline State current_state() {
     State s = state.load(std::memory_order_acquire);

@@ -41,18 +41,23 @@ void release_to_program(int signal_number) {
     if (signal_number > 0 && signal_number < 64) held.fetch_and(~(1ul << signal_number));
 }
 
-void unblock_held_faults(sigset_t* mask) {
-    unsigned long ours = held.load(std::memory_order_relaxed);
-    for (int fault : kFaults)
-        if ((ours & (1ul << fault)) != 0) sigdelset(mask, fault);
+bool holds(int signal_number) {
+    return signal_number > 0 && signal_number < 64 &&
+           (held.load(std::memory_order_relaxed) & (1ul << signal_number)) != 0;
 }
 
-int unblock_held_faults(int mask) {
+bool blocks_held_fault(const sigset_t* mask) {
     unsigned long ours = held.load(std::memory_order_relaxed);
     for (int fault : kFaults)
-        if ((ours & (1ul << fault)) != 0)
-            mask &= ~(1 << (fault - 1));  // the old masks: bit n - 1 is signal n
-    return mask;
+        if ((ours & (1ul << fault)) != 0 && sigismember(mask, fault) == 1) return true;
+    return false;
+}
+
+bool blocks_held_fault(int mask) {
+    unsigned long ours = held.load(std::memory_order_relaxed);
+    for (int fault : kFaults)  // the old masks: bit n - 1 is signal n
+        if ((ours & (1ul << fault)) != 0 && (mask & (1 << (fault - 1))) != 0) return true;
+    return false;
 }
 
 // Both run inside the program's calls: errno stays as the program left it.

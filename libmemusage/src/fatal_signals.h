@@ -1,7 +1,8 @@
 // What keeps the fatal-signal handler able to run when the program crashes: an
 // alternate stack on every counting thread (a stack overflow leaves no room on the
-// thread's own), and masks that never block the faults it handles (the kernel kills a
-// process whose fault signal is blocked without running any handler).
+// thread's own). The program's masks are its own: a fault it blocks kills the process
+// without any handler (the kernel's rule), so the collector keeps its data file complete
+// by other means then (collector.h, program_blocks_faults).
 #pragma once
 
 #include <signal.h>
@@ -16,12 +17,15 @@ bool is_fault(int signal_number);
 void hold(int signal_number);
 // The program sets the signal's disposition itself: it is its own from now on.
 void release_to_program(int signal_number);
+// Our handler holds the signal: the program, which set none, must read it back as the
+// default.
+bool holds(int signal_number);
 
-// The mask without the fault signals our handler holds: blocking them could only turn
-// a crash into one that loses the data file.
-void unblock_held_faults(sigset_t* mask);
+// Whether `mask` blocks a fault signal our handler holds: a fault would then kill the
+// process without running it.
+bool blocks_held_fault(const sigset_t* mask);
 // The same for the old-style int masks (sigblock, sigsetmask).
-int unblock_held_faults(int mask);
+bool blocks_held_fault(int mask);
 
 // The calling thread starts counting: `stack` becomes its alternate signal stack,
 // unless the program gave it one already. A null `stack` is allocated first; it stays

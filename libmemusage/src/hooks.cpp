@@ -135,26 +135,52 @@ void program_takes_signal(int signal_number) {
     fatal_signals::release_to_program(signal_number);
 }
 
-// The program's action, as installed: its handler's mask lets our fault handler run.
-const struct sigaction* allowed_action(int signal_number, const struct sigaction* action,
-                                       struct sigaction* allowed) {
-    if (action == nullptr) {         // it only asks
-        collector::current_state();  // the originals are known
-        return nullptr;
-    }
-    program_takes_signal(signal_number);
-    *allowed = *action;
-    fatal_signals::unblock_held_faults(&allowed->sa_mask);
-    return allowed;
+// Our handler stands where the program set nothing: it reads the default back.
+bool ours(int signal_number) {
+    return fatal_signals::holds(signal_number) || sampler::holds(signal_number);
 }
 
-// True when `mask` would block signals, then `allowed` is it without the held faults.
-bool blocking_held_faults(int how, const sigset_t* mask, sigset_t* allowed) {
+// The program blocks a fault our handler holds, now (a mask) or whenever its handler
+// runs (the handler's mask): the data file is kept complete without that handler.
+void note_blocked_faults(bool blocked) {
+    if (blocked) collector::program_blocks_faults();
+}
+
+// sigaction and __sigaction: the program's action goes in as it is, and what it reads
+// back is what it set, or the default where only ours stands.
+template <typename Original>
+int set_action(Original original_function, int signal_number, const struct sigaction* action,
+               struct sigaction* old_action) {
     collector::current_state();  // the originals are known
-    if (mask == nullptr || how == SIG_UNBLOCK) return false;
-    *allowed = *mask;
-    fatal_signals::unblock_held_faults(allowed);
-    return true;
+    bool ours_before = ours(signal_number);
+    if (action != nullptr) {
+        program_takes_signal(signal_number);
+        bool handler = (action->sa_flags & SA_SIGINFO) != 0 ||
+                       (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN);
+        note_blocked_faults(handler && fatal_signals::blocks_held_fault(&action->sa_mask));
+    }
+    int result = original_function(signal_number, action, old_action);
+    if (result == 0 && old_action != nullptr && ours_before) {
+        memset(old_action, 0, sizeof *old_action);
+        old_action->sa_handler = SIG_DFL;
+    }
+    return result;
+}
+
+// signal() and its kin: the handler they say was there is the default where ours was.
+template <typename Original>
+sighandler_t set_handler(Original original_function, int signal_number, sighandler_t handler) {
+    collector::current_state();
+    bool ours_before = ours(signal_number);
+    program_takes_signal(signal_number);
+    sighandler_t previous = original_function(signal_number, handler);
+    return ours_before && previous != SIG_ERR && previous != SIG_HOLD ? SIG_DFL : previous;
+}
+
+// True when `mask`, set with `how`, blocks a fault our handler holds.
+bool blocks_held_fault(int how, const sigset_t* mask) {
+    collector::current_state();  // the originals are known
+    return mask != nullptr && how != SIG_UNBLOCK && fatal_signals::blocks_held_fault(mask);
 }
 
 }  // namespace
@@ -296,53 +322,53 @@ MEMUSAGE_EXPORT int mprotect(void* address, size_t length, int protection) {
 
 // Every way of setting a signal's disposition comes here first: a program that sets
 // its own SIGPROF disposition gets SIGPROF to itself, and one that sets a fault
-// signal's has its handler (or the default death) instead of ours.
+// signal's has its handler (or the default death) instead of ours. What it reads back
+// is never ours.
 MEMUSAGE_EXPORT int sigaction(int signal_number, const struct sigaction* action,
                               struct sigaction* old_action) {
-    struct sigaction allowed;
-    return original::sigaction(signal_number, allowed_action(signal_number, action, &allowed),
-                               old_action);
+    return set_action(original::sigaction, signal_number, action, old_action);
 }
 
 MEMUSAGE_EXPORT int __sigaction(int signal_number, const struct sigaction* action,
                                 struct sigaction* old_action) noexcept {
-    struct sigaction allowed;
-    return original::__sigaction(signal_number, allowed_action(signal_number, action, &allowed),
-                                 old_action);
+    return set_action(original::__sigaction, signal_number, action, old_action);
 }
 
 MEMUSAGE_EXPORT sighandler_t signal(int signal_number, sighandler_t handler) {
-    program_takes_signal(signal_number);
-    return original::signal(signal_number, handler);
+    return set_handler(original::signal, signal_number, handler);
 }
 
 MEMUSAGE_EXPORT sighandler_t bsd_signal(int signal_number, sighandler_t handler) noexcept {
-    program_takes_signal(signal_number);
-    return original::bsd_signal(signal_number, handler);
+    return set_handler(original::bsd_signal, signal_number, handler);
 }
 
 MEMUSAGE_EXPORT sighandler_t ssignal(int signal_number, sighandler_t handler) {
-    program_takes_signal(signal_number);
-    return original::ssignal(signal_number, handler);
+    return set_handler(original::ssignal, signal_number, handler);
 }
 
 // One-shot handlers (SA_RESETHAND): SIGPROF's next tick would be death.
 MEMUSAGE_EXPORT sighandler_t sysv_signal(int signal_number, sighandler_t handler) {
-    program_takes_signal(signal_number);
-    return original::sysv_signal(signal_number, handler);
+    return set_handler(original::sysv_signal, signal_number, handler);
 }
 
 // What `signal` is in programs built for strict X/Open.
 MEMUSAGE_EXPORT sighandler_t __sysv_signal(int signal_number, sighandler_t handler) {
-    program_takes_signal(signal_number);
-    return original::__sysv_signal(signal_number, handler);
+    return set_handler(original::__sysv_signal, signal_number, handler);
 }
 
 // SIG_HOLD only blocks the signal, leaving its disposition as it is.
 MEMUSAGE_EXPORT sighandler_t sigset(int signal_number, sighandler_t disposition) {
     collector::current_state();  // the originals are known
-    if (disposition != SIG_HOLD) program_takes_signal(signal_number);
-    return original::sigset(signal_number, disposition);
+    if (disposition == SIG_HOLD) {
+        sigset_t held;
+        sigemptyset(&held);
+        sigaddset(&held, signal_number);
+        note_blocked_faults(fatal_signals::blocks_held_fault(&held));
+        sighandler_t previous = original::sigset(signal_number, disposition);
+        return ours(signal_number) && previous != SIG_ERR && previous != SIG_HOLD ? SIG_DFL
+                                                                                  : previous;
+    }
+    return set_handler(original::sigset, signal_number, disposition);
 }
 
 MEMUSAGE_EXPORT int sigignore(int signal_number) {
@@ -375,27 +401,29 @@ MEMUSAGE_EXPORT pid_t _Fork() {
     return pid;
 }
 
-// The masks: never the fault signals our handler holds (fatal_signals.h says why).
+// The masks are the program's, as it sets them. Blocking a fault our handler holds
+// takes that handler away (a blocked fault kills without it): the data file is brought
+// up to date first, and kept complete from then on.
 MEMUSAGE_EXPORT int sigprocmask(int how, const sigset_t* mask, sigset_t* old_mask) {
-    sigset_t allowed;
-    if (blocking_held_faults(how, mask, &allowed)) mask = &allowed;
+    note_blocked_faults(blocks_held_fault(how, mask));
     return original::sigprocmask(how, mask, old_mask);
 }
 
 MEMUSAGE_EXPORT int pthread_sigmask(int how, const sigset_t* mask, sigset_t* old_mask) {
-    sigset_t allowed;
-    if (blocking_held_faults(how, mask, &allowed)) mask = &allowed;
+    note_blocked_faults(blocks_held_fault(how, mask));
     return original::pthread_sigmask(how, mask, old_mask);
 }
 
 MEMUSAGE_EXPORT int sigblock(int mask) {
     collector::current_state();  // the originals are known
-    return original::sigblock(fatal_signals::unblock_held_faults(mask));
+    note_blocked_faults(fatal_signals::blocks_held_fault(mask));
+    return original::sigblock(mask);
 }
 
 MEMUSAGE_EXPORT int sigsetmask(int mask) {
     collector::current_state();
-    return original::sigsetmask(fatal_signals::unblock_held_faults(mask));
+    note_blocked_faults(fatal_signals::blocks_held_fault(mask));
+    return original::sigsetmask(mask);
 }
 
 MEMUSAGE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {

@@ -510,7 +510,14 @@ const Event* Recorder::emit_run_recording(ThreadLog& log, const Event* event, co
 void Recorder::write_output() {
     writing_here = true;
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    if (file_ != nullptr) file_->append(stream_.output, stream_.output_used);
+    if (file_ != nullptr) {
+        file_->append(stream_.output, stream_.output_used);
+        if (complete_on_write_.load(std::memory_order_relaxed)) {
+            file_->write_header(stream_.total_peak, stream_.run_peak(), stream_.stack_peak,
+                                stream_.last_time);
+            header_written_ = true;
+        }
+    }
     stream_.output_used = 0;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     writing_here = false;
@@ -618,6 +625,18 @@ bool Recorder::finish_file_after_crash(uint64_t end_time, ThreadLog* crashing) {
     if (completed) complete_file_locked(end_time);
     pthread_mutex_unlock(&mutex_);
     return completed;
+}
+
+void Recorder::keep_file_complete(ThreadLog* own, bool write_now) {
+    complete_on_write_.store(true, std::memory_order_relaxed);
+    if (!write_now || !lock_unless_held_here()) return;
+    if (file_ != nullptr && !stopping_) {
+        bring_stream_up_to_date_locked(own);
+        // Nothing new since the last header: no write at all, for a program that blocks
+        // and unblocks often between allocations.
+        if (stream_.output_used > 0 || !header_written_) write_output();
+    }
+    unlock();
 }
 
 // Another thread recording directly would be writing the stream while we read it:

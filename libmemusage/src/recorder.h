@@ -139,6 +139,12 @@ class Recorder {
     // True when every event was merged (and the site figures are complete).
     bool finish_file_after_crash(uint64_t end_time, ThreadLog* crashing = nullptr);
 
+    // From now on every write of the record buffer also writes the header, peaks as of
+    // the records written, so that a death no handler sees leaves a complete file. With
+    // `write_now`, the stream is brought up to date and written at once (never waiting
+    // for a lock this thread may hold).
+    void keep_file_complete(ThreadLog* own, bool write_now);
+
     // The in-process API's questions, answered from everything published so far: `own`
     // is the asking thread's log (null if it has none). Each takes the lock.
     struct HeapFigures {
@@ -273,6 +279,10 @@ class Recorder {
     EventsFile* events_ = nullptr;   // the event recording, when on (and this process's)
     bool stamp_direct_ = false;      // a thread recording directly stamps its events
     bool logs_have_blocks_ = false;  // record_events() was called: see ThreadLog::blocks()
+    // keep_file_complete() was called; header_written_: the header describes the records
+    // written so far (set under the lock, or by the thread recording directly).
+    std::atomic<bool> complete_on_write_{false};
+    bool header_written_ = false;
 
     // The per-thread table's rows (of threads that ended, then of all at the end).
     bool keep_rows_ = false;

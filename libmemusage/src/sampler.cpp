@@ -17,6 +17,7 @@ constexpr long kTickNanoseconds = 1000;  // the kernel rounds it to its own tick
 
 std::atomic<bool> running{false};
 std::atomic<bool> yielded{false};
+std::atomic<bool> installed{false};  // our handler is SIGPROF's (it stays after stop())
 timer_t timer;
 
 void on_tick(int, siginfo_t*, void* context) {
@@ -63,6 +64,7 @@ void start() {
     action.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&action.sa_mask);
     if (original::sigaction(SIGPROF, &action, nullptr) != 0) return;
+    installed.store(true);
     if (start_timer()) running.store(true);
 }
 
@@ -84,6 +86,10 @@ void yield_to_program(int signal_number) {
     if (signal_number != SIGPROF) return;
     yielded.store(true);
     stop();
+}
+
+bool holds(int signal_number) {
+    return signal_number == SIGPROF && installed.load() && !yielded.load();
 }
 
 }  // namespace memusage::sampler

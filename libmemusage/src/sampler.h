@@ -20,5 +20,8 @@ void resume_after_failed_exec(bool was_sampling);
 // The program is installing its own SIGPROF disposition: from now on SIGPROF is its
 // own, and ours stops for good.
 void yield_to_program(int signal_number);
+// Our handler holds the signal (SIGPROF, the program set none): the program must read
+// it back as the default.
+bool holds(int signal_number);
 
 }  // namespace memusage::sampler

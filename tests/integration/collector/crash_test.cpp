@@ -118,9 +118,10 @@ TEST(Crashes, EveryRecordOfALongRunReachesTheFile) {
 
 // Crashes that leave the handler little room: a stack overflow (nothing left of the
 // thread's stack: the handler runs on an alternate one), and a fault while the program
-// blocks every signal (the kernel kills without running any handler, so the collector
-// keeps the faults it handles out of the program's masks). Each still dies of SIGSEGV;
-// with a data file (and with mmap tracing too), the file is complete.
+// blocks every signal (the kernel kills without running any handler; the program's masks
+// stay its own, so the collector completes the file when the program blocks the faults,
+// and at every write after). Each still dies of SIGSEGV; with a data file (and with mmap
+// tracing too), the file is complete.
 class CrashWithoutRoom : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(CrashWithoutRoom, StillDiesOfItWithTheFileComplete) {
