@@ -16,8 +16,9 @@ namespace memusagestat {
 // (shown_frames). True when the block is the runtime's:
 // - a stack with no frame of the program's (libstdc++'s exception pool, made before main);
 // - a stream's buffer, allocated by stdio on the stream's first use;
+// - libgcc_s, which glibc loads for pthread_exit's and pthread_cancel's unwinding;
 // - what dlopen and pthread_create keep (a library's link map, a thread's TLS).
-// The first two are matched among the runtime's own frames, those before the program's
+// The first three are matched among the runtime's own frames, those before the program's
 // innermost one, so a block the program allocated itself is never taken for them.
 bool kept_by_runtime(const std::vector<SourceFrame>& frames, const ShownFrames& shown);
 

@@ -1,6 +1,8 @@
 // What the leak reports leave to the runtimes, decided block by block from each block's own
 // stack: stdio's buffer is the C library's, but the lines getline allocated for the program
-// are leaks although they fold into the same shown site.
+// are leaks although they fold into the same shown site; libgcc_s, which glibc loads for
+// pthread_exit's and pthread_cancel's unwinding and keeps until exit, is no leak of the
+// program's, but what the exiting thread itself leaked is.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -77,6 +79,43 @@ TEST(RuntimeBlocks, TheLongLivedReportListsGetlineBuffers) {
     std::string report = run.err.substr(start + 1);
     EXPECT_TRUE(report.starts_with("Long-lived blocks: 1000 blocks (120000 bytes)")) << report;
     EXPECT_NE(not_counted_after(report).find(" in 1 block "), std::string::npos) << report;
+}
+
+TEST(RuntimeBlocks, PthreadExitAndCancelLeaveNoLeakOfTheirOwn) {
+    Scratch scratch;
+    for (const char* mode : {"cancel", "main"}) {
+        Outcome run = run_memusage(
+            {"--color=never", "--leak-exitcode=42", fixture("sites_fixture_pthread_exit"), mode},
+            scratch.path());
+        EXPECT_EQ(exit_status(run), 0) << mode << "\n" << run.err;
+        std::string report = leak_report_in(run.err);
+        EXPECT_TRUE(report.starts_with("No leaks: every block the program allocated was freed.\n"))
+            << mode << "\n"
+            << run.err;
+        // libgcc_s's blocks, with pthread_create's records.
+        EXPECT_NE(not_counted_after(report), "") << mode << "\n" << report;
+    }
+}
+
+TEST(RuntimeBlocks, AThreadThatCallsPthreadExitStillLeaksWhatItLeaked) {
+    Scratch scratch;
+    for (const char* mode : {"thread", "all"}) {
+        Outcome run = run_memusage(
+            {"--color=never", "--leak-exitcode=42", fixture("sites_fixture_pthread_exit"), mode},
+            scratch.path());
+        EXPECT_EQ(exit_status(run), 42) << mode << "\n" << run.err;
+        std::string report = leak_report_in(run.err);
+        EXPECT_TRUE(report.starts_with("Leaks: 777 bytes in 1 block never freed, from 1 stack "))
+            << mode << "\n"
+            << run.err;
+        std::vector<Entry> entries = entries_of(report);
+        ASSERT_EQ(entries.size(), 1u) << report;
+        ASSERT_FALSE(entries[0].stack.empty()) << report;
+        EXPECT_EQ(entries[0].stack[0],
+                  "at leaking_exit (" + location("sites_pthread_exit.c", "thread_leak") + ")")
+            << report;
+        EXPECT_EQ(report.find("via pthread_exit"), std::string::npos) << report;
+    }
 }
 
 }  // namespace

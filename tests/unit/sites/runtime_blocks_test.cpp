@@ -34,10 +34,23 @@ TEST(RuntimeBlocks, AStreamsBufferIsTheRuntimesButGetlinesLinesAreNot) {
                       runtime("_IO_wdoallocbuf"), runtime("fgetwc"), program("main")}));
 }
 
+TEST(RuntimeBlocks, LibgccSLoadedForUnwindingIsTheRuntimes) {
+    for (const char* ending : {"pthread_exit", "pthread_cancel"})
+        EXPECT_TRUE(kept({runtime("calloc"), runtime("_dl_new_object"), runtime("_dl_open"),
+                          runtime("__libc_dlopen_mode"), runtime("__libc_unwind_link_get"),
+                          runtime(ending), program("worker"), runtime("start_thread")}))
+            << ending;
+    // Before glibc 2.34.
+    EXPECT_TRUE(kept({runtime("malloc"), runtime("_dl_open"), runtime("__libc_dlopen_mode"),
+                      runtime("pthread_cancel_init"), runtime("__pthread_unwind"),
+                      runtime("pthread_exit"), program("worker")}));
+}
+
 TEST(RuntimeBlocks, WhatTheProgramAllocatesIsItsOwnWhateverItCallsLater) {
     // A thread's own block before it calls pthread_exit.
     EXPECT_FALSE(kept({program("worker"), runtime("start_thread"), runtime("__clone3")}));
-    // A program's function of such a name is no runtime frame before the program's.
+    // A program's function of one of those names is no runtime frame before the program's.
+    EXPECT_FALSE(kept({runtime("malloc"), program("__libc_unwind_link_get"), program("main")}));
     EXPECT_FALSE(kept({runtime("malloc"), program("_IO_file_doallocate"), program("main")}));
     // A program's own dlopen'ed code is not the loader.
     EXPECT_FALSE(kept({runtime("malloc"), program("plugin_init"), program("main")}));
