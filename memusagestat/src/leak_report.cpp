@@ -7,22 +7,25 @@ namespace memusagestat {
 LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
                        const Symbolizer& symbolizer) {
     LeakReport report;
-    std::vector<const ShownSite*> leaks;
+    struct Leak {
+        const ShownSite* site;
+        AllocationSite figures;  // the program's own
+    };
+    std::vector<Leak> leaks;
     AllocationSite runtime;
     for (const ShownSite& site : sites) {
-        if (site.figures.blocks_leaked() == 0 && site.figures.bytes_leaked() == 0) continue;
-        if (site.kept_by_runtime) {
-            add_figures(runtime, site.figures);
-            continue;
-        }
-        leaks.push_back(&site);
-        report.blocks += site.figures.blocks_leaked();
-        report.bytes += site.figures.bytes_leaked();
+        if (site.kept_by_runtime.blocks_leaked() != 0 || site.kept_by_runtime.bytes_leaked() != 0)
+            add_figures(runtime, site.kept_by_runtime);
+        AllocationSite program = site.program_figures();
+        if (program.blocks_leaked() == 0 && program.bytes_leaked() == 0) continue;
+        leaks.push_back({&site, program});
+        report.blocks += program.blocks_leaked();
+        report.bytes += program.bytes_leaked();
     }
-    std::stable_sort(leaks.begin(), leaks.end(), [](const ShownSite* a, const ShownSite* b) {
-        if (a->figures.bytes_leaked() != b->figures.bytes_leaked())
-            return a->figures.bytes_leaked() > b->figures.bytes_leaked();
-        return a->figures.blocks_leaked() > b->figures.blocks_leaked();
+    std::stable_sort(leaks.begin(), leaks.end(), [](const Leak& a, const Leak& b) {
+        if (a.figures.bytes_leaked() != b.figures.bytes_leaked())
+            return a.figures.bytes_leaked() > b.figures.bytes_leaked();
+        return a.figures.blocks_leaked() > b.figures.blocks_leaked();
     });
 
     std::string& out = report.text;
@@ -36,9 +39,9 @@ LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>
               "Bytes never freed, by stack, largest first:\n";
         for (size_t i = 0; i < leaks.size(); ++i)
             write_entry(out, i + 1,
-                        plural(leaks[i]->figures.bytes_leaked(), "byte", "bytes") + " in " +
-                            plural(leaks[i]->figures.blocks_leaked(), "block", "blocks"),
-                        *leaks[i]);
+                        plural(leaks[i].figures.bytes_leaked(), "byte", "bytes") + " in " +
+                            plural(leaks[i].figures.blocks_leaked(), "block", "blocks"),
+                        *leaks[i].site);
     }
     out += kept_by_runtime_line(runtime.bytes_leaked(), runtime.blocks_leaked());
     std::string notes = profile_notes(profile, symbolizer);

@@ -10,16 +10,12 @@ std::string long_lived_report(const SitesProfile& profile, const std::vector<Sho
                               const RunLifetimes& lifetimes, double threshold,
                               const Symbolizer& symbolizer) {
     std::vector<size_t> listed;
-    uint64_t blocks = 0, bytes = 0, runtime_blocks = 0, runtime_bytes = 0;
+    uint64_t blocks = 0, bytes = 0;
+    // As in the leak report, what the runtimes keep until exit (long-lived by design) is
+    // left out of the sites' figures and totalled apart.
     for (size_t i = 0; i < sites.size() && i < lifetimes.sites.size(); ++i) {
         const SiteLifetime& life = lifetimes.sites[i];
         if (life.long_lived_blocks == 0) continue;
-        // As in the leak report: what the runtimes keep until exit lives long by design.
-        if (sites[i].kept_by_runtime) {
-            runtime_blocks += life.long_lived_blocks;
-            runtime_bytes += life.long_lived_bytes;
-            continue;
-        }
         listed.push_back(i);
         blocks += life.long_lived_blocks;
         bytes += life.long_lived_bytes;
@@ -62,7 +58,7 @@ std::string long_lived_report(const SitesProfile& profile, const std::vector<Sho
                         sites[i]);
         }
     }
-    out += kept_by_runtime_line(runtime_bytes, runtime_blocks);
+    out += kept_by_runtime_line(lifetimes.kept_long_lived_bytes, lifetimes.kept_long_lived_blocks);
     std::string notes = profile_notes(profile, symbolizer);
     // The recording names the site of the sampled blocks only, and not their weights.
     if (profile.sample_interval != 0)

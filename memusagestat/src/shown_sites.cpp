@@ -7,6 +7,7 @@
 #include <map>
 
 #include "frame_folding.h"
+#include "runtime_blocks.h"
 
 namespace memusagestat {
 namespace {
@@ -15,19 +16,6 @@ std::string hex(uint64_t value) {
     char text[24];
     std::snprintf(text, sizeof text, "0x%" PRIx64, value);
     return text;
-}
-
-// glibc's stdio allocates a stream's buffer here, on the stream's first use, and keeps it
-// until exit (only valgrind's __libc_freeres hook frees it).
-bool is_stdio_buffer(const SourceFrame& frame) {
-    return frame.function == "_IO_file_doallocate" || frame.function == "_IO_wfile_doallocate";
-}
-
-// Calls whose blocks the runtime keeps for as long as what they made lives, which
-// programs rarely end: a library loaded with dlopen (its link map, until dlclose), a
-// thread (its thread-local storage, kept with glibc's cache of thread stacks).
-bool keeps_its_blocks(const std::string& via) {
-    return via == "dlopen" || via == "dlmopen" || via == "pthread_create";
 }
 
 struct FoldedStack {
@@ -55,15 +43,10 @@ FoldedStack folded_stack(const AllocationSite& site, const SitesProfile& profile
         return folded;
     }
     const ShownFrames shown = shown_frames(frames);
-    for (size_t i = 0; i < shown.first; ++i)
-        folded.kept_by_runtime = folded.kept_by_runtime || is_stdio_buffer(frames[i]);
-    if (shown.first == 0 && is_wrapper(frames[0]))  // nothing but wrappers
-        folded.kept_by_runtime = true;
-    if (shown.via != nullptr) {
+    folded.kept_by_runtime = kept_by_runtime(frames, shown);
+    if (shown.via != nullptr)
         folded.via =
             shown.via->function.empty() ? describe(*shown.via) : short_name(shown.via->function);
-        folded.kept_by_runtime = folded.kept_by_runtime || keeps_its_blocks(folded.via);
-    }
     folded.frames.assign(frames.begin() + static_cast<ptrdiff_t>(shown.first),
                          frames.begin() + static_cast<ptrdiff_t>(shown.end));
     for (const SourceFrame& frame : folded.frames) folded.lines.push_back(describe(frame));
@@ -84,6 +67,16 @@ std::string describe(const SourceFrame& frame) {
         text = hex(frame.offset);
     if (frame.inlined) text += " [inlined]";
     return text;
+}
+
+AllocationSite ShownSite::program_figures() const {
+    AllocationSite program = figures;
+    program.blocks_allocated -= kept_by_runtime.blocks_allocated;
+    program.bytes_allocated -= kept_by_runtime.bytes_allocated;
+    program.blocks_freed -= kept_by_runtime.blocks_freed;
+    program.bytes_freed -= kept_by_runtime.bytes_freed;
+    program.bytes_at_peak -= kept_by_runtime.bytes_at_peak;
+    return program;
 }
 
 void add_figures(AllocationSite& into, const AllocationSite& site) {
@@ -142,9 +135,18 @@ std::string profile_notes(const SitesProfile& profile, const Symbolizer& symboli
 ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
                      Symbolizer& symbolizer) {
     FoldedStack folded = folded_stack(site, profile, symbolizer);
-    return ShownSite{
-        std::move(folded.frames), std::move(folded.lines), std::move(folded.via), site, {site.id},
-        folded.kept_by_runtime,   cut_at(site, profile)};
+    ShownSite shown;
+    shown.frames = std::move(folded.frames);
+    shown.lines = std::move(folded.lines);
+    shown.via = std::move(folded.via);
+    shown.figures = site;
+    shown.ids = {site.id};
+    if (folded.kept_by_runtime) {
+        add_figures(shown.kept_by_runtime, site);
+        shown.kept_ids = {site.id};
+    }
+    shown.cut_at = cut_at(site, profile);
+    return shown;
 }
 
 std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer) {
@@ -158,20 +160,21 @@ std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symb
         for (const std::string& line : folded.lines) key += "\n" + line;
         auto [found, inserted] = by_key.emplace(key, shown.size());
         if (inserted) {
-            ShownSite entry{std::move(folded.frames),
-                            std::move(folded.lines),
-                            std::move(folded.via),
-                            {},
-                            {},
-                            false,
-                            cut};
+            ShownSite entry;
+            entry.frames = std::move(folded.frames);
+            entry.lines = std::move(folded.lines);
+            entry.via = std::move(folded.via);
             entry.figures.id = site.id;
+            entry.cut_at = cut;
             shown.push_back(std::move(entry));
         }
         ShownSite& into = shown[found->second];
         add_figures(into.figures, site);
         into.ids.push_back(site.id);
-        into.kept_by_runtime = into.kept_by_runtime || folded.kept_by_runtime;
+        if (folded.kept_by_runtime) {
+            add_figures(into.kept_by_runtime, site);
+            into.kept_ids.push_back(site.id);
+        }
     }
     return shown;
 }

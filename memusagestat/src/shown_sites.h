@@ -18,13 +18,17 @@ struct ShownSite {
     std::string via;                  // the outermost wrapper it allocated through, if any
     AllocationSite figures;           // the sum of the raw sites folded into it
     std::vector<uint32_t> ids;        // those raw sites' ids (SiteRecord::id)
-    // Allocated by the C or C++ runtime for itself rather than for the program: a stack
-    // with no frame of the program's (libstdc++'s exception pool, made before main), a
-    // stdio buffer, dlopen's and pthread_create's records. Such blocks live until exit by
-    // design (valgrind calls them "still reachable").
-    bool kept_by_runtime = false;
+    // Of `figures`, those of the raw sites whose own stacks the C or C++ runtime allocated
+    // through for itself (runtime_blocks.h), and of `ids`, theirs. Such blocks live until
+    // exit by design; the leak reports count them apart. Kept per raw site: one shown site
+    // may fold the runtime's blocks and the program's together.
+    AllocationSite kept_by_runtime;
+    std::vector<uint32_t> kept_ids;
     // The stack was cut at this many frames, its outer callers not recorded; 0: whole.
     uint32_t cut_at = 0;
+
+    // `figures` less `kept_by_runtime`: what the program allocated here for itself.
+    AllocationSite program_figures() const;
 };
 
 // How many frames a site's stack was cut at (the collector keeps at most the profile's

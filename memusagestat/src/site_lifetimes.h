@@ -31,7 +31,10 @@ struct RunLifetimes {
     double duration = 0;   // seconds from the recording's start to its end
     double peak_time = 0;  // seconds from the start to the heap's peak
     uint64_t heap_peak = 0;
-    std::vector<SiteLifetime> sites;  // one per shown site, in shown_sites' order
+    // One per shown site, in shown_sites' order. Its long-lived figures leave out the
+    // blocks the runtimes keep (ShownSite::kept_ids), which are only totalled, below.
+    std::vector<SiteLifetime> sites;
+    uint64_t kept_long_lived_blocks = 0, kept_long_lived_bytes = 0;
     std::string problem;  // why the recording stopped early, or why it has no times; "" if none
 };
 

@@ -1,6 +1,7 @@
 #include "site_replay.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "block_replay.h"
 #include "events_reader.h"
@@ -94,6 +95,9 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
 
     lifetimes.sites.resize(sites.size());
     SiteHoldings holdings(sites);
+    std::unordered_set<uint32_t> kept_by_runtime;
+    for (const ShownSite& site : sites)
+        kept_by_runtime.insert(site.kept_ids.begin(), site.kept_ids.end());
     BlockReplay replay;
     uint64_t events = 0, peak_event = 0, peak_time = reader.start_time();
     const auto on_ended = [&](const BlockLife& life, size_t site) {
@@ -106,7 +110,10 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
             figures.bytes_at_end += life.size;
             ++figures.blocks_at_end;
         }
-        if (long_lived && lived > *long_lived) {
+        if (long_lived && lived > *long_lived && kept_by_runtime.contains(life.site)) {
+            ++lifetimes.kept_long_lived_blocks;
+            lifetimes.kept_long_lived_bytes += life.size;
+        } else if (long_lived && lived > *long_lived) {
             ++figures.long_lived_blocks;
             figures.long_lived_bytes += life.size;
             figures.long_lived_freed += life.freed;

@@ -29,17 +29,20 @@ struct Ranking {
 
 void write_ranking(std::string& out, const Ranking& ranking, const std::vector<ShownSite>& sites,
                    unsigned top) {
-    std::vector<const ShownSite*> ranked;
+    struct Ranked {
+        const ShownSite* site;
+        AllocationSite figures;  // for a ranking of leaks, the program's own
+    };
+    std::vector<Ranked> ranked;
     AllocationSite kept;
     for (const ShownSite& site : sites) {
-        if (ranking.value(site.figures) == 0) continue;
-        if (ranking.of_leaks && site.kept_by_runtime)
-            add_figures(kept, site.figures);
-        else
-            ranked.push_back(&site);
+        if (ranking.of_leaks && ranking.value(site.kept_by_runtime) != 0)
+            add_figures(kept, site.kept_by_runtime);
+        AllocationSite figures = ranking.of_leaks ? site.program_figures() : site.figures;
+        if (ranking.value(figures) != 0) ranked.push_back({&site, figures});
     }
-    std::stable_sort(ranked.begin(), ranked.end(), [&](const ShownSite* a, const ShownSite* b) {
-        return ranking.value(a->figures) > ranking.value(b->figures);
+    std::stable_sort(ranked.begin(), ranked.end(), [&](const Ranked& a, const Ranked& b) {
+        return ranking.value(a.figures) > ranking.value(b.figures);
     });
     out += "\n";
     out += ranking.title;
@@ -48,7 +51,7 @@ void write_ranking(std::string& out, const Ranking& ranking, const std::vector<S
     out += ":\n";
     if (ranked.empty()) out += "   none\n";
     for (size_t i = 0; i < ranked.size() && i < top; ++i)
-        write_entry(out, i + 1, ranking.figures(ranked[i]->figures), *ranked[i]);
+        write_entry(out, i + 1, ranking.figures(ranked[i].figures), *ranked[i].site);
     out += kept_by_runtime_line(kept.bytes_leaked(), kept.blocks_leaked());
 }
 

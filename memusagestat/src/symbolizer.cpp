@@ -18,22 +18,12 @@
 namespace memusagestat {
 namespace {
 
-std::string demangled(const char* name) {
-    if (name == nullptr) return {};
-    int status = 0;
-    char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-    if (status != 0 || readable == nullptr) return name;
-    std::string result = readable;
-    std::free(readable);
-    return result;
-}
-
 // The name a DIE gives its function, through the abstract origin of an inlined call.
 std::string function_name(Dwarf_Die* die) {
     Dwarf_Attribute attribute;
     for (int name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name})
         if (dwarf_attr_integrate(die, name, &attribute) != nullptr)
-            if (const char* text = dwarf_formstring(&attribute)) return demangled(text);
+            if (const char* text = dwarf_formstring(&attribute)) return demangled_name(text);
     if (dwarf_attr_integrate(die, DW_AT_name, &attribute) != nullptr)
         if (const char* text = dwarf_formstring(&attribute)) return text;
     return {};
@@ -117,6 +107,17 @@ struct Symbolizer::State {
     }
 };
 
+std::string demangled_name(const char* name) {
+    if (name == nullptr) return {};
+    if (std::strncmp(name, "_Z", 2) != 0) return name;
+    int status = 0;
+    char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    if (status != 0 || readable == nullptr) return name;
+    std::string result = readable;
+    std::free(readable);
+    return result;
+}
+
 Symbolizer::Symbolizer(const std::vector<SitesModule>& modules) : state_(new State) {
     elf_version(EV_CURRENT);
     state_->dwfl = dwfl_begin(&kCallbacks);
@@ -196,7 +197,7 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
     if (mod == nullptr) return {base};
 
     if (module->symbols == nullptr) module->symbols = std::make_unique<SymbolIndex>(mod);
-    std::string outer_name = demangled(module->symbols->name_of(pc));
+    std::string outer_name = demangled_name(module->symbols->name_of(pc));
     // A versioned symbol of the symbol table: "pthread_create@GLIBC_2.2.5".
     if (size_t version = outer_name.find('@'); version != std::string::npos)
         outer_name.erase(version);

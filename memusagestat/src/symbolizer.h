@@ -25,6 +25,11 @@ struct SourceFrame {
     bool runtime = false;  // in the C or C++ runtime, the loader or GLib (libc.so.6, ld-linux...)
 };
 
+// A symbol's name as a reader knows it: a C++ name mangled by the Itanium ABI (_Z...)
+// demangled; any other name as it is, although __cxa_demangle would read "i" or "St3foo"
+// as a type (int, std::foo). Empty for none.
+std::string demangled_name(const char* name);
+
 class Symbolizer {
   public:
     explicit Symbolizer(const std::vector<SitesModule>& modules);

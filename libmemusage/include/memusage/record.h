@@ -24,10 +24,15 @@ static_assert(sizeof(Record) == 24, "the data file's record is 24 bytes");
 
 inline constexpr uint64_t kHeaderRecords = 2;
 
-// A header whose peaks are still zero comes from a run that never reached its exit
-// handler; readers then recover the peaks by scanning the events.
+// Whether the run's exit rewrote the header. Both collectors, glibc's and ours, first
+// write it with zero peaks and the start time in both records, and at exit with the peaks
+// and the end time in record 1. Zero peaks alone do not tell: a run that allocated nothing
+// ends with them too. Its end time does, always later than its start (the cycle counter
+// advanced in between). A header still provisional comes from a run that never reached
+// its exit handler; readers then recover the peaks by scanning the events.
 inline bool header_is_complete(const Record& first, const Record& second) {
-    return first.stack != 0 || second.heap != 0 || second.stack != 0;
+    return first.stack != 0 || second.heap != 0 || second.stack != 0 ||
+           second.time() != first.time();
 }
 
 }  // namespace memusage

@@ -125,6 +125,17 @@ TEST_F(ProfileTest, TitleWithSpacesStaysOneArgument) {
     EXPECT_NE(bytes.find("Two words  and more"), std::string::npos);
 }
 
+// /bin/true allocates nothing: its data file has zero peaks, as a run that died has, but
+// it is complete and the graph is drawn without a warning.
+TEST_F(ProfileTest, PngOfARunThatAllocatedNothingHasNoWarning) {
+    std::string png = in_scratch("true.png");
+    DriverRun result = run({"--color=never", "-p", png, "/bin/true"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_TRUE(fs::exists(png));
+    EXPECT_EQ(result.err.find("warning"), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find("incomplete"), std::string::npos) << result.err;
+}
+
 TEST_F(ProfileTest, PngAndDataTogetherKeepTheData) {
     std::string png = in_scratch("both.png");
     std::string data = in_scratch("both.dat");

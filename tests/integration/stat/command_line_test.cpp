@@ -176,6 +176,22 @@ TEST(CommandLine, DeadRunIsRepairedDrawnAndWrittenBack) {
     EXPECT_NE(outcome.output.find("recovered"), std::string::npos) << outcome.output;
 }
 
+// A run that allocated nothing has zero peaks too, but its exit wrote the end time into
+// record 1: the file is complete, drawn without a word, and left as it is.
+TEST(CommandLine, CompleteRunThatAllocatedNothingIsNoDeadRun) {
+    DataFile data;
+    data.start = 100;
+    data.end = 900;
+    ScratchDir dir;
+    data.write(dir / "empty");
+    const std::string before = read_file(dir / "empty");
+    const Outcome outcome = run({MEMUSAGESTAT, dir / "empty", dir / "empty.png"});
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+    EXPECT_EQ(outcome.output, "");
+    EXPECT_TRUE(is_png(dir / "empty.png"));
+    EXPECT_EQ(read_file(dir / "empty"), before);
+}
+
 // A kill between two pages of one write: the file was lengthened first, so the record
 // across the page boundary has its heap and zeros for its stack and time, and zeros
 // follow. The run's end is the last record that has a time; the picture is by time.

@@ -75,3 +75,19 @@ TEST(GlibcCross, GlibcDrawsAHeaderWeRepaired) {
     ASSERT_TRUE(decode_png(dir / "glibc.png", image));
     EXPECT_TRUE(image.near(600, value_row(300000, 498000), [](Rgb c) { return c.reddish(); }));
 }
+
+// Both collectors write a program that allocates nothing as zero peaks and an end time
+// after the start: a complete file, drawn by ours without a warning.
+TEST(GlibcCross, ARunThatAllocatedNothingIsCompleteWhoeverWroteIt) {
+    for (const char* collector : {GLIBC_LIBMEMUSAGE, OUR_LIBMEMUSAGE}) {
+        ScratchDir dir;
+        const Outcome traced =
+            run({"/bin/true"}, {std::string("LD_PRELOAD=") + collector,
+                                "MEMUSAGE_OUTPUT=" + (dir / "true.dat"), "MEMUSAGE_NO_TIMER=1"});
+        ASSERT_EQ(traced.exit_code, 0) << traced.output;
+        const Outcome drawn = run({MEMUSAGESTAT, dir / "true.dat", dir / "true.png"});
+        EXPECT_EQ(drawn.exit_code, 0) << drawn.output;
+        EXPECT_EQ(drawn.output, "") << collector;
+        EXPECT_EQ(read_file(dir / "true.png").substr(1, 3), "PNG");
+    }
+}

@@ -50,6 +50,19 @@ TEST(DataFile, RecordsFollowTheHeaderWhichIsRewrittenAtTheEnd) {
     EXPECT_TRUE(header_is_complete(records[0], records[1]));
 }
 
+// A run that allocated nothing ends with zero peaks: the end time tells its header from
+// the provisional one.
+TEST(DataFile, AHeaderOfZeroPeaksWrittenAtTheEndIsComplete) {
+    ScratchFile scratch;
+    DataFile file;
+    ASSERT_EQ(file.open(scratch.path(), 10), DataFile::OpenResult::opened);
+    file.write_header(0, 0, 0, 99);
+    file.close();
+    auto records = scratch.records();
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_TRUE(header_is_complete(records[0], records[1]));
+}
+
 TEST(DataFile, TimesAboveThirtyTwoBitsSurvive) {
     ScratchFile scratch;
     DataFile file;

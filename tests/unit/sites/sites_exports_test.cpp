@@ -43,11 +43,33 @@ TEST(LeakReport, ListsTheBlocksNeverFreedLargestFirst) {
 TEST(LeakReport, SaysNoLeaksAndLeavesTheRuntimesBlocksOut) {
     Shown shown(
         {made_up_site({0x10}, 1, 10, 1, 10, 10), made_up_site({0x20}, 1, 4096, 0, 0, 4096)});
-    shown.sites[1].kept_by_runtime = true;  // as a stdio buffer's stack makes it
+    shown.sites[1].kept_by_runtime = shown.sites[1].figures;  // as a stdio buffer's stack makes it
+    shown.sites[1].kept_ids = shown.sites[1].ids;
     LeakReport report = leak_report(shown.profile, shown.sites, shown.symbolizer);
     EXPECT_EQ(report.blocks, 0u);
     EXPECT_EQ(report.text,
               "No leaks: every block the program allocated was freed.\n"
+              "\n"
+              "Not counted: 4096 bytes in 1 block the C and C++ runtimes keep until exit "
+              "(stdio buffers, dlopen's and pthread_create's records, libstdc++'s exception "
+              "pool)\n");
+}
+
+// One shown site of the program's blocks and the runtime's (getline's lines and the
+// stream's buffer, both "main via getline"): the program's are leaks, the runtime's not.
+TEST(LeakReport, CountsApartOnlyTheRuntimesPartOfASite) {
+    Shown shown({made_up_site({0x10}, 1001, 124096, 0, 0, 0)});
+    shown.sites[0].kept_by_runtime = made_up_site({0x10}, 1, 4096, 0, 0);
+    LeakReport report = leak_report(shown.profile, shown.sites, shown.symbolizer);
+    EXPECT_EQ(report.blocks, 1000u);
+    EXPECT_EQ(report.bytes, 120000u);
+    EXPECT_EQ(report.text,
+              "Leaks: 120000 bytes in 1000 blocks never freed, from 1 stack (still allocated at "
+              "exit; whether still reachable is not known)\n"
+              "\n"
+              "Bytes never freed, by stack, largest first:\n"
+              "  #1 120000 bytes in 1000 blocks\n"
+              "       at 0x10\n"
               "\n"
               "Not counted: 4096 bytes in 1 block the C and C++ runtimes keep until exit "
               "(stdio buffers, dlopen's and pthread_create's records, libstdc++'s exception "

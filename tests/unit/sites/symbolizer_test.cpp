@@ -36,6 +36,18 @@ TEST(Symbolizer, NamesTheFunctionFileAndLineOfAReturnAddress) {
     EXPECT_EQ(&symbolizer.frames_of(here), &frames) << "cached";
 }
 
+// __cxa_demangle also reads a bare type code ("i" is int, "St3foo" std::foo), which is
+// what a C function of that name would become: only a mangled name (_Z...) is demangled.
+TEST(Symbolizer, DemanglesOnlyMangledNames) {
+    using memusagestat::demangled_name;
+    for (const char* c_name : {"i", "f", "d", "Ss", "St3foo", "w", "main", "_start", "malloc"})
+        EXPECT_EQ(demangled_name(c_name), c_name);
+    EXPECT_EQ(demangled_name("_Z1iv"), "i()");
+    EXPECT_EQ(demangled_name("_ZNSs4swapERSs"), "std::string::swap(std::string&)");
+    EXPECT_EQ(demangled_name("_Znot_a_mangling"), "_Znot_a_mangling");
+    EXPECT_EQ(demangled_name(nullptr), "");
+}
+
 TEST(Symbolizer, AnAddressInNoModuleIsItsOwnNumber) {
     Symbolizer symbolizer({});
     const auto& frames = symbolizer.frames_of(0x1234);

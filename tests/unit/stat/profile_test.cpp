@@ -51,6 +51,21 @@ TEST(Profile, ZeroPeakHeaderIsRepairedFromTheEvents) {
     expect_header(profile.header, 700, 600, 900, 1000, 1030);
 }
 
+// Zero peaks alone are no sign of a death: a run that allocated nothing has them too. Its
+// exit wrote the end time into record 1, which a run that died leaves at the start time.
+TEST(Profile, ZeroPeaksWithAnEndTimeAreACompleteRunThatAllocatedNothing) {
+    auto file = header(0, 0, 0, 1000, 5000);
+    Profile profile;
+    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    EXPECT_FALSE(profile.header.repaired);
+    expect_header(profile.header, 0, 0, 0, 1000, 5000);
+    // Timer ticks of such a run are events at a heap of 0.
+    file.push_back(record(0, 0, 2000));
+    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    EXPECT_FALSE(profile.header.repaired);
+    expect_header(profile.header, 0, 0, 0, 1000, 5000);
+}
+
 TEST(Profile, RepairCanBeLeftToTheCaller) {
     auto file = header(0, 0, 0, 0, 0);
     file.push_back(record(100, 50, 1));
@@ -141,7 +156,7 @@ TEST(Profile, MisalignedBytesAreRefusedNotRead) {
 }
 
 TEST(Profile, AbsurdValuesSaturateInsteadOfWrapping) {
-    auto file = header(0, 0, 0, UINT64_MAX, 0);
+    auto file = header(0, 0, 0, UINT64_MAX, UINT64_MAX);  // provisional: a run that died
     file.push_back(record(UINT64_MAX, UINT64_MAX, 1));
     file.push_back(record(1, 1, UINT64_MAX));
     Profile profile;
