@@ -16,9 +16,30 @@ namespace memusage::unwind {
 // thread captures.
 bool load();
 
+// A thread that will capture no more stacks (it is exiting): it gives its place among the
+// threads that unwind with libunwind's trace cache to the next one (unwind.cpp says why
+// there are only so many). Async-signal-safe.
+void end_thread();
+
+// A forked child: the threads that held places did not come with it.
+void after_fork_in_child();
+
 namespace detail {
 using Backtrace = int (*)(void** buffer, int size);
 inline constinit Backtrace backtrace_function = nullptr;
+
+// How a thread unwinds: with libunwind's unw_backtrace and its per-thread trace cache
+// (traced), or step by step without one (stepped). Undecided until its first capture;
+// choosing while it takes a place, where a signal handler's capture steps.
+enum class Way : uint8_t { undecided, choosing, traced, stepped };
+inline __thread Way thread_way = Way::undecided;
+
+// The thread's way, taking a place among the traced threads if one is free.
+__attribute__((noinline, cold)) Way choose_way();
+
+// What unw_backtrace returns, by unw_step: the same frames, no memory kept for the thread.
+__attribute__((noinline)) int step_backtrace(void** buffer, int size);
+
 // The executable segment holding the collector's code: frames in it are our own.
 inline constinit uintptr_t own_code_start = 0;
 inline constinit uintptr_t own_code_end = 0;
@@ -53,7 +74,11 @@ __attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32
     void* buffer[sites_format::kMaxDepth + kOwnFramesRoom];
     uint32_t room = max + kOwnFramesRoom;
     if (room > sizeof buffer / sizeof buffer[0]) room = sizeof buffer / sizeof buffer[0];
-    int found = backtrace_function(buffer, static_cast<int>(room));
+    Way way = thread_way;
+    if (__builtin_expect(way == Way::undecided, 0)) way = choose_way();
+    int found = __builtin_expect(way == Way::traced, 1)
+                    ? backtrace_function(buffer, static_cast<int>(room))
+                    : step_backtrace(buffer, static_cast<int>(room));
     uint32_t depth = 0;
     for (uint32_t i = 0; i < static_cast<uint32_t>(found) && depth < max; ++i) {
         auto address = reinterpret_cast<uintptr_t>(buffer[i]);
