@@ -113,6 +113,7 @@ void on_thread_exit(void* value) {
     auto* log = static_cast<ThreadLog*>(value);
     if (config.thread_table || config.events != nullptr) prctl(PR_GET_NAME, log->name);
     fatal_signals::take_back_thread_stack(log->signal_stack);
+    sites::end_thread();
     recorder.end_thread(log);
 }
 

@@ -147,6 +147,13 @@ const char* finish(bool crashed) {
     return ok ? nullptr : cannot_write(config_path);
 }
 
-void after_fork_in_child() { file.close(); }
+void end_thread() {
+    if (enabled) unwind::end_thread();
+}
+
+void after_fork_in_child() {
+    file.close();
+    unwind::after_fork_in_child();
+}
 
 }  // namespace memusage::sites

@@ -61,6 +61,10 @@ void note_refused_call();
 // allocation would look like a signal handler's call inside a hook, which is counted.
 void prepare_thread();
 
+// A thread exiting: its stacks from here on take none of what the fast unwind keeps for a
+// limited number of threads (unwind.cpp).
+void end_thread();
+
 // At exit, once the recorder has merged every event (from a fatal signal's handler too,
 // `crashed`): writes the file if this process owns it. Returns a message for the user
 // when it could not, else null.

@@ -10,22 +10,62 @@
 
 namespace memusage::unwind {
 
-// Loads libunwind.so.8 and finds the collector's own code. False if libunwind is missing:
-// every stack is then empty. Call once, before any thread captures.
+// Loads libunwind.so.8, makes it read memory without descriptors of its own (unwind.cpp)
+// and finds the collector's and libunwind's code. False if libunwind is missing (or not
+// one whose reads can be made ours): every stack is then empty. Call once, before any
+// thread captures.
 bool load();
+
+// A thread that will capture no more stacks (it is exiting): it gives its place among the
+// threads that unwind with libunwind's trace cache to the next one (unwind.cpp says why
+// there are only so many). Async-signal-safe.
+void end_thread();
+
+// A forked child: the threads that held places did not come with it.
+void after_fork_in_child();
 
 namespace detail {
 using Backtrace = int (*)(void** buffer, int size);
 inline constinit Backtrace backtrace_function = nullptr;
+
+// How a thread unwinds: with libunwind's unw_backtrace and its per-thread trace cache
+// (traced), or step by step without one (stepped). Undecided until its first capture;
+// choosing while it takes a place, where a signal handler's capture steps.
+enum class Way : uint8_t { undecided, choosing, traced, stepped };
+inline __thread Way thread_way = Way::undecided;
+
+// The thread's way, taking a place among the traced threads if one is free.
+__attribute__((noinline, cold)) Way choose_way();
+
+// What unw_backtrace returns, by unw_step: the same frames, no memory kept for the thread.
+__attribute__((noinline)) int step_backtrace(void** buffer, int size);
+
 // The executable segment holding the collector's code: frames in it are our own.
 inline constinit uintptr_t own_code_start = 0;
 inline constinit uintptr_t own_code_end = 0;
+// libunwind's: its frames are ours too when a signal handler interrupted an unwind.
+inline constinit uintptr_t unwinder_code_start = 0;
+inline constinit uintptr_t unwinder_code_end = 0;
 // Room for the collector's frames on top of the deepest stack a site keeps.
 inline constexpr uint32_t kOwnFramesRoom = 16;
+
+inline bool is_collectors(uintptr_t address) {
+    return (address >= own_code_start && address < own_code_end) ||
+           (address >= unwinder_code_start && address < unwinder_code_end);
+}
+
+// A frame of ours below the program's frames: a signal handler's call interrupted one of the
+// collector's (maybe inside the real allocator it called, or inside libunwind). The frames
+// between the handler's signal frame and ours belong to the interrupted call, which the
+// program sees as one call of its own: the new depth ends at the signal frame, or only the
+// frame of ours is left out when there is none.
+__attribute__((noinline, cold)) uint32_t depth_to_signal_frame(const uintptr_t* frames,
+                                                               uint32_t depth);
 }  // namespace detail
 
 // At most `max` return addresses of the caller's stack, innermost first, without the
-// collector's own frames (the hook the program called, and what it called). Takes no lock
+// collector's own frames (the hook the program called, and what it called; and a call of
+// ours a signal handler interrupted, with what it called). Takes no lock
 // of ours; only libunwind's and the dynamic loader's. Inlined into its caller: every frame
 // of ours is one more step for the unwinder, which costs as much as a frame of the program.
 __attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32_t max) {
@@ -34,16 +74,20 @@ __attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32
     void* buffer[sites_format::kMaxDepth + kOwnFramesRoom];
     uint32_t room = max + kOwnFramesRoom;
     if (room > sizeof buffer / sizeof buffer[0]) room = sizeof buffer / sizeof buffer[0];
-    int found = backtrace_function(buffer, static_cast<int>(room));
-    uint32_t first = 0;
-    auto is_own = [](void* address) {
-        auto value = reinterpret_cast<uintptr_t>(address);
-        return value >= own_code_start && value < own_code_end;
-    };
-    while (first < static_cast<uint32_t>(found) && is_own(buffer[first])) ++first;
+    Way way = thread_way;
+    if (__builtin_expect(way == Way::undecided, 0)) way = choose_way();
+    int found = __builtin_expect(way == Way::traced, 1)
+                    ? backtrace_function(buffer, static_cast<int>(room))
+                    : step_backtrace(buffer, static_cast<int>(room));
     uint32_t depth = 0;
-    for (uint32_t i = first; i < static_cast<uint32_t>(found) && depth < max; ++i)
-        frames[depth++] = reinterpret_cast<uintptr_t>(buffer[i]);
+    for (uint32_t i = 0; i < static_cast<uint32_t>(found) && depth < max; ++i) {
+        auto address = reinterpret_cast<uintptr_t>(buffer[i]);
+        if (__builtin_expect(is_collectors(address), 0)) {
+            if (depth != 0) depth = depth_to_signal_frame(frames, depth);
+            continue;
+        }
+        frames[depth++] = address;
+    }
     return depth;
 }
 
