@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "duration.h"
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
-#include "sites_outputs.h"
+#include "reports/duration.h"
+#include "reports/sites_outputs.h"
 
 namespace po = boost::program_options;
 

@@ -2,9 +2,9 @@
 
 #include <sys/stat.h>
 
-#include "duration.h"
-#include "folded_stacks.h"
-#include "sites_outputs.h"
+#include "exports/folded_stacks.h"
+#include "reports/duration.h"
+#include "reports/sites_outputs.h"
 
 namespace memusage {
 

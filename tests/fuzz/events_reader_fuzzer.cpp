@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <span>
 
-#include "block_replay.h"
-#include "events_reader.h"
+#include "read/block_replay.h"
+#include "read/events_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     memusagestat::EventsReader reader;

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <vector>
 
-#include "envelope.h"
-#include "profile.h"
-#include "scale_labels.h"
+#include "draw/scale_labels.h"
+#include "graph/envelope.h"
+#include "read/profile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The reader needs Record alignment, as mmap'd memory has; fuzzer input has none.

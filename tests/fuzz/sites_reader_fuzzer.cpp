@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <span>
 
-#include "dhat_export.h"
-#include "folded_stacks.h"
-#include "leak_report.h"
-#include "sites_reader.h"
-#include "sites_report.h"
+#include "exports/dhat_export.h"
+#include "exports/folded_stacks.h"
+#include "read/sites_reader.h"
+#include "reports/leak_report.h"
+#include "reports/sites_report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     memusagestat::SitesProfile profile;

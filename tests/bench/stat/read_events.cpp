@@ -2,7 +2,7 @@
 // reader and nothing else: the yardstick the pictures' benchmark sets their times beside.
 #include <cstdio>
 
-#include "events_reader.h"
+#include "read/events_reader.h"
 
 int main(int argc, char** argv) {
     if (argc != 2) {

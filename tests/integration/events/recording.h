@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "block_replay.h"
-#include "events_reader.h"
+#include "read/block_replay.h"
+#include "read/events_reader.h"
 
 namespace events_test {
 

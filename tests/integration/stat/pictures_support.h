@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "block_map.h"
-#include "picture_style.h"
+#include "draw/picture_style.h"
+#include "pictures/block_map.h"
 #include "stat_test_support.h"
 
 namespace stat_test {

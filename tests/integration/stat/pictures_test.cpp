@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "block_map.h"
 #include "events_file_builder.h"
-#include "heap_by_site.h"
+#include "pictures/block_map.h"
+#include "pictures/heap_by_site.h"
 #include "pictures_support.h"
-#include "site_names.h"
+#include "sites/site_names.h"
 
 using namespace stat_test;
 using events_test::EventsFileBuilder;

@@ -6,7 +6,7 @@
 
 #include "clock.h"
 #include "events_file.h"
-#include "events_reader.h"
+#include "read/events_reader.h"
 #include "test_files.h"
 
 namespace memusage {

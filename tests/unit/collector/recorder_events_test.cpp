@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "block_replay.h"
-#include "events_reader.h"
+#include "read/block_replay.h"
+#include "read/events_reader.h"
 #include "recorder.h"
 #include "test_files.h"
 

@@ -1,6 +1,6 @@
 // The replay's address map against std::map, through long random runs of inserts and erases
 // that collide, wrap around the table's end and make it grow.
-#include "address_map.h"
+#include "read/address_map.h"
 
 #include <gtest/gtest.h>
 

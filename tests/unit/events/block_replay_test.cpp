@@ -1,6 +1,6 @@
 // The block replay: lives from allocation to free, resizes that keep a block's birth, leaks
 // at the end, the heap as it goes, and what a damaged recording's stray frees do.
-#include "block_replay.h"
+#include "read/block_replay.h"
 
 #include <gtest/gtest.h>
 

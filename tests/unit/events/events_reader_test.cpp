@@ -1,6 +1,6 @@
 // The event recording's reader: what each record decodes to, the clocks, complete and killed
 // runs, damage anywhere, and that no prefix of a file is misread.
-#include "events_reader.h"
+#include "read/events_reader.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "frame_folding.h"
+#include "sites/frame_folding.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "sites_reader.h"
+#include "read/sites_reader.h"
 
 namespace memusagestat {
 

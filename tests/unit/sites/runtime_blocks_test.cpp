@@ -1,6 +1,6 @@
 // Which stacks are the runtimes' own, decided on symbolised stacks made up here as glibc
 // 2.36 makes them.
-#include "runtime_blocks.h"
+#include "sites/runtime_blocks.h"
 
 #include <gtest/gtest.h>
 

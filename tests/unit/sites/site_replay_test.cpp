@@ -1,17 +1,17 @@
 // The event recording replayed against shown sites, on recordings built byte by byte: block
 // lifetimes (a resize keeps the birth), each site's most bytes at once, its holdings at the
 // heap's peak and at the end, the long-lived report, and recordings that do not fit.
-#include "site_replay.h"
+#include "sites/site_replay.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
 
-#include "dhat_export.h"
 #include "events_file_builder.h"
-#include "long_lived_report.h"
+#include "exports/dhat_export.h"
 #include "made_up_site.h"
+#include "reports/long_lived_report.h"
 
 namespace memusagestat {
 namespace {

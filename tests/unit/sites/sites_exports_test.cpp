@@ -2,11 +2,11 @@
 // (addresses in no module, so each frame is its address).
 #include <gtest/gtest.h>
 
-#include "dhat_export.h"
-#include "duration.h"
-#include "folded_stacks.h"
-#include "leak_report.h"
+#include "exports/dhat_export.h"
+#include "exports/folded_stacks.h"
 #include "made_up_site.h"
+#include "reports/duration.h"
+#include "reports/leak_report.h"
 
 namespace memusagestat {
 namespace {

@@ -1,4 +1,4 @@
-#include "sites_report.h"
+#include "reports/sites_report.h"
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "memusage/sites_format.h"
+#include "read/sites_reader.h"
 #include "site_accounts.h"
 #include "sites_file.h"
-#include "sites_reader.h"
 #include "stack_table.h"
 
 namespace memusage {

@@ -2,7 +2,7 @@
 // dwfl_module_addrinfo does (which it replaces: a report on node took 9 s in it), on real
 // modules: this test, the C library (a dynamic symbol table only, with absolute version
 // symbols such as GLIBC_2.2.5 that must name nothing) and the C++ library.
-#include "symbol_index.h"
+#include "sites/symbol_index.h"
 
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>

@@ -1,4 +1,4 @@
-#include "symbolizer.h"
+#include "sites/symbolizer.h"
 
 #include <gtest/gtest.h>
 

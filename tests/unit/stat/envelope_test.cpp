@@ -1,4 +1,4 @@
-#include "envelope.h"
+#include "graph/envelope.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "lettering.h"
+#include "draw/lettering.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "mapped_data_file.h"
+#include "read/mapped_data_file.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "build_envelope.h"
+#include "graph/build_envelope.h"
 #include "records.h"
 
 using memusagestat::MappedDataFile;

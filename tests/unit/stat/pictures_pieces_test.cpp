@@ -1,9 +1,9 @@
 // The block map's pieces: the accumulation buffer's sums, the address folding's layout.
 #include <gtest/gtest.h>
 
-#include "address_folding.h"
-#include "coverage_buffer.h"
-#include "picture_style.h"
+#include "draw/picture_style.h"
+#include "pictures/address_folding.h"
+#include "pictures/coverage_buffer.h"
 
 namespace memusagestat {
 namespace {

@@ -1,4 +1,4 @@
-#include "profile.h"
+#include "read/profile.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "scale_labels.h"
+#include "draw/scale_labels.h"
 
 #include <gtest/gtest.h>
 

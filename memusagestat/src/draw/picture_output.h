@@ -1,0 +1,59 @@
+// Where a picture goes: a Cairo surface chosen by the output file's extension (.svg and
+// .pdf as vectors, anything else a PNG written through libpng with its text chunks).
+#pragma once
+
+#include <cairo.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "draw/png_writer.h"
+
+namespace memusagestat {
+
+enum class PictureFormat { png, svg, pdf };
+
+PictureFormat format_of(const std::string& path);
+
+// draw_text, and for an SVG also the words as text: Cairo's SVG surface draws letters
+// as shapes, so a reader's search, a screen reader and a test would find no words in it.
+// An SVG gets them as an invisible text layer over the letters (as scanned PDFs do);
+// `whole` is what the layer says when `text` is cut to fit (empty: `text`).
+void show_text(cairo_t* cr, const std::string& text, const std::string& whole = {});
+
+class PictureOutput {
+  public:
+    // Creates the surface (the SVG or PDF file is created now); an empty string, else a
+    // message for the user. `title` goes into the PDF's metadata.
+    std::string open(const std::string& path, unsigned width, unsigned height,
+                     const std::string& title);
+    cairo_t* context() const { return context_.get(); }
+    PictureFormat format() const { return format_; }
+
+    // Ends the drawing and writes the file (PNG: with these text chunks); an empty string,
+    // else a message for the user.
+    std::string finish(const std::vector<PngText>& png_texts);
+
+    // A warning for the user when some of the text drawn had no font to draw it, else empty.
+    std::string lettering_warning() const;
+
+  private:
+    struct TextRun {
+        cairo_matrix_t place;  // user space to the page (rotated for vertical labels)
+        double x, y, size;     // in user space
+        std::string text;
+    };
+    friend void show_text(cairo_t* cr, const std::string& text, const std::string& whole);
+    std::string add_text_layer();
+
+    std::string path_;
+    std::vector<TextRun> text_runs_;
+    int missing_glyphs_ = 0;
+    PictureFormat format_ = PictureFormat::png;
+    std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface_{
+        nullptr, cairo_surface_destroy};
+    std::unique_ptr<cairo_t, decltype(&cairo_destroy)> context_{nullptr, cairo_destroy};
+};
+
+}  // namespace memusagestat

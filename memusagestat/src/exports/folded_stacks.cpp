@@ -1,0 +1,76 @@
+#include "exports/folded_stacks.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+
+#include "sites/frame_folding.h"
+
+namespace memusagestat {
+namespace {
+
+uint64_t value_of(const AllocationSite& figures, FoldedMetric metric) {
+    switch (metric) {
+        case FoldedMetric::peak:
+            return figures.bytes_at_peak;
+        case FoldedMetric::leaked:
+            return figures.bytes_leaked();
+        case FoldedMetric::allocated:
+            return figures.bytes_allocated;
+        case FoldedMetric::blocks:
+            return figures.blocks_allocated;
+    }
+    return 0;
+}
+
+// The readers split a line at its last space and the stack at ';', so a frame's name may
+// hold spaces ("operator new") but never ';' or a line break.
+std::string cleaned(std::string name) {
+    for (char& c : name)
+        if (c == ';' || c == '\n' || c == '\r') c = ':';
+    return name;
+}
+
+std::string frame_name(const SourceFrame& frame) {
+    if (!frame.function.empty()) return cleaned(short_name(frame.function));
+    std::string module = frame.module.substr(frame.module.rfind('/') + 1);
+    char offset[24];
+    std::snprintf(offset, sizeof offset, "0x%" PRIx64, frame.offset);
+    return cleaned(module.empty() ? offset : module + "+" + offset);
+}
+
+}  // namespace
+
+bool parse_folded_metric(const std::string& text, FoldedMetric& metric) {
+    static const std::map<std::string, FoldedMetric> names = {
+        {"peak", FoldedMetric::peak},
+        {"leaked", FoldedMetric::leaked},
+        {"allocated", FoldedMetric::allocated},
+        {"blocks", FoldedMetric::blocks}};
+    auto found = names.find(text);
+    if (found == names.end()) return false;
+    metric = found->second;
+    return true;
+}
+
+std::string folded_stacks(const std::vector<ShownSite>& sites, FoldedMetric metric) {
+    // Sites that differ only in lines or parameter types fold into one stack here.
+    std::map<std::string, uint64_t> stacks;
+    for (const ShownSite& site : sites) {
+        uint64_t value = value_of(site.figures, metric);
+        if (value == 0) continue;
+        std::string stack;
+        for (auto frame = site.frames.rbegin(); frame != site.frames.rend(); ++frame)
+            stack += (stack.empty() ? "" : ";") + frame_name(*frame);
+        // No frames: the placeholder ("(no stack)") is the only frame.
+        if (site.frames.empty()) stack = cleaned(site.lines.empty() ? "(no stack)" : site.lines[0]);
+        if (site.cut_at != 0) stack = cut_root(site.cut_at) + ";" + stack;
+        if (!site.via.empty()) stack += ";" + cleaned(site.via);
+        stacks[stack] += value;
+    }
+    std::string out;
+    for (const auto& [stack, value] : stacks) out += stack + " " + std::to_string(value) + "\n";
+    return out;
+}
+
+}  // namespace memusagestat

@@ -1,0 +1,162 @@
+#include "read/sites_reader.h"
+
+#include <fcntl.h>
+#include <memusage/sites_format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace memusagestat {
+namespace {
+
+namespace format = memusage::sites_format;
+
+// Reads fixed-size parts front to back; every read is checked against what is left.
+class Cursor {
+  public:
+    explicit Cursor(std::span<const std::byte> bytes) : bytes_(bytes) {}
+
+    template <typename T>
+    bool take(T& value) {
+        if (left() < sizeof(T)) return false;
+        std::memcpy(&value, bytes_.data() + at_, sizeof(T));
+        at_ += sizeof(T);
+        return true;
+    }
+    bool take_string(std::string& out, uint64_t length) {
+        if (left() < length) return false;
+        out.assign(reinterpret_cast<const char*>(bytes_.data() + at_), length);
+        at_ += length;
+        return true;
+    }
+    bool skip_to_8() {
+        uint64_t aligned = format::padded_to_8(at_);
+        if (aligned > bytes_.size()) return false;
+        at_ = aligned;
+        return true;
+    }
+    void seek(uint64_t at) { at_ = at; }
+    uint64_t at() const { return at_; }
+    uint64_t left() const { return bytes_.size() - at_; }
+
+  private:
+    std::span<const std::byte> bytes_;
+    uint64_t at_ = 0;
+};
+
+constexpr const char* kTruncated =
+    "the sites file is truncated or damaged (was the run killed while writing it?)";
+
+}  // namespace
+
+std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile) {
+    profile = SitesProfile{};
+    if (bytes.empty())
+        return "the sites file is empty: the run did not end normally (killed, or ended "
+               "with _exit or exec), or it was not the profiled process";
+    format::FileHeader header = {};
+    if (bytes.size() < format::kVersion1HeaderBytes + sizeof(format::FileTrailer))
+        return "not a memusage sites file (too short)";
+    // A version 1 header is shorter; what lies past it is checked against header_bytes below.
+    std::memcpy(&header, bytes.data(), std::min(bytes.size(), sizeof header));
+    if (std::memcmp(header.magic, format::kMagic, sizeof header.magic) != 0) {
+        bool all_zero = true;
+        for (char c : header.magic) all_zero = all_zero && c == 0;
+        return all_zero ? kTruncated : "not a memusage sites file";
+    }
+    if (header.version < 1 || header.version > format::kVersion)
+        return "sites file version " + std::to_string(header.version) +
+               " is not supported (this memusagestat reads versions 1 to " +
+               std::to_string(format::kVersion) + ")";
+    uint32_t least_header_bytes =
+        header.version == 1 ? format::kVersion1HeaderBytes : sizeof(format::FileHeader);
+    if (header.version == 1) {  // no sampling, no refused call
+        header.sample_interval = 0;
+        header.first_refused_site = 0;
+    }
+    format::FileTrailer trailer;
+    std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
+    if (std::memcmp(trailer.magic, format::kTrailerMagic, sizeof trailer.magic) != 0 ||
+        trailer.file_bytes != bytes.size())
+        return kTruncated;
+    if (header.header_bytes < least_header_bytes || header.header_bytes % 8 != 0 ||
+        header.header_bytes > bytes.size() - sizeof trailer)
+        return kTruncated;
+
+    // Without the trailer, so that no part can run into it.
+    Cursor cursor(bytes.first(bytes.size() - sizeof trailer));
+    cursor.seek(header.header_bytes);
+    profile.heap_peak = header.heap_peak;
+    profile.pid = header.pid;
+    profile.ended_by_crash = (header.flags & format::kEndedByCrash) != 0;
+    profile.stack_table_full = (header.flags & format::kStackTableFull) != 0;
+    profile.unwinder_missing = (header.flags & format::kUnwinderMissing) != 0;
+    profile.sample_interval = header.sample_interval;
+    profile.first_refused_site = header.first_refused_site;
+    profile.max_depth = header.max_depth;
+
+    // Counts are bounded by what the file could hold before anything is reserved.
+    if (header.module_count > cursor.left() / sizeof(format::ModuleRecord)) return kTruncated;
+    profile.modules.reserve(header.module_count);
+    for (uint32_t i = 0; i < header.module_count; ++i) {
+        format::ModuleRecord record;
+        SitesModule module;
+        if (!cursor.take(record) || !cursor.take_string(module.build_id, record.build_id_bytes) ||
+            !cursor.take_string(module.path, record.path_bytes) || !cursor.skip_to_8())
+            return kTruncated;
+        if (record.start > record.end) return kTruncated;
+        module.load_bias = record.load_bias;
+        module.start = record.start;
+        module.end = record.end;
+        profile.modules.push_back(std::move(module));
+    }
+
+    if (header.site_count > cursor.left() / sizeof(format::SiteRecord)) return kTruncated;
+    profile.sites.reserve(header.site_count);
+    for (uint32_t i = 0; i < header.site_count; ++i) {
+        format::SiteRecord record;
+        if (!cursor.take(record)) return kTruncated;
+        if (record.depth > header.max_depth || record.depth > cursor.left() / sizeof(uint64_t))
+            return kTruncated;
+        AllocationSite site;
+        site.blocks_allocated = record.blocks_allocated;
+        site.bytes_allocated = record.bytes_allocated;
+        site.blocks_freed = record.blocks_freed;
+        site.bytes_freed = record.bytes_freed;
+        site.bytes_at_peak = record.bytes_at_peak;
+        site.id = record.id;
+        site.frames.resize(record.depth);
+        for (uint64_t& frame : site.frames) cursor.take(frame);
+        profile.sites.push_back(std::move(site));
+    }
+    if (cursor.left() != 0) return kTruncated;
+    return {};
+}
+
+std::string read_sites_file(const std::string& path, SitesProfile& profile) {
+    // Without O_NONBLOCK, opening a FIFO would wait for a writer; it is refused below.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return path + " is not a regular file";
+    }
+    std::vector<std::byte> bytes(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (done < bytes.size()) {
+        ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    bytes.resize(done);  // a file that shrank while being read is checked as it was read
+    std::string error = parse_sites(bytes, profile);
+    return error.empty() ? error : path + ": " + error;
+}
+
+}  // namespace memusagestat

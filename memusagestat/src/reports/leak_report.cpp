@@ -1,0 +1,57 @@
+#include "reports/leak_report.h"
+
+#include <algorithm>
+
+namespace memusagestat {
+
+LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
+                       const Symbolizer& symbolizer) {
+    LeakReport report;
+    struct Leak {
+        const ShownSite* site;
+        AllocationSite figures;  // the program's own
+    };
+    std::vector<Leak> leaks;
+    AllocationSite runtime;
+    for (const ShownSite& site : sites) {
+        if (site.kept_by_runtime.blocks_leaked() != 0 || site.kept_by_runtime.bytes_leaked() != 0)
+            add_figures(runtime, site.kept_by_runtime);
+        AllocationSite program = site.program_figures();
+        if (program.blocks_leaked() == 0 && program.bytes_leaked() == 0) continue;
+        leaks.push_back({&site, program});
+        report.blocks += program.blocks_leaked();
+        report.bytes += program.bytes_leaked();
+    }
+    std::stable_sort(leaks.begin(), leaks.end(), [](const Leak& a, const Leak& b) {
+        if (a.figures.bytes_leaked() != b.figures.bytes_leaked())
+            return a.figures.bytes_leaked() > b.figures.bytes_leaked();
+        return a.figures.blocks_leaked() > b.figures.blocks_leaked();
+    });
+
+    std::string& out = report.text;
+    if (leaks.empty()) {
+        out = "No leaks: every block the program allocated was freed.\n";
+    } else {
+        out = "Leaks: " + plural(report.bytes, "byte", "bytes") + " in " +
+              plural(report.blocks, "block", "blocks") + " never freed, from " +
+              plural(leaks.size(), "stack", "stacks") +
+              " (still allocated at exit; whether still reachable is not known)\n\n"
+              "Bytes never freed, by stack, largest first:\n";
+        for (size_t i = 0; i < leaks.size(); ++i)
+            write_entry(out, i + 1,
+                        plural(leaks[i].figures.bytes_leaked(), "byte", "bytes") + " in " +
+                            plural(leaks[i].figures.blocks_leaked(), "block", "blocks"),
+                        *leaks[i].site);
+    }
+    out += kept_by_runtime_line(runtime.bytes_leaked(), runtime.blocks_leaked());
+    std::string notes = profile_notes(profile, symbolizer);
+    if (profile.sample_interval != 0)
+        notes += (notes.empty() ? "\n" : "") +
+                 std::string("Note: the figures are estimates from sampling every ") +
+                 std::to_string(profile.sample_interval) +
+                 " bytes on average: a leak the sample missed is not listed\n";
+    out += notes;
+    return report;
+}
+
+}  // namespace memusagestat

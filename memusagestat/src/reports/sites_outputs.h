@@ -1,0 +1,38 @@
+// Everything made from one sites file, as memusagestat --sites and memusage ask for it: the
+// rankings, the leak report, folded stacks, DHAT JSON, and with the run's event recording
+// the lifetimes in DHAT JSON and the long-lived report. The file is read and its stacks
+// symbolised once for all of them.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "exports/folded_stacks.h"
+
+namespace memusagestat {
+
+struct SitesOutputs {
+    bool rankings = false;    // the three rankings (sites_report.h)
+    unsigned top = 10;        // sites per ranking
+    bool leaks = false;       // the leak report (leak_report.h)
+    std::string folded_path;  // write folded stacks here, if not empty
+    FoldedMetric folded_metric = FoldedMetric::peak;
+    std::string dhat_path;             // write DHAT JSON here, if not empty
+    std::string command;               // DHAT's "cmd"; the program's path when empty
+    std::string events_path;           // the run's event recording, if any (lifetimes)
+    std::optional<double> long_lived;  // the long-lived report's threshold, in seconds
+};
+
+struct SitesResult {
+    std::string text;          // the reports asked for, one after another
+    bool leaks_found = false;  // the leak report found leaks of the program's
+    std::string warning;       // something the user should know that is not an error
+};
+
+// Returns an empty string on success, else a message for the user. An event recording
+// that cannot be used (or is missing for the long-lived report) is such a message, after
+// the other outputs are made.
+std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs& outputs,
+                               SitesResult& result);
+
+}  // namespace memusagestat

@@ -1,0 +1,139 @@
+#include "reports/sites_report.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <functional>
+
+#include "sites/shown_sites.h"
+
+namespace memusagestat {
+namespace {
+
+std::string percent_of(uint64_t part, uint64_t whole) {
+    if (whole == 0) return "";
+    char text[32];
+    std::snprintf(text, sizeof text, " (%.1f%%)",
+                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
+    return text;
+}
+
+struct Ranking {
+    const char* title;
+    std::function<uint64_t(const AllocationSite&)> value;
+    std::function<std::string(const AllocationSite&)> figures;
+    // A ranking of leaks: what the runtimes keep until exit is left out of it (as in the
+    // leak report) and totalled on one line after it.
+    bool of_leaks = false;
+};
+
+void write_ranking(std::string& out, const Ranking& ranking, const std::vector<ShownSite>& sites,
+                   unsigned top) {
+    struct Ranked {
+        const ShownSite* site;
+        AllocationSite figures;  // for a ranking of leaks, the program's own
+    };
+    std::vector<Ranked> ranked;
+    AllocationSite kept;
+    for (const ShownSite& site : sites) {
+        if (ranking.of_leaks && ranking.value(site.kept_by_runtime) != 0)
+            add_figures(kept, site.kept_by_runtime);
+        AllocationSite figures = ranking.of_leaks ? site.program_figures() : site.figures;
+        if (ranking.value(figures) != 0) ranked.push_back({&site, figures});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [&](const Ranked& a, const Ranked& b) {
+        return ranking.value(a.figures) > ranking.value(b.figures);
+    });
+    out += "\n";
+    out += ranking.title;
+    if (ranked.size() > top)
+        out += " (top " + std::to_string(top) + " of " + std::to_string(ranked.size()) + ")";
+    out += ":\n";
+    if (ranked.empty()) out += "   none\n";
+    for (size_t i = 0; i < ranked.size() && i < top; ++i)
+        write_entry(out, i + 1, ranking.figures(ranked[i].figures), *ranked[i].site);
+    out += kept_by_runtime_line(kept.bytes_leaked(), kept.blocks_leaked());
+}
+
+// The allocation limit's or failure injection's first failed call (memusage --limit,
+// --fail-*): where the program met it.
+void write_first_refused(std::string& out, const SitesProfile& profile, Symbolizer& symbolizer) {
+    if (profile.first_refused_site == 0) return;
+    for (const AllocationSite& site : profile.sites) {
+        if (site.id != profile.first_refused_site) continue;
+        ShownSite shown = shown_site(site, profile, symbolizer);
+        out += "\nFirst refused allocation:\n";
+        for (size_t line = 0; line < shown.lines.size(); ++line) {
+            out += std::string(line == 0 ? "       at " : "       by ") + shown.lines[line];
+            if (line == 0 && !shown.via.empty()) out += " via " + shown.via;
+            out += "\n";
+        }
+        return;
+    }
+}
+
+}  // namespace
+
+std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
+                         const SitesReportOptions& options) {
+    return sites_report(profile, shown_sites(profile, symbolizer), symbolizer, options);
+}
+
+std::string sites_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
+                         Symbolizer& symbolizer, const SitesReportOptions& options) {
+    AllocationSite total;
+    for (const ShownSite& site : sites) add_figures(total, site.figures);
+
+    std::string out =
+        "Allocation sites: " + std::to_string(sites.size()) +
+        "; heap peak: " + std::to_string(profile.heap_peak) +
+        " bytes; still allocated at exit: " + plural(total.bytes_leaked(), "byte", "bytes") +
+        " in " + plural(total.blocks_leaked(), "block", "blocks") + "\n";
+    if (profile.sample_interval != 0)
+        out += "(figures per site are estimates from sampling every " +
+               std::to_string(profile.sample_interval) + " bytes on average)\n";
+    // Exact sites hold every heap block: what they did not hold at the peak was in the
+    // memory maps that -m traces, which have no sites.
+    if (profile.sample_interval == 0 && total.bytes_at_peak < profile.heap_peak)
+        out += "(" + plural(profile.heap_peak - total.bytes_at_peak, "byte", "bytes") +
+               " held at the heap peak belong to no site: memory maps traced with -m have none)\n";
+    uint64_t peak = profile.heap_peak;
+    write_ranking(
+        out,
+        {"Bytes held at the heap peak", [](const AllocationSite& s) { return s.bytes_at_peak; },
+         [peak](const AllocationSite& s) {
+             return plural(s.bytes_at_peak, "byte", "bytes") + percent_of(s.bytes_at_peak, peak);
+         }},
+        sites, options.top);
+    write_ranking(out,
+                  {"Bytes still allocated at exit (leaks)",
+                   [](const AllocationSite& s) { return s.bytes_leaked(); },
+                   [](const AllocationSite& s) {
+                       return plural(s.bytes_leaked(), "byte", "bytes") + " in " +
+                              plural(s.blocks_leaked(), "block", "blocks");
+                   },
+                   true},
+                  sites, options.top);
+    write_ranking(out,
+                  {"Bytes allocated", [](const AllocationSite& s) { return s.bytes_allocated; },
+                   [](const AllocationSite& s) {
+                       return plural(s.bytes_allocated, "byte", "bytes") + " in " +
+                              plural(s.blocks_allocated, "call", "calls");
+                   }},
+                  sites, options.top);
+
+    write_first_refused(out, profile, symbolizer);
+    out += profile_notes(profile, symbolizer);
+    return out;
+}
+
+std::string report_sites_file(const std::string& path, const SitesReportOptions& options,
+                              std::string& report) {
+    SitesProfile profile;
+    if (std::string error = read_sites_file(path, profile); !error.empty()) return error;
+    Symbolizer symbolizer(profile.modules);
+    report = sites_report(profile, symbolizer, options);
+    return {};
+}
+
+}  // namespace memusagestat

@@ -1,0 +1,32 @@
+// The allocation-site report: the top sites by bytes held at the heap peak, by bytes still
+// allocated at exit, and by bytes allocated, each with its stack symbolised, the program's
+// own innermost frame first. Wrapper frames (operator new, the standard library, the C
+// runtime, g_malloc) are folded into the site that called them, and sites that are the
+// same once folded are counted as one.
+#pragma once
+
+#include <string>
+
+#include "read/sites_reader.h"
+#include "sites/shown_sites.h"
+#include "sites/symbolizer.h"
+
+namespace memusagestat {
+
+struct SitesReportOptions {
+    unsigned top = 10;  // sites per ranking
+};
+
+// The report's text. `symbolizer` must have been made from profile.modules.
+std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
+                         const SitesReportOptions& options);
+// The same, from the profile's sites as shown_sites made them.
+std::string sites_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
+                         Symbolizer& symbolizer, const SitesReportOptions& options);
+
+// Reads the sites file at `path` and makes its report into `report`. Returns an empty
+// string on success, else a message for the user.
+std::string report_sites_file(const std::string& path, const SitesReportOptions& options,
+                              std::string& report);
+
+}  // namespace memusagestat

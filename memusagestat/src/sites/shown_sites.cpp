@@ -1,0 +1,182 @@
+#include "sites/shown_sites.h"
+
+#include <memusage/sites_format.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+
+#include "sites/frame_folding.h"
+#include "sites/runtime_blocks.h"
+
+namespace memusagestat {
+namespace {
+
+std::string hex(uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+    return text;
+}
+
+struct FoldedStack {
+    std::vector<SourceFrame> frames;
+    std::vector<std::string> lines;
+    std::string via;
+    bool kept_by_runtime = false;
+};
+
+FoldedStack folded_stack(const AllocationSite& site, const SitesProfile& profile,
+                         Symbolizer& symbolizer) {
+    FoldedStack folded;
+    std::vector<SourceFrame> frames;
+    for (uint64_t address : site.frames) {
+        const std::vector<SourceFrame>& expanded = symbolizer.frames_of(address);
+        frames.insert(frames.end(), expanded.begin(), expanded.end());
+    }
+    if (frames.empty()) {
+        if (profile.unwinder_missing)
+            folded.lines = {"(no stack: libunwind.so.8 could not be loaded)"};
+        else if (site.id == memusage::sites_format::kTableFullSiteId)
+            folded.lines = {"(stacks first seen after the stack table filled up)"};
+        else
+            folded.lines = {"(no stack)"};
+        return folded;
+    }
+    const ShownFrames shown = shown_frames(frames);
+    folded.kept_by_runtime = kept_by_runtime(frames, shown);
+    if (shown.via != nullptr)
+        folded.via =
+            shown.via->function.empty() ? describe(*shown.via) : short_name(shown.via->function);
+    folded.frames.assign(frames.begin() + static_cast<ptrdiff_t>(shown.first),
+                         frames.begin() + static_cast<ptrdiff_t>(shown.end));
+    for (const SourceFrame& frame : folded.frames) folded.lines.push_back(describe(frame));
+    return folded;
+}
+
+}  // namespace
+
+std::string describe(const SourceFrame& frame) {
+    std::string text;
+    if (!frame.function.empty() && !frame.file.empty())
+        text = frame.function + " (" + frame.file + ":" + std::to_string(frame.line) + ")";
+    else if (!frame.function.empty())
+        text = frame.function + " (in " + frame.module + ")";
+    else if (!frame.module.empty())
+        text = frame.module + "+" + hex(frame.offset);
+    else
+        text = hex(frame.offset);
+    if (frame.inlined) text += " [inlined]";
+    return text;
+}
+
+AllocationSite ShownSite::program_figures() const {
+    AllocationSite program = figures;
+    program.blocks_allocated -= kept_by_runtime.blocks_allocated;
+    program.bytes_allocated -= kept_by_runtime.bytes_allocated;
+    program.blocks_freed -= kept_by_runtime.blocks_freed;
+    program.bytes_freed -= kept_by_runtime.bytes_freed;
+    program.bytes_at_peak -= kept_by_runtime.bytes_at_peak;
+    return program;
+}
+
+void add_figures(AllocationSite& into, const AllocationSite& site) {
+    into.blocks_allocated += site.blocks_allocated;
+    into.bytes_allocated += site.bytes_allocated;
+    into.blocks_freed += site.blocks_freed;
+    into.bytes_freed += site.bytes_freed;
+    into.bytes_at_peak += site.bytes_at_peak;
+}
+
+std::string plural(uint64_t count, const char* one, const char* many) {
+    return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+uint32_t cut_at(const AllocationSite& site, const SitesProfile& profile) {
+    const bool cut = profile.max_depth != 0 && site.frames.size() >= profile.max_depth;
+    return cut ? profile.max_depth : 0;
+}
+
+std::string cut_root(uint32_t cut_at) { return "[cut at " + std::to_string(cut_at) + " frames]"; }
+
+std::string kept_by_runtime_line(uint64_t bytes, uint64_t blocks) {
+    if (blocks == 0 && bytes == 0) return "";
+    return "\nNot counted: " + plural(bytes, "byte", "bytes") + " in " +
+           plural(blocks, "block", "blocks") +
+           " the C and C++ runtimes keep until exit (stdio buffers, dlopen's and "
+           "pthread_create's records, libstdc++'s exception pool)\n";
+}
+
+void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site) {
+    out += std::string(rank < 10 ? "  " : " ") + "#" + std::to_string(rank) + " " + figures + "\n";
+    for (size_t line = 0; line < site.lines.size(); ++line) {
+        out += std::string(line == 0 ? "       at " : "       by ") + site.lines[line];
+        if (line == 0 && !site.via.empty()) out += " via " + site.via;
+        out += "\n";
+    }
+    if (site.cut_at != 0)
+        out += "       by ... (the stack was cut at " + std::to_string(site.cut_at) + " frames)\n";
+}
+
+std::string profile_notes(const SitesProfile& profile, const Symbolizer& symbolizer) {
+    std::vector<std::string> notes = symbolizer.notes();
+    if (profile.ended_by_crash)
+        notes.push_back("the program died of a fatal signal: the figures are those of that moment");
+    if (profile.stack_table_full)
+        notes.push_back(
+            "the stack table filled up: stacks first seen after that count as one site");
+    if (profile.unwinder_missing)
+        notes.push_back("libunwind.so.8 could not be loaded in the run: no stacks were recorded");
+    std::string out;
+    if (!notes.empty()) out += "\n";
+    for (const std::string& note : notes) out += "Note: " + note + "\n";
+    return out;
+}
+
+ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
+                     Symbolizer& symbolizer) {
+    FoldedStack folded = folded_stack(site, profile, symbolizer);
+    ShownSite shown;
+    shown.frames = std::move(folded.frames);
+    shown.lines = std::move(folded.lines);
+    shown.via = std::move(folded.via);
+    shown.figures = site;
+    shown.ids = {site.id};
+    if (folded.kept_by_runtime) {
+        add_figures(shown.kept_by_runtime, site);
+        shown.kept_ids = {site.id};
+    }
+    shown.cut_at = cut_at(site, profile);
+    return shown;
+}
+
+std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer) {
+    std::vector<ShownSite> shown;
+    std::map<std::string, size_t> by_key;
+    for (const AllocationSite& site : profile.sites) {
+        if (site.blocks_allocated == 0 && site.bytes_allocated == 0) continue;
+        FoldedStack folded = folded_stack(site, profile, symbolizer);
+        const uint32_t cut = cut_at(site, profile);
+        std::string key = cut != 0 ? cut_root(cut) + folded.via : folded.via;
+        for (const std::string& line : folded.lines) key += "\n" + line;
+        auto [found, inserted] = by_key.emplace(key, shown.size());
+        if (inserted) {
+            ShownSite entry;
+            entry.frames = std::move(folded.frames);
+            entry.lines = std::move(folded.lines);
+            entry.via = std::move(folded.via);
+            entry.figures.id = site.id;
+            entry.cut_at = cut;
+            shown.push_back(std::move(entry));
+        }
+        ShownSite& into = shown[found->second];
+        add_figures(into.figures, site);
+        into.ids.push_back(site.id);
+        if (folded.kept_by_runtime) {
+            add_figures(into.kept_by_runtime, site);
+            into.kept_ids.push_back(site.id);
+        }
+    }
+    return shown;
+}
+
+}  // namespace memusagestat

@@ -1,0 +1,72 @@
+// The sites of a profile as every report and export shows them: each stack symbolised,
+// wrapper frames folded into the site that called them, and raw sites that are the same
+// once folded counted as one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "read/sites_reader.h"
+#include "sites/symbolizer.h"
+
+namespace memusagestat {
+
+struct ShownSite {
+    std::vector<SourceFrame> frames;  // the folded stack, innermost first (may be empty)
+    std::vector<std::string> lines;   // the same, described; a placeholder when no frames
+    std::string via;                  // the outermost wrapper it allocated through, if any
+    AllocationSite figures;           // the sum of the raw sites folded into it
+    std::vector<uint32_t> ids;        // those raw sites' ids (SiteRecord::id)
+    // Of `figures`, those of the raw sites whose own stacks the C or C++ runtime allocated
+    // through for itself (runtime_blocks.h), and of `ids`, theirs. Such blocks live until
+    // exit by design; the leak reports count them apart. Kept per raw site: one shown site
+    // may fold the runtime's blocks and the program's together.
+    AllocationSite kept_by_runtime;
+    std::vector<uint32_t> kept_ids;
+    // The stack was cut at this many frames, its outer callers not recorded; 0: whole.
+    uint32_t cut_at = 0;
+
+    // `figures` less `kept_by_runtime`: what the program allocated here for itself.
+    AllocationSite program_figures() const;
+};
+
+// How many frames a site's stack was cut at (the collector keeps at most the profile's
+// max_depth), 0 when it is whole.
+uint32_t cut_at(const AllocationSite& site, const SitesProfile& profile);
+// What stands for the callers a cut stack lost, as its outermost frame in folded stacks and
+// flame graphs: "[cut at 64 frames]". Cut stacks then share one root instead of scattering
+// their roots among whatever frames the cut left outermost.
+std::string cut_root(uint32_t cut_at);
+
+// "function (file:line)", "function (in module)", "module+0xoffset"; " [inlined]" after.
+std::string describe(const SourceFrame& frame);
+
+// In the order of the profile's sites, by first appearance. A site with no figures (the
+// first refused call's, when nothing else came from its stack) is left out.
+std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer);
+
+// One raw site alone, folded.
+ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
+                     Symbolizer& symbolizer);
+
+// Adds one site's figures to another's.
+void add_figures(AllocationSite& into, const AllocationSite& site);
+
+// "1 block", "2 blocks".
+std::string plural(uint64_t count, const char* one, const char* many);
+
+// After a listing of leaks or long-lived blocks, the blocks it leaves out because the
+// runtimes keep them until exit by design: "\nNot counted: ...\n", or "" when none.
+std::string kept_by_runtime_line(uint64_t bytes, uint64_t blocks);
+
+// One entry of a listing: "  #RANK FIGURES", then the stack, "at" its innermost frame (with
+// "via" the wrapper) and "by" the ones after, and "by ..." where the stack was cut.
+void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site);
+
+// What the reader of any report of this profile must know: modules that could not be read,
+// a run that crashed, a stack table that filled up, no unwinder. "Note: ..." lines, after
+// an empty line; empty when there is nothing to say.
+std::string profile_notes(const SitesProfile& profile, const Symbolizer& symbolizer);
+
+}  // namespace memusagestat

@@ -1,0 +1,164 @@
+#include "sites/site_replay.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "read/block_replay.h"
+#include "read/events_reader.h"
+
+namespace memusagestat {
+namespace {
+
+constexpr size_t kNoSite = SIZE_MAX;
+
+// The bytes and blocks each shown site holds as the events go by.
+class SiteHoldings {
+  public:
+    explicit SiteHoldings(const std::vector<ShownSite>& sites)
+        : bytes_(sites.size()), blocks_(sites.size()) {
+        for (size_t i = 0; i < sites.size(); ++i)
+            for (uint32_t id : sites[i].ids) shown_of_.emplace(id, i);
+    }
+
+    size_t shown_of(uint32_t id) const {
+        auto found = shown_of_.find(id);
+        return found == shown_of_.end() ? kNoSite : found->second;
+    }
+
+    // One event through the replay, the holdings kept in step; returns the shown site whose
+    // holdings grew, or kNoSite.
+    template <typename OnEnded>
+    size_t add(BlockReplay& replay, const RecordedEvent& event, OnEnded&& on_ended) {
+        size_t resized_site = kNoSite;
+        bool resized = false;
+        replay.add(event, [&](const BlockLife& life) {
+            size_t site = shown_of(life.site);
+            if (site != kNoSite) {
+                bytes_[site] -= life.size;
+                --blocks_[site];
+            }
+            if (life.resized_away) {
+                resized = true;
+                resized_site = site;
+            }
+            on_ended(life, site);
+        });
+        size_t grown = kNoSite;
+        if (event.kind == RecordedEvent::Kind::allocate) grown = shown_of(event.site);
+        if (event.kind == RecordedEvent::Kind::resize && resized) grown = resized_site;
+        if (grown != kNoSite) {
+            bytes_[grown] += event.size;
+            ++blocks_[grown];
+        }
+        return grown;
+    }
+
+    uint64_t bytes(size_t site) const { return bytes_[site]; }
+    uint64_t blocks(size_t site) const { return blocks_[site]; }
+
+  private:
+    std::unordered_map<uint32_t, size_t> shown_of_;
+    std::vector<uint64_t> bytes_, blocks_;
+};
+
+}  // namespace
+
+std::string replay_sites(const std::string& events_path, const SitesProfile& profile,
+                         const std::vector<ShownSite>& sites, std::optional<double> long_lived,
+                         bool at_peak, RunLifetimes& lifetimes) {
+    lifetimes = RunLifetimes{};
+    EventsReader reader;
+    if (std::string error = reader.open(events_path); !error.empty())
+        return events_path + ": " + error;
+    if (!reader.has_sites())
+        return events_path + " was recorded without allocation sites (run with --sites too)";
+    if (reader.pid() != profile.pid)
+        return events_path + " is the recording of another run (process " +
+               std::to_string(reader.pid()) + "; the sites file's is " +
+               std::to_string(profile.pid) + ")";
+
+    // A complete recording knows its clock's rate from the start; a cut one after a pass.
+    RecordedEvent event;
+    double seconds_per_cycle = reader.seconds_per_cycle();
+    if (seconds_per_cycle <= 0) {
+        while (reader.next(event)) {
+        }
+        seconds_per_cycle = reader.seconds_per_cycle();
+        reader.rewind();
+    }
+    if (seconds_per_cycle <= 0)
+        return events_path + ": the recording is too short to tell its clock's rate";
+    // From one cycle-counter reading to a later one; 0 should a damaged file reverse them.
+    const auto seconds = [&](uint64_t from, uint64_t to) {
+        return to > from ? static_cast<double>(to - from) * seconds_per_cycle : 0.0;
+    };
+
+    lifetimes.sites.resize(sites.size());
+    SiteHoldings holdings(sites);
+    std::unordered_set<uint32_t> kept_by_runtime;
+    for (const ShownSite& site : sites)
+        kept_by_runtime.insert(site.kept_ids.begin(), site.kept_ids.end());
+    BlockReplay replay;
+    uint64_t events = 0, peak_event = 0, peak_time = reader.start_time();
+    const auto on_ended = [&](const BlockLife& life, size_t site) {
+        if (site == kNoSite || life.resized_away) return;
+        SiteLifetime& figures = lifetimes.sites[site];
+        const double lived = seconds(life.born, life.end);
+        ++figures.blocks;
+        figures.total_lifetime += lived;
+        if (!life.freed) {
+            figures.bytes_at_end += life.size;
+            ++figures.blocks_at_end;
+        }
+        if (long_lived && lived > *long_lived && kept_by_runtime.contains(life.site)) {
+            ++lifetimes.kept_long_lived_blocks;
+            lifetimes.kept_long_lived_bytes += life.size;
+        } else if (long_lived && lived > *long_lived) {
+            ++figures.long_lived_blocks;
+            figures.long_lived_bytes += life.size;
+            figures.long_lived_freed += life.freed;
+            figures.long_lived_total += lived;
+            if (lived > figures.long_lived_longest) figures.long_lived_longest = lived;
+        }
+    };
+
+    while (reader.next(event)) {
+        size_t grown = holdings.add(replay, event, on_ended);
+        ++events;
+        if (grown != kNoSite && holdings.bytes(grown) > lifetimes.sites[grown].max_bytes) {
+            lifetimes.sites[grown].max_bytes = holdings.bytes(grown);
+            lifetimes.sites[grown].max_blocks = holdings.blocks(grown);
+        }
+        if (replay.heap() > 0 && static_cast<uint64_t>(replay.heap()) > lifetimes.heap_peak) {
+            lifetimes.heap_peak = static_cast<uint64_t>(replay.heap());
+            peak_event = events;
+            peak_time = event.time;
+        }
+    }
+    lifetimes.problem = reader.problem();
+    if (lifetimes.problem.empty() && !reader.complete())
+        lifetimes.problem =
+            "the recording is incomplete (the run was killed): it ends at the "
+            "last events it wrote out";
+    const uint64_t end = reader.end_time();
+    replay.finish(end,
+                  [&](const BlockLife& life) { on_ended(life, holdings.shown_of(life.site)); });
+    lifetimes.duration = seconds(reader.start_time(), end);
+    lifetimes.peak_time = seconds(reader.start_time(), peak_time);
+
+    if (at_peak && peak_event > 0) {
+        // Again, up to the event that first took the heap to its peak.
+        reader.rewind();
+        SiteHoldings at(sites);
+        BlockReplay again;
+        for (uint64_t n = 0; n < peak_event && reader.next(event); ++n)
+            at.add(again, event, [](const BlockLife&, size_t) {});
+        for (size_t site = 0; site < sites.size(); ++site) {
+            lifetimes.sites[site].bytes_at_peak = at.bytes(site);
+            lifetimes.sites[site].blocks_at_peak = at.blocks(site);
+        }
+    }
+    return {};
+}
+
+}  // namespace memusagestat

@@ -1,0 +1,252 @@
+#include "sites/symbolizer.h"
+
+#include <cxxabi.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "sites/symbol_index.h"
+
+namespace memusagestat {
+namespace {
+
+// The name a DIE gives its function, through the abstract origin of an inlined call.
+std::string function_name(Dwarf_Die* die) {
+    Dwarf_Attribute attribute;
+    for (int name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name})
+        if (dwarf_attr_integrate(die, name, &attribute) != nullptr)
+            if (const char* text = dwarf_formstring(&attribute)) return demangled_name(text);
+    if (dwarf_attr_integrate(die, DW_AT_name, &attribute) != nullptr)
+        if (const char* text = dwarf_formstring(&attribute)) return text;
+    return {};
+}
+
+// Where an inlined call was made: the location in the function it was inlined into.
+void call_site(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, int& line) {
+    Dwarf_Attribute attribute;
+    Dwarf_Word value = 0;
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attribute), &value) == 0) {
+        Dwarf_Files* files = nullptr;
+        size_t count = 0;
+        const char* name = nullptr;
+        if (dwarf_getsrcfiles(cu, &files, &count) == 0 && value < count)
+            name = dwarf_filesrc(files, value, nullptr, nullptr);
+        file = name != nullptr ? name : "";
+    }
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attribute), &value) == 0)
+        line = static_cast<int>(value);
+}
+
+std::string base_name(const std::string& path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool is_runtime(const std::string& path) {
+    std::string name = base_name(path);
+    for (const char* prefix :
+         {"libc.so", "libstdc++.so", "libglib-2.0.so", "libgcc_s.so", "ld-linux"})
+        if (name.starts_with(prefix)) return true;
+    return false;
+}
+
+enum class BuildIdCheck { same, changed, missing, unreadable };
+
+BuildIdCheck check_build_id(const SitesModule& module) {
+    int fd = ::open(module.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return BuildIdCheck::missing;
+    BuildIdCheck result = BuildIdCheck::unreadable;
+    if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+        if (elf_kind(elf) == ELF_K_ELF) {
+            const void* bytes = nullptr;
+            ssize_t length = dwelf_elf_gnu_build_id(elf, &bytes);
+            std::string on_disk = length > 0 ? std::string(static_cast<const char*>(bytes),
+                                                           static_cast<size_t>(length))
+                                             : std::string();
+            result = on_disk == module.build_id ? BuildIdCheck::same : BuildIdCheck::changed;
+        }
+        elf_end(elf);
+    }
+    ::close(fd);
+    return result;
+}
+
+char* debuginfo_path = nullptr;  // the default: beside the file, /usr/lib/debug, build-ids
+
+const Dwfl_Callbacks kCallbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+}  // namespace
+
+struct Symbolizer::ModuleState {
+    const SitesModule* info = nullptr;
+    bool checked = false;
+    Dwfl_Module* dwfl_module = nullptr;    // null when the file cannot be used
+    std::unique_ptr<SymbolIndex> symbols;  // made on first use
+    bool runtime = false;
+};
+
+struct Symbolizer::State {
+    Dwfl* dwfl = nullptr;
+    std::vector<ModuleState> modules;  // by start address
+
+    ~State() {
+        if (dwfl != nullptr) dwfl_end(dwfl);
+    }
+};
+
+std::string demangled_name(const char* name) {
+    if (name == nullptr) return {};
+    if (std::strncmp(name, "_Z", 2) != 0) return name;
+    int status = 0;
+    char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    if (status != 0 || readable == nullptr) return name;
+    std::string result = readable;
+    std::free(readable);
+    return result;
+}
+
+Symbolizer::Symbolizer(const std::vector<SitesModule>& modules) : state_(new State) {
+    elf_version(EV_CURRENT);
+    state_->dwfl = dwfl_begin(&kCallbacks);
+    for (const SitesModule& module : modules) {
+        ModuleState entry;
+        entry.info = &module;
+        entry.runtime = is_runtime(module.path);
+        state_->modules.push_back(std::move(entry));
+    }
+    std::sort(
+        state_->modules.begin(), state_->modules.end(),
+        [](const ModuleState& a, const ModuleState& b) { return a.info->start < b.info->start; });
+}
+
+Symbolizer::~Symbolizer() = default;
+
+// The module that held the address, reported to libdw on first use if its file is the
+// one the run loaded.
+Symbolizer::ModuleState* Symbolizer::module_of(uint64_t address) {
+    auto& modules = state_->modules;
+    auto after =
+        std::upper_bound(modules.begin(), modules.end(), address,
+                         [](uint64_t a, const ModuleState& m) { return a < m.info->start; });
+    if (after == modules.begin()) return nullptr;
+    ModuleState& module = *(after - 1);
+    if (address >= module.info->end) return nullptr;
+    if (module.checked) return &module;
+    module.checked = true;
+    const std::string& path = module.info->path;
+    switch (check_build_id(*module.info)) {
+        case BuildIdCheck::same:
+            break;
+        case BuildIdCheck::changed:
+            notes_.push_back(path +
+                             " has changed since the run (its build-id differs): its "
+                             "frames are shown as module+offset");
+            return &module;
+        case BuildIdCheck::missing:
+            notes_.push_back(path +
+                             " is gone since the run: its frames are shown as module+offset");
+            return &module;
+        case BuildIdCheck::unreadable:
+            notes_.push_back(path +
+                             " is not a readable ELF file: its frames are shown as "
+                             "module+offset");
+            return &module;
+    }
+    if (state_->dwfl != nullptr) {
+        dwfl_report_begin_add(state_->dwfl);
+        module.dwfl_module = dwfl_report_elf(state_->dwfl, path.c_str(), path.c_str(), -1,
+                                             module.info->load_bias, false);
+        dwfl_report_end(state_->dwfl, nullptr, nullptr);
+    }
+    if (module.dwfl_module == nullptr)
+        notes_.push_back(path + " could not be read (" + dwfl_errmsg(-1) +
+                         "): its frames are shown as module+offset");
+    return &module;
+}
+
+const std::vector<SourceFrame>& Symbolizer::frames_of(uint64_t return_address) {
+    auto found = cache_.find(return_address);
+    if (found != cache_.end()) return found->second;
+    return cache_.emplace(return_address, symbolize(return_address)).first->second;
+}
+
+std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
+    // A return address follows the call: the call itself is the byte before.
+    uint64_t pc = return_address > 0 ? return_address - 1 : 0;
+    SourceFrame base;
+    base.offset = return_address;
+    ModuleState* module = module_of(pc);
+    if (module == nullptr) return {base};
+    base.module = module->info->path;
+    base.offset = return_address - module->info->load_bias;
+    base.runtime = module->runtime;
+    Dwfl_Module* mod = module->dwfl_module;
+    if (mod == nullptr) return {base};
+
+    if (module->symbols == nullptr) module->symbols = std::make_unique<SymbolIndex>(mod);
+    std::string outer_name = demangled_name(module->symbols->name_of(pc));
+    // A versioned symbol of the symbol table: "pthread_create@GLIBC_2.2.5".
+    if (size_t version = outer_name.find('@'); version != std::string::npos)
+        outer_name.erase(version);
+    std::string file;
+    int line = 0;
+    if (Dwfl_Line* source = dwfl_module_getsrc(mod, pc)) {
+        if (const char* name = dwfl_lineinfo(source, nullptr, &line, nullptr, nullptr, nullptr))
+            file = name;
+        else
+            line = 0;
+    }
+
+    std::vector<SourceFrame> frames;
+    Dwarf_Addr bias = 0;
+    if (Dwarf_Die* cu = dwfl_module_addrdie(mod, pc, &bias)) {
+        // The innermost scope holding the address, then the DIEs that enclose it in the
+        // tree: dwarf_getscopes alone would continue, past the first inlined call, in the
+        // scopes of that call's abstract definition instead of the function it is in.
+        Dwarf_Die* scopes = nullptr;
+        int count = dwarf_getscopes(cu, pc - bias, &scopes);
+        if (count > 0) {
+            Dwarf_Die innermost = scopes[0];
+            std::free(scopes);
+            scopes = nullptr;
+            count = dwarf_getscopes_die(&innermost, &scopes);
+        }
+        for (int i = 0; i < count; ++i) {
+            int tag = dwarf_tag(&scopes[i]);
+            if (tag == DW_TAG_inlined_subroutine) {
+                SourceFrame inlined = base;
+                inlined.function = function_name(&scopes[i]);
+                inlined.file = file;
+                inlined.line = line;
+                inlined.inlined = true;
+                frames.push_back(std::move(inlined));
+                call_site(cu, &scopes[i], file, line);
+            } else if (tag == DW_TAG_subprogram) {
+                if (outer_name.empty()) outer_name = function_name(&scopes[i]);
+                break;
+            }
+        }
+        std::free(scopes);
+    }
+    SourceFrame outer = base;
+    outer.function = std::move(outer_name);
+    outer.file = std::move(file);
+    outer.line = line;
+    frames.push_back(std::move(outer));
+    return frames;
+}
+
+}  // namespace memusagestat
