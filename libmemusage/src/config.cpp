@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "sampling.h"
 
 namespace memusage {
 
@@ -80,7 +79,7 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
         config.sites_owner = strtol(owner, nullptr, 10);
     if (const char* sample = getenv("MEMUSAGE_SITES_SAMPLE")) {
         uint64_t interval;
-        if (parse_size(sample, interval) && interval >= 1 && interval <= sampling::kMaxInterval)
+        if (parse_size(sample, interval) && interval >= 1 && interval <= kMaxSampleInterval)
             config.sites_sample = interval;
         else
             reject(config, "MEMUSAGE_SITES_SAMPLE", kSampleExpected);

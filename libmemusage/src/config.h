@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "allocation_gate.h"
+#include "memusage/gate_report.h"
 
 namespace memusage {
 
@@ -63,6 +63,8 @@ inline constexpr const char kSizeExpected[] =
 inline constexpr const char kCallNumberExpected[] = "a call number, 1 or more";
 inline constexpr const char kProbabilityExpected[] = "a probability from 0 to 1";
 inline constexpr const char kSeedExpected[] = "a seed: digits";
+// The largest sampling interval (sampling.h gives its one-byte blocks a weight code).
+inline constexpr uint64_t kMaxSampleInterval = uint64_t{1} << 30;
 inline constexpr const char kSampleExpected[] =
     "a sampling interval in bytes, 1 to 1G: digits, then nothing or k, M, G (KiB, MiB, GiB)";
 inline constexpr const char kOneInjectionExpected[] =

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "config.h"
+
 namespace memusage::sampling {
 
 // Code 0: exact sites, weight 1, figures in bytes. Code c >= 1: weight 2^((c - 1) / 32).
@@ -17,7 +19,7 @@ inline constexpr uint32_t kCodesPerDoubling = 32;
 inline constexpr uint32_t kMaxCode = 1023;
 // The largest interval whose one-byte blocks still have a code (their weight is about the
 // interval): 1 GiB, far below 2^31.9.
-inline constexpr uint64_t kMaxInterval = uint64_t{1} << 30;
+inline constexpr uint64_t kMaxInterval = kMaxSampleInterval;
 inline constexpr uint64_t kDefaultInterval = 512 * 1024;
 
 double weight_of_code(uint32_t code);
