@@ -57,7 +57,7 @@ class TimelineView {
   }
 
   build() {
-    const margin = { left: 70, right: 16, top: 10, bottom: 24 };
+    const margin = { left: 70, right: 16, top: 26, bottom: 24 };
     this.margin = margin;
     this.width = Math.max(400, this.container.clientWidth || 1000);
     this.plotWidth = this.width - margin.left - margin.right;
@@ -109,7 +109,7 @@ class TimelineView {
       .attr("class", "timeline-overlay")
       .attr("width", this.plotWidth)
       .attr("height", this.plotHeight);
-    const legend = plot.append("g").attr("class", "legend").attr("transform", "translate(10,4)");
+    const legend = plot.append("g").attr("class", "legend").attr("transform", "translate(0,-22)");
     this.series.forEach((s, k) => {
       const item = legend.append("g").attr("transform", `translate(${k * 80},0)`);
       item
