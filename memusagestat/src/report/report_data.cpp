@@ -7,6 +7,7 @@
 #include "read/event_scan.h"
 #include "read/mapped_data_file.h"
 #include "read/sites_reader.h"
+#include "read/summary_reader.h"
 #include "report/report_summary.h"
 #include "sites/site_names.h"
 
@@ -90,7 +91,23 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
                 "name none.");
     }
 
-    // One clock for both files: they stamp with the same cycle counter.
+    RunSummary summary;
+    bool with_summary = !request.summary_path.empty();
+    if (with_summary && empty_file(request.summary_path)) {
+        warn("The summary file " + request.summary_path +
+             " is empty: the run did not write it, so the report has no summary.");
+        with_summary = false;
+    } else if (with_summary) {
+        if (std::string error = read_summary_file(request.summary_path, summary); !error.empty())
+            return error;
+        const uint64_t other_pid = with_sites ? sites_profile.pid : with_events ? reader.pid() : 0;
+        if (other_pid != 0 && summary.pid != other_pid)
+            warn(request.summary_path + " is the summary of another run (process " +
+                 std::to_string(summary.pid) + "; the other files' is " +
+                 std::to_string(other_pid) + ").");
+    }
+
+    // One clock for every file: they stamp with the same cycle counter.
     RunClock clock;
     uint64_t recording_events = 0;
     bool counted = false;
@@ -110,6 +127,14 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         const ProfileHeader& header = data_file.profile().header;
         if (!with_events || header.start_time < clock.origin) clock.origin = header.start_time;
         clock.end = std::max(clock.end, header.end_time);
+    }
+    if (with_summary && clock.relative()) {
+        // The collector's own readings of the counter and the clock at start and exit.
+        clock.seconds_per_cycle = summary.seconds_per_cycle();
+        if (!with_data && !with_events) {
+            clock.origin = summary.start_cycles;
+            clock.end = summary.end_cycles;
+        }
     }
     if (clock.relative() && (with_data || with_events))
         notes.push_back(
@@ -132,7 +157,8 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         {"command", request.command},
         {"pid", nullptr},
         {"seconds", clock.seconds(clock.end)},
-        {"ended_by_crash", with_sites && sites_profile.ended_by_crash},
+        {"ended_by_crash",
+         (with_sites && sites_profile.ended_by_crash) || (with_summary && summary.ended_by_crash)},
         {"sample_interval", with_sites ? sites_profile.sample_interval : 0},
     };
     if (with_sites) {
@@ -140,6 +166,8 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         run["pid"] = sites_profile.pid;
     } else if (with_events) {
         run["pid"] = reader.pid();
+    } else if (with_summary) {
+        run["pid"] = summary.pid;
     }
     if (run["program"] == "" && !request.command.empty())
         run["program"] = base_name(request.command.substr(0, request.command.find(' ')));
