@@ -1,5 +1,5 @@
 // The allocation limit and failure injection, and the parsers of their settings.
-#include "allocation_gate.h"
+#include "heap/allocation_gate.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "counting.h"
+#include "heap/counting.h"
 
 #include <gtest/gtest.h>
 

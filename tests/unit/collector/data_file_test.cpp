@@ -1,4 +1,4 @@
-#include "data_file.h"
+#include "record/data_file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
-#include "events_encoder.h"
+#include "record/events_encoder.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "clock.h"
-#include "events_file.h"
+#include "platform/clock.h"
 #include "read/events_reader.h"
+#include "record/events_file.h"
 #include "test_files.h"
 
 namespace memusage {

@@ -1,7 +1,7 @@
 // The fatal-signal handler's room to run: the alternate stack a thread gets (never in
 // place of the program's own, and reused by the next thread), and the masks that leave
 // out the faults the handler holds.
-#include "fatal_signals.h"
+#include "intercept/fatal_signals.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "mapping_set.h"
+#include "heap/mapping_set.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "recorder.h"
+#include "record/recorder.h"
 
 namespace memusage {
 namespace {

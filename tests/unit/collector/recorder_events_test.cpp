@@ -10,7 +10,7 @@
 
 #include "read/block_replay.h"
 #include "read/events_reader.h"
-#include "recorder.h"
+#include "record/recorder.h"
 #include "test_files.h"
 
 namespace memusage {

@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "clock.h"
-#include "recorder.h"
-#include "site_accounts.h"
+#include "platform/clock.h"
+#include "record/recorder.h"
+#include "sites/site_accounts.h"
 
 namespace memusage {
 namespace {

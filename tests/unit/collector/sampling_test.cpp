@@ -1,13 +1,13 @@
 // Sampled sites' arithmetic: each weight code stands for one exact weight, a sampled block
 // is kept with the probability that makes 1/weight its probability of being sampled, and
 // the site accounts add and take away the same weighted amounts.
-#include "sampling.h"
+#include "sites/sampling.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "site_accounts.h"
+#include "sites/site_accounts.h"
 
 namespace memusage {
 namespace {

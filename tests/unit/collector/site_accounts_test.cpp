@@ -1,4 +1,4 @@
-#include "site_accounts.h"
+#include "sites/site_accounts.h"
 
 #include <gtest/gtest.h>
 

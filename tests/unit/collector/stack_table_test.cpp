@@ -1,4 +1,4 @@
-#include "stack_table.h"
+#include "sites/stack_table.h"
 
 #include <gtest/gtest.h>
 

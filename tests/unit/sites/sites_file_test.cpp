@@ -7,7 +7,7 @@
 #include <iterator>
 #include <random>
 
-#include "sampling.h"
+#include "sites/sampling.h"
 #include "sites_test_support.h"
 
 namespace memusage {

@@ -9,9 +9,9 @@
 
 #include "memusage/sites_format.h"
 #include "read/sites_reader.h"
-#include "site_accounts.h"
-#include "sites_file.h"
-#include "stack_table.h"
+#include "sites/site_accounts.h"
+#include "sites/sites_file.h"
+#include "sites/stack_table.h"
 
 namespace memusage {
 

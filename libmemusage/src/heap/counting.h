@@ -1,0 +1,191 @@
+// glibc's counting rules (SPEC section 3), one function per outcome. The hooks decide
+// what happened; these decide what it counts as. Uncounted has the same functions
+// doing nothing: the heap code is written once and serves both.
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+
+#include "heap/counting_extras.h"
+#include "record/recorder.h"
+#include "record/thread_log.h"
+#include "sites/site_accounts.h"
+#include "sites/sites.h"
+
+namespace memusage {
+
+class Counting {
+  public:
+    Counting(Recorder& recorder, ThreadLog& log, uintptr_t stack_pointer)
+        : recorder_(recorder), log_(log), sp_(stack_pointer) {}
+
+    // malloc, calloc, the aligned family, mmap: counted when asked, whatever happens.
+    void allocation_requested(Call call, uint64_t size) {
+        ++log_.stats.calls_of(call);
+        log_.stats.bytes_of(call) += size;
+        ++log_.stats.histogram[histogram_bucket(size)];
+    }
+    // A size that does not fit in 64 bits (calloc's product, size plus our header):
+    // a call and a failure, in the large bucket, adding no bytes it could not have.
+    void impossible_request(Call call) {
+        ++log_.stats.calls_of(call);
+        ++log_.stats.histogram[kHistogramLarge];
+        ++log_.stats.failed_of(call);
+    }
+    void failed(Call call) { ++log_.stats.failed_of(call); }
+
+    // Before the real allocator is asked: may an allocation call adding `bytes` to the
+    // heap go ahead? No, under the allocation limit or failure injection: the call
+    // fails as glibc's malloc fails for lack of memory. `bytes` stay reserved until
+    // the allocation fails after all (admission_unused) or is freed.
+    bool admit(Call call, uint64_t bytes) {
+        if (__builtin_expect(!counting_extras::active(), 1)) return true;
+        if (counting_extras::admit(call, bytes)) return true;
+        failed(call);
+        errno = ENOMEM;
+        return false;
+    }
+    void admission_unused(uint64_t bytes) { released(bytes); }
+    void allocated(uint64_t size, const void* block) {
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(static_cast<int64_t>(size), site_, address_of(block), 0, size);
+        record(static_cast<int64_t>(size), site_);
+    }
+    // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
+    // ones (MAP_FIXED) replaces their accessible bytes.
+    void mapped(uint64_t accessible_bytes, uint64_t replaced_bytes) {
+        record(static_cast<int64_t>(accessible_bytes) - static_cast<int64_t>(replaced_bytes));
+    }
+    // mprotect made traced bytes accessible (a commit) or PROT_NONE again: no row, no
+    // call counted, only the heap.
+    void protection_changed(int64_t accessible_change) { record(accessible_change); }
+
+    // realloc and mremap: growth counts as new memory, the new size as a request.
+    void resize_requested(Call call, uint64_t old_size, uint64_t new_size) {
+        ++log_.stats.calls_of(call);
+        if (new_size > old_size) log_.stats.bytes_of(call) += new_size - old_size;
+        ++log_.stats.histogram[histogram_bucket(new_size)];
+    }
+    void realloc_call() { ++log_.stats.calls_of(Call::realloc); }
+    void realloc_freed(uint64_t old_size, const void* block) {
+        released(old_size);
+        ++log_.stats.realloc_free;
+        log_.stats.bytes_of(Call::free) += old_size;
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(-static_cast<int64_t>(old_size),
+                                site_word(SiteChange::freed, site_), 0, address_of(block), 0);
+        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_));
+    }
+    // "nomove" counts resizes done in place, whatever the label suggests. `old_block`
+    // is null for realloc(NULL, n), which makes a new block.
+    void reallocated(uint64_t old_size, uint64_t new_size, bool moved, const void* old_block,
+                     const void* new_block) {
+        if (!moved) ++log_.stats.realloc_nomove;
+        if (new_size < old_size) {
+            ++log_.stats.realloc_dec;
+            released(old_size - new_size);
+        }
+        int64_t change = static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size);
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(change, site_, address_of(new_block), address_of(old_block),
+                                new_size);
+        record(change, site_);
+    }
+
+    void free_null() { ++log_.stats.calls_of(Call::free); }
+    void freed(uint64_t size, const void* block) {
+        released(size);
+        ++log_.stats.calls_of(Call::free);
+        log_.stats.bytes_of(Call::free) += size;
+        if (__builtin_expect(recording_blocks(), 0))
+            return record_block(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_), 0,
+                                address_of(block), 0);
+        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_));
+    }
+
+    // munmap: the row counts what was asked; the heap loses only the accessible bytes
+    // traced maps added.
+    void unmap_requested() { ++log_.stats.calls_of(Call::munmap); }
+    void unmapped(uint64_t length, uint64_t accessible_bytes) {
+        log_.stats.bytes_of(Call::munmap) += length;
+        record(-static_cast<int64_t>(accessible_bytes));
+    }
+    // mremap: the heap gains the new mapping's accessible bytes and loses those the old
+    // one (and whatever the new one replaced) had.
+    void remapped(uint64_t old_size, uint64_t new_size, bool moved, uint64_t accessible_new,
+                  uint64_t accessible_old) {
+        if (!moved) ++log_.stats.mremap_nomove;
+        if (new_size < old_size) ++log_.stats.mremap_dec;
+        record(static_cast<int64_t>(accessible_new) - static_cast<int64_t>(accessible_old));
+    }
+
+    // Allocation sites (sites.h). A new block of `size` bytes: its site tag, 0 when off
+    // (or, sampled, when the block is not in the sample).
+    uint32_t site(uint64_t size) {
+        if (__builtin_expect(sites::enabled, 0)) {
+            uint32_t tag = sites::site_for(size);
+            site_ = site_word(SiteChange::new_block, tag);
+            return tag;
+        }
+        return 0;
+    }
+    // An existing block, resized or freed: it keeps the site (and weight) it was allocated with.
+    void keep_site(uint32_t tag) { site_ = site_word(SiteChange::resize, tag); }
+
+  private:
+    void record(int64_t heap_change, uint32_t site = 0) {
+        uint64_t stack = log_.stack_use(sp_);
+        if (__builtin_expect(counting_extras::active(), 0))
+            return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
+        recorder_.record(log_, heap_change, stack, site);
+    }
+    // The event recording (MEMUSAGE_EVENTS) keeps what each heap event did to which block:
+    // the block the event made (`address`), the one it ended (`old_address`) and the
+    // block's size now. Out of line, and chosen in the heap functions, so that record()
+    // and the hooks are what they are without it, registers included.
+    bool recording_blocks() const { return recorder_.logs_have_blocks(); }
+    static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
+    __attribute__((noinline)) void record_block(int64_t heap_change, uint32_t site,
+                                                uint64_t address, uint64_t old_address,
+                                                uint64_t size) {
+        uint64_t stack = log_.stack_use(sp_);
+        BlockChange block{address, old_address, size};
+        if (__builtin_expect(counting_extras::active(), 0))
+            return counting_extras::record(recorder_, log_, heap_change, stack, site, &block);
+        recorder_.record_with_block(log_, heap_change, stack, site, block);
+    }
+    void released(uint64_t bytes) {
+        if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);
+    }
+
+    Recorder& recorder_;
+    ThreadLog& log_;
+    uintptr_t sp_;
+    uint32_t site_ = 0;  // the site word (site_accounts.h) of this call's block
+};
+
+// For calls that must not be counted (inside a hook where counting would have to wait,
+// or after the summary) on blocks that may carry our header; new blocks get none.
+struct Uncounted {
+    void allocation_requested(Call, uint64_t) {}
+    void impossible_request(Call) {}
+    void failed(Call) {}
+    bool admit(Call, uint64_t) { return true; }
+    void admission_unused(uint64_t) {}
+    void allocated(uint64_t, const void*) {}
+    void mapped(uint64_t, uint64_t) {}
+    void protection_changed(int64_t) {}
+    void resize_requested(Call, uint64_t, uint64_t) {}
+    void realloc_call() {}
+    void realloc_freed(uint64_t, const void*) {}
+    void reallocated(uint64_t, uint64_t, bool, const void*, const void*) {}
+    void free_null() {}
+    void freed(uint64_t, const void*) {}
+    uint32_t site(uint64_t) { return 0; }
+    void keep_site(uint32_t) {}
+    void unmap_requested() {}
+    void unmapped(uint64_t, uint64_t) {}
+    void remapped(uint64_t, uint64_t, bool, uint64_t, uint64_t) {}
+};
+
+}  // namespace memusage

@@ -1,0 +1,373 @@
+#include "intercept/collector.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <initializer_list>
+
+#include "heap/allocation_gate.h"
+#include "heap/counting_extras.h"
+#include "intercept/fatal_signals.h"
+#include "intercept/sampler.h"
+#include "memusage/summary.h"
+#include "platform/originals.h"
+#include "record/events_file.h"
+#include "record/output_claim.h"
+#include "sites/sites.h"
+
+namespace memusage::collector {
+
+// All of the collector's state is constant-initialized (constinit): the program's
+// first allocation may come before any constructor has run, and a constructor running
+// after it would wipe what that allocation set up.
+constinit std::atomic<State> state{State::uninitialized};
+constinit Config config;
+constinit Recorder recorder;
+constinit MappingSet mappings;
+__thread ThreadLog* thread_log = nullptr;
+__thread ThreadLog* counting_log = nullptr;
+
+namespace {
+
+constinit DataFile data_file;
+constinit EventsFile events_file;
+pthread_key_t thread_key;
+uintptr_t main_thread_stack_start;
+constinit Stats totals{};
+
+// The standard error the program started with. The summary goes there even if the
+// program closes or redirects its own (coreutils close it before exiting).
+struct SavedStderr {
+    bool known = false;  // descriptor 2 was open when the collector started
+    int fd = -1;         // our copy of it
+    dev_t device = 0;
+    ino_t inode = 0;
+} saved_stderr;
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+
+void write_all(int fd, const char* text, size_t length) {
+    while (length > 0) {
+        ssize_t n = write(fd, text, length);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        text += n;
+        length -= static_cast<size_t>(n);
+    }
+}
+
+__attribute__((noinline)) void warn_parts(std::initializer_list<const char*> parts) {
+    char line[512];
+    size_t n = 0;
+    for (const char* part : parts)
+        for (; *part != '\0' && n < sizeof(line) - 1; ++part) line[n++] = *part;
+    write_all(STDERR_FILENO, line, n);
+}
+
+void warn(const char* what, const char* detail) { warn_parts({"memusage: ", what, detail, "\n"}); }
+
+void keep_stderr() {
+    struct stat st;
+    if (fstat(STDERR_FILENO, &st) != 0) return;
+    int fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 901);
+    saved_stderr = SavedStderr{true, fd, st.st_dev, st.st_ino};
+}
+
+// Where our text may go: our copy of the standard error the program started with, or
+// the program's descriptor 2 if our copy is gone (closefrom) and that still leads to the
+// same file; else nowhere (-1). A program that closed everything may have opened a file
+// of its own as descriptor 2, or under our copy's number: our text must not land in it.
+int summary_fd() {
+    if (!saved_stderr.known) return -1;
+    for (int fd : {saved_stderr.fd, STDERR_FILENO}) {
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == saved_stderr.device &&
+            st.st_ino == saved_stderr.inode)
+            return fd;
+    }
+    return -1;
+}
+
+// Async-signal-safe: the data file reports a failed write from wherever it happens.
+void warn_on_stderr(const char* text, size_t length) {
+    int fd = summary_fd();
+    if (fd >= 0) write_all(fd, text, length);
+}
+
+bool use_color(int fd) {
+    if (config.color != ColorMode::automatic) return config.color == ColorMode::always;
+    const char* no_color = getenv("NO_COLOR");
+    return isatty(fd) && (no_color == nullptr || no_color[0] == '\0');
+}
+
+// Not the thread's last call: other keys' destructors and glibc's own teardown still
+// allocate and free, counted in the same log, which the recorder takes back once the
+// thread is gone. The thread's name is read while it is still the thread's.
+void on_thread_exit(void* value) {
+    auto* log = static_cast<ThreadLog*>(value);
+    if (config.thread_table || config.events != nullptr) prctl(PR_GET_NAME, log->name);
+    fatal_signals::take_back_thread_stack(log->signal_stack);
+    sites::end_thread();
+    recorder.end_thread(log);
+}
+
+// fork() must stay what glibc makes it: free of deadlocks with stdio, and
+// async-signal-safe in a single-threaded program. So nothing is locked before it
+// (the parent needs nothing), and the child repairs what the fork caught halfway,
+// without waiting. Its own calls are not counted meanwhile: a signal handler that
+// allocates there would find the recorder half-repaired.
+void after_fork_in_child() {
+    sites::after_fork_in_child();  // the sites file is the parent's, whatever the state
+    if (state.load(std::memory_order_acquire) != State::active) return;
+    ThreadLog* counting = counting_log;
+    counting_log = nullptr;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    mappings.after_fork_in_child();
+    recorder.after_fork_in_child(thread_log);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    counting_log = counting;
+}
+
+void on_fatal_signal(int signal_number) {
+    // The handler was one-shot (SA_RESETHAND): re-raising gives the default death.
+    State expected = State::active;
+    if (state.compare_exchange_strong(expected, State::finished)) {
+        sampler::stop();
+        if (recorder.finish_file_after_crash(cycle_counter(), thread_log)) sites::finish(true);
+    }
+    raise(signal_number);
+}
+
+// Only where the program left the default: a program that ignores or handles these
+// signals itself keeps doing so. On the thread's alternate stack, which a stack
+// overflow needs. The mask stays the program's: one inherited through exec that blocks
+// a fault means a file kept complete at every write (program_blocks_faults).
+void install_fatal_signal_handlers() {
+    for (int signal_number : kFatalSignals) {
+        struct sigaction current;
+        if (original::sigaction(signal_number, nullptr, &current) != 0) continue;
+        if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
+        struct sigaction action = {};
+        action.sa_handler = on_fatal_signal;
+        action.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
+        fatal_signals::hold(signal_number);
+    }
+    sigset_t inherited;
+    if (original::pthread_sigmask(SIG_BLOCK, nullptr, &inherited) == 0 &&
+        fatal_signals::blocks_held_fault(&inherited))
+        recorder.keep_file_complete(nullptr, false);
+}
+
+// Not when a process of the run that the environment names owns it (this process's
+// parent, say); an image exec'd in place of the owner takes the file over, as with
+// glibc; any other process only while no process of the run has written it.
+void open_data_file() {
+    if (config.output_owner != 0 && config.output_owner != getpid()) return;
+    FileState at_run_start;
+    bool taking_over = config.output_owner == getpid();
+    bool conditional =
+        !taking_over && output_claim::state_at_run_start(config.output, at_run_start);
+    data_file.report_write_errors_to(warn_on_stderr);
+    switch (data_file.open(config.output, cycle_counter(), conditional ? &at_run_start : nullptr)) {
+        case DataFile::OpenResult::opened: {
+            char pid[24];
+            snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
+            setenv(kOutputOwnerVariable, pid, 1);
+            break;
+        }
+        case DataFile::OpenResult::busy:
+            break;
+        case DataFile::OpenResult::failed:
+            warn("cannot write the data file: ", config.output);
+            break;
+    }
+}
+
+// The event recording, unless another process of the run (one that started this one)
+// owns it: then this one records none. Opened once the sites are known (the header says
+// whether the allocate records carry site ids); an image exec'd in place of the owner
+// takes the file over.
+void open_events_file() {
+    if (config.events_owner != 0 && config.events_owner != getpid()) return;
+    uint32_t flags = sites::enabled ? events_format::kHasSites : 0;
+    switch (events_file.open(config.events, flags)) {
+        case EventsFile::OpenResult::opened: {
+            char pid[24];
+            snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
+            setenv(kEventsOwnerVariable, pid, 1);
+            events_file.report_write_errors_to(warn_on_stderr);
+            recorder.record_events(&events_file);
+            break;
+        }
+        case EventsFile::OpenResult::busy:
+            break;
+        case EventsFile::OpenResult::failed:
+            warn("cannot write the events file: ", config.events);
+            break;
+    }
+}
+
+// The summary, then what the run's settings add to it: what the allocation gate
+// refused, the per-thread table.
+void print_final_report() {
+    int fd = summary_fd();
+    if (fd < 0) return;
+    print_summary(totals, fd);
+    SummaryStyle style = summary_style(fd);
+    if (allocation_gate.active())
+        write_gate_report(allocation_gate.report(), style, write_to_fd, &fd);
+    if (config.thread_table) {
+        size_t count = 0;
+        const ThreadRow* rows = recorder.thread_rows(count);
+        write_thread_table(rows, count, style, write_to_fd, &fd);
+    }
+}
+
+__attribute__((constructor)) void start_with_program() { current_state(); }
+
+__attribute__((destructor)) void finish_with_program() {
+    State expected = State::active;
+    if (!state.compare_exchange_strong(expected, State::finished)) return;
+    counting_log = nullptr;
+    sampler::stop();
+    if ((config.thread_table || config.events != nullptr) && thread_log != nullptr)
+        prctl(PR_GET_NAME, thread_log->name);
+    bool complete = recorder.finish(totals, cycle_counter(), thread_log);
+    // A run whose end stopped a merge halfway leaves the sites file as a killed run
+    // leaves it, as it does the data file.
+    if (complete) {
+        if (const char* problem = sites::finish(false)) warn(problem, "");
+    }
+    print_final_report();
+}
+
+}  // namespace
+
+void write_to_fd(void* fd, const char* text, size_t length) {
+    write_all(*static_cast<int*>(fd), text, length);
+}
+
+SummaryStyle summary_style(int fd) {
+    SummaryStyle style;
+    style.color = use_color(fd);
+    style.mmap_rows = config.trace_mmap;
+    return style;
+}
+
+void print_summary(const Stats& stats, int fd) {
+    if (fd < 0) fd = summary_fd();
+    if (fd < 0) return;
+    SummaryStyle style = summary_style(fd);
+    write_summary(stats, style, write_to_fd, &fd);
+}
+
+void print_summary_line(const char* text, size_t length, int fd) {
+    if (fd < 0) fd = summary_fd();
+    if (fd >= 0) write_all(fd, text, length);
+}
+
+void repair_in_forked_child() { after_fork_in_child(); }
+
+void program_blocks_faults() {
+    if (current_state() != State::active) return;
+    int saved_errno = errno;
+    // Inside one of this thread's calls (a signal handler interrupted it), the stream may
+    // be halfway through an event: the file is only kept complete from the next write.
+    bool interrupted_a_call = thread_log != nullptr && counting_log == nullptr;
+    ThreadLog* counting = counting_log;
+    counting_log = nullptr;  // a handler's calls meanwhile are not counted in our own log
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    recorder.keep_file_complete(thread_log, !interrupted_a_call);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    counting_log = counting;
+    errno = saved_errno;
+}
+
+State initialize() {
+    State expected = State::uninitialized;
+    if (!state.compare_exchange_strong(expected, State::initializing)) return expected;
+    // The main thread's stack is measured from here, where the program starts (our
+    // constructor, or its first allocation if that comes earlier), as glibc does: from
+    // this frame's top, so that what this function keeps on the stack (it grows as the
+    // collector learns more settings) does not push the start below the program's own
+    // calls and flatten the stack curve to zero.
+    main_thread_stack_start = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    if (!original::resolve()) {
+        warn("cannot find the C library's allocator", "");
+        _exit(127);
+    }
+    auto lookup = [](const char* name) -> const char* { return getenv(name); };
+    output_claim::mark_run_start();
+    config = Config::read(lookup, program_invocation_short_name);
+    if (!config.profiled) {
+        state.store(State::passthrough, std::memory_order_release);
+        return State::passthrough;
+    }
+    for (int i = 0; i < config.rejected_count; ++i) {
+        warn_parts({"memusage: ", config.rejected[i].variable, " ignored: it should be ",
+                    config.rejected[i].expected, "\n"});
+    }
+    allocation_gate.configure(config.gate);
+    if (config.thread_table) {
+        // The table's figures are kept by the counting's optional work.
+        counting_extras::turn_on();
+        recorder.keep_thread_rows();
+    }
+    pthread_key_create(&thread_key, on_thread_exit);
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
+    keep_stderr();
+    if (config.output != nullptr) open_data_file();
+    if (!recorder.init(&data_file, config.buffer_records)) {
+        warn("out of memory for the record buffer", "");
+        data_file.close();
+    }
+    if (config.sites != nullptr) {
+        if (const char* problem =
+                sites::start(config.sites, config.sites_owner, config.sites_sample,
+                             config.sites_seeded ? &config.sites_seed : nullptr))
+            warn(problem, "");
+        recorder.keep_site_figures(sites::accounts());
+    }
+    if (config.events != nullptr) open_events_file();
+    install_fatal_signal_handlers();
+    state.store(State::active, std::memory_order_release);
+    if (data_file.is_open() && config.timer) sampler::start();
+    return State::active;
+}
+
+UncommonCount begin_uncommon_count() {
+    static __thread bool attaching = false;
+    if (attaching || current_state() != State::active) return {nullptr, nullptr};
+    if (thread_log != nullptr) {
+        // Inside one of the thread's calls. The C library's allocator never calls ours,
+        // so this is a signal handler's call, counted as glibc counts it when it can be.
+        // Another allocator after us may be calling back from inside our call to it: its
+        // calls pass through, uncounted and without our header, which it would not know.
+        if (!original::allocator_is_libc) return {nullptr, nullptr};
+        ThreadLog* nested = recorder.begin_nested(*thread_log);
+        if (nested != nullptr) counting_log = nested;
+        return {nested, nullptr};
+    }
+    attaching = true;
+    ThreadLog* log = recorder.attach_thread(&counting_log);
+    if (log != nullptr) {
+        if (log->owner_thread == log->owner_process) log->stack_start = main_thread_stack_start;
+        thread_log = log;
+        pthread_setspecific(thread_key, log);
+        fatal_signals::give_thread_a_stack(log->signal_stack);
+        sites::prepare_thread();  // what it allocates is the collector's, not the program's
+    }
+    attaching = false;
+    return {log, log};
+}
+
+}  // namespace memusage::collector

@@ -1,0 +1,111 @@
+#include "platform/originals.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace memusage::original {
+namespace {
+
+// The version a program links each function by (libc's default for it). A debugging
+// malloc preloaded after us, libc_malloc_debug.so, defines its functions under that
+// version only, and dlsym's unversioned lookup skips them: MALLOC_CHECK_ and mtrace would
+// silently do nothing. The names are x86-64's; elsewhere the lookup stays unversioned.
+const char* linked_version(const char* name) {
+#if defined(__x86_64__) && defined(__LP64__)
+    static constexpr struct {
+        const char* name;
+        const char* version;
+    } kNewerThanTheBase[] = {{"aligned_alloc", "GLIBC_2.16"},
+                             {"reallocarray", "GLIBC_2.26"},
+                             {"execvpe", "GLIBC_2.11"},
+                             {"execveat", "GLIBC_2.34"}};
+    for (const auto& function : kNewerThanTheBase)
+        if (strcmp(function.name, name) == 0) return function.version;
+    return "GLIBC_2.2.5";
+#else
+    (void)name;
+    return nullptr;
+#endif
+}
+
+link_map* object_of(void* function) {
+    Dl_info info;
+    void* object = nullptr;
+    if (dladdr1(function, &info, &object, RTLD_DL_LINKMAP) == 0) return nullptr;
+    return static_cast<link_map*>(object);
+}
+
+// True when `first` comes before `second` in the order the dynamic linker searches.
+bool searched_before(link_map* first, link_map* second) {
+    if (first == nullptr || second == nullptr || first == second) return false;
+    for (link_map* object = first->l_next; object != nullptr; object = object->l_next)
+        if (object == second) return true;
+    return false;
+}
+
+// What the program would have called without us: the first definition after us that
+// its versioned reference binds to. The versioned lookup finds libc_malloc_debug.so's;
+// it skips a chained allocator's unversioned one, which the plain lookup finds. Whichever
+// comes first in the search order is the one.
+void* next_definition(const char* name) {
+    void* unversioned = dlsym(RTLD_NEXT, name);
+    const char* version = linked_version(name);
+    void* versioned = version != nullptr ? dlvsym(RTLD_NEXT, name, version) : nullptr;
+    if (versioned == nullptr || versioned == unversioned) return unversioned;
+    if (unversioned == nullptr) return versioned;
+    return searched_before(object_of(versioned), object_of(unversioned)) ? versioned : unversioned;
+}
+
+}  // namespace
+
+bool resolve() {
+    bool found = true;
+#define MEMUSAGE_RESOLVE_ORIGINAL(name)                                 \
+    name = reinterpret_cast<decltype(&::name)>(next_definition(#name)); \
+    found = found && name != nullptr;
+    MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_RESOLVE_ORIGINAL)
+#undef MEMUSAGE_RESOLVE_ORIGINAL
+    // execve is always the C library's: where malloc comes from elsewhere, another
+    // allocator sits between us and it.
+    if (found)
+        allocator_is_libc = object_of(reinterpret_cast<void*>(malloc)) ==
+                            object_of(reinterpret_cast<void*>(execve));
+    return found;
+}
+
+}  // namespace memusage::original
+
+namespace memusage::bootstrap {
+namespace {
+
+std::atomic<size_t> arena_used{0};
+
+struct ArenaHeader {
+    size_t size;
+    size_t padding;
+};
+
+}  // namespace
+
+alignas(64) unsigned char arena[kArenaBytes];
+
+void* allocate(size_t size, size_t alignment) {
+    if (alignment < 16) alignment = 16;
+    size_t used = arena_used.load(std::memory_order_relaxed);
+    for (;;) {
+        size_t start = (used + sizeof(ArenaHeader) + alignment - 1) & ~(alignment - 1);
+        if (start > kArenaBytes || size > kArenaBytes - start) return nullptr;
+        if (arena_used.compare_exchange_weak(used, start + size)) {
+            reinterpret_cast<ArenaHeader*>(arena + start)[-1].size = size;
+            return arena + start;
+        }
+    }
+}
+
+size_t size_of(const void* p) { return static_cast<const ArenaHeader*>(p)[-1].size; }
+
+}  // namespace memusage::bootstrap

@@ -1,0 +1,113 @@
+#include "platform/owned_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace memusage {
+namespace {
+
+// Out of the way of the small descriptor numbers programs assume are theirs.
+constexpr int kPreferredFd = 900;
+
+int move_out_of_the_way(int fd) {
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, kPreferredFd);
+    if (moved < 0) return fd;
+    ::close(fd);
+    return moved;
+}
+
+}  // namespace
+
+bool OwnedFile::keepable(const char* path) {
+    size_t length = strlen(path);
+    return length != 0 && length < kMaxPath;
+}
+
+void OwnedFile::take(int fd, const char* path, const struct stat& st) {
+    fd_ = move_out_of_the_way(fd);
+    device_ = st.st_dev;
+    inode_ = st.st_ino;
+    memcpy(path_, path, strlen(path) + 1);
+}
+
+// Programs close descriptors they did not open (closefrom, daemonising).
+bool OwnedFile::still_ours() {
+    if (fd_ < 0) return false;
+    struct stat st;
+    if (fstat(fd_, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_) return true;
+    int fd = ::open(path_, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != device_ || st.st_ino != inode_) {
+        if (fd >= 0) ::close(fd);
+        fd_ = -1;
+        return false;
+    }
+    fd_ = move_out_of_the_way(fd);
+    return true;
+}
+
+void OwnedFile::close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+}
+
+bool write_fully_at(int fd, const void* data, size_t bytes, off_t offset, size_t* written) {
+    const char* p = static_cast<const char*>(data);
+    while (bytes > 0) {
+        ssize_t n = pwrite(fd, p, bytes, offset);
+        if (n < 0 && errno == EINTR) continue;
+        if (n == 0) errno = ENOSPC;  // no progress and no reason: the device is full
+        if (n <= 0) return false;
+        p += n;
+        bytes -= static_cast<size_t>(n);
+        offset += n;
+        if (written != nullptr) *written += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+namespace {
+
+// Decimal digits of `value` into `out` (room for 20), returning how many.
+size_t format_decimal(uint64_t value, char* out) {
+    char reversed[20];
+    size_t n = 0;
+    do {
+        reversed[n++] = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    for (size_t i = 0; i < n; ++i) out[i] = reversed[n - 1 - i];
+    return n;
+}
+
+}  // namespace
+
+void say_write_failed(WarningSink sink, const char* what, const OwnedFile& file, int error,
+                      const char* after, uint64_t number) {
+    if (sink == nullptr) return;
+    const char* reason = strerrordesc_np(error);
+    char digits[20];
+    size_t digit_count = format_decimal(number, digits);
+    char line[OwnedFile::kMaxPath + 160];
+    size_t n = 0;
+    auto add = [&](const char* text, size_t length) {
+        for (size_t i = 0; i < length && n < sizeof(line) - 1; ++i) line[n++] = text[i];
+    };
+    auto add_text = [&](const char* text) { add(text, strlen(text)); };
+    add_text("memusage: cannot write the ");
+    add_text(what);
+    add_text(" ");
+    add_text(file.path());
+    add_text(": ");
+    add_text(reason != nullptr ? reason : "unknown error");
+    add_text("; it stops ");
+    add_text(after);
+    add_text(" ");
+    add(digits, digit_count);
+    add_text("\n");
+    sink(line, n);
+}
+
+}  // namespace memusage

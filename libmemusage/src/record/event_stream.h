@@ -1,0 +1,55 @@
+// The merged event stream's running state: the global heap rebuilt from the per-event
+// changes, the peaks, and the records waiting to be written. Fed in time order by the
+// merge of the threads' logs (log_merge.h), or by the one thread recording directly.
+#pragma once
+
+#include <cstdint>
+
+#include "memusage/record.h"
+#include "sites/site_accounts.h"
+
+namespace memusage {
+
+struct EventStream {
+    int64_t heap = 0;
+    uint64_t last_time = 0;
+    // heap_peak is the peak since the program last reset it (the in-process API);
+    // run_peak() is the whole run's. Keeping the earlier phases' peak aside costs the
+    // events nothing.
+    uint64_t heap_peak = 0, stack_peak = 0, total_peak = 0;
+    uint64_t earlier_phases_peak = 0;
+
+    uint64_t run_peak() const {
+        return heap_peak > earlier_phases_peak ? heap_peak : earlier_phases_peak;
+    }
+    void start_phase() {
+        earlier_phases_peak = run_peak();
+        heap_peak = heap > 0 ? static_cast<uint64_t>(heap) : 0;
+    }
+    Record* output = nullptr;  // null without a data file: the events only feed the peaks
+    uint32_t output_used = 0;
+    uint32_t output_capacity = 0;
+    SiteAccounts* sites = nullptr;  // null unless allocation sites are on
+
+    // One event; true when the record buffer is full and must be written.
+    bool add(int64_t heap_change, uint64_t stack, uint64_t time, uint32_t site = 0) {
+        heap += heap_change;
+        uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
+        if (__builtin_expect(sites != nullptr, 0)) sites->on_event(site, heap_change, current);
+        heap_peak = current > heap_peak ? current : heap_peak;
+        stack_peak = stack > stack_peak ? stack : stack_peak;
+        total_peak = current + stack > total_peak ? current + stack : total_peak;
+        if (output == nullptr) return false;
+        // Stamps of different cores can disagree by a few cycles; the file stays in order.
+        last_time = time > last_time ? time : last_time;
+        // Counted only once written: a signal handler that ends the run in between
+        // finds no half-written record.
+        Record& record = output[output_used];
+        record.heap = current;
+        record.stack = stack;
+        record.set_time(last_time);
+        return ++output_used == output_capacity;
+    }
+};
+
+}  // namespace memusage

@@ -1,0 +1,159 @@
+#include "sites/sites.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "memusage/sites_format.h"
+#include "platform/clock.h"
+#include "platform/config.h"
+#include "sites/sampling.h"
+#include "sites/sites_file.h"
+#include "sites/stack_table.h"
+#include "sites/unwind.h"
+
+namespace memusage::sites {
+namespace {
+
+// Bounds on what the tables may reserve (address space; pages are given when touched):
+// a million distinct stacks of 16 frames on average.
+constexpr uint32_t kMaxStacks = 1u << 20;
+constexpr uint64_t kMaxFrames = uint64_t{kMaxStacks} * 16;
+
+static_assert(kMaxStacks <= kStackIdMask + 1, "an id fits in a site tag");
+
+constinit StackTable stacks;
+constinit SiteAccounts site_accounts;
+constinit SitesFile file;
+bool have_unwinder = false;
+const char* config_path = nullptr;
+std::atomic<bool> written{false};
+
+// Sampling: each thread's generator, seeded on its first draw from the run's seed and the
+// thread's turn (deterministic for a given seed and order of threads' first allocations).
+__thread sampling::Generator generator = {0};
+uint64_t seed_base = 0;
+std::atomic<uint64_t> seeded_threads{0};
+
+// The first refused allocation call's site, once taken.
+std::atomic<bool> refused_call_noted{false};
+std::atomic<uint32_t> first_refused_site{0};
+
+char message[4200];
+const char* cannot_write(const char* path) {
+    snprintf(message, sizeof message, "cannot write the allocation sites file %s", path);
+    return message;
+}
+
+}  // namespace
+
+const char* start(const char* path, long owner, uint64_t interval, const uint64_t* seed) {
+    // Another process of the run (one that started this one) owns the file.
+    if (owner != 0 && owner != getpid()) return nullptr;
+    switch (file.open(path)) {
+        case SitesFile::OpenResult::opened:
+            break;
+        case SitesFile::OpenResult::busy:
+            return nullptr;
+        case SitesFile::OpenResult::failed:
+            return cannot_write(path);
+    }
+    config_path = path;
+    char pid[24];
+    snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
+    setenv(kSitesOwnerVariable, pid, 1);
+    if (!stacks.init(kMaxStacks, kMaxFrames) || !site_accounts.init(kMaxStacks, interval)) {
+        file.close();
+        return "out of memory for the allocation sites tables";
+    }
+    have_unwinder = unwind::load();
+    sample_interval = interval;
+    seed_base = seed != nullptr ? *seed : cycle_counter() ^ (static_cast<uint64_t>(getpid()) << 32);
+    enabled = true;
+    return have_unwinder ? nullptr : "cannot load libunwind.so.8: allocation sites have no stacks";
+}
+
+SiteAccounts* accounts() { return enabled ? &site_accounts : nullptr; }
+
+namespace {
+
+// A per-thread cache in front of the shared table: a direct-mapped array from a stack's
+// hash to its id, so that a stack seen before on this thread costs no probe of the shared
+// table and no comparison of its frames. One word an entry, written with one store, so a
+// signal handler's call that interrupts an update finds the old entry or the new one: the
+// id in the low bits, the hash's bits above them as the check (with the index, 52 bits of
+// the hash must agree). Thread-local memory: it comes and goes with the thread's stack.
+constexpr uint32_t kCacheEntries = 256;
+__thread uint64_t stack_cache[kCacheEntries];
+
+uint32_t intern_cached(const uintptr_t* frames, uint32_t depth) {
+    uint64_t hash = StackTable::hash_of(frames, depth);
+    uint64_t& entry = stack_cache[hash % kCacheEntries];
+    uint64_t check = hash & ~uint64_t{kStackIdMask};
+    uint64_t cached = entry;
+    if (cached != 0 && (cached & ~uint64_t{kStackIdMask}) == check)
+        return static_cast<uint32_t>(cached & kStackIdMask);
+    uint32_t id = stacks.intern(frames, depth, hash);
+    entry = check | id;
+    return id;
+}
+
+}  // namespace
+
+uint32_t capture_site() {
+    uintptr_t frames[sites_format::kMaxDepth];
+    uint32_t depth = unwind::capture(frames, sites_format::kMaxDepth);
+    return intern_cached(frames, depth);
+}
+
+uint32_t sampled_site(uint64_t size) {
+    sampling::Generator& own = generator;
+    if (own.state == 0) {
+        own.state = sampling::seed_for(seed_base, seeded_threads.fetch_add(1));
+        uint64_t first = static_cast<uint64_t>(sampling::next_countdown(own, sample_interval));
+        if (size < first) {
+            bytes_to_next_sample = first - size;
+            return 0;
+        }
+    }
+    // The process has no memory: the next point is as far from this block's end as from
+    // anywhere.
+    bytes_to_next_sample = static_cast<uint64_t>(sampling::next_countdown(own, sample_interval));
+    sampling::Choice choice = sampling::choose(size, sample_interval);
+    if (choice.keep < 1.0 && own.uniform() > choice.keep) return 0;
+    return site_tag(capture_site(), choice.code);
+}
+
+void note_refused_call() {
+    if (!enabled || refused_call_noted.exchange(true, std::memory_order_relaxed)) return;
+    first_refused_site.store(capture_site(), std::memory_order_relaxed);
+}
+
+void prepare_thread() {
+    if (!enabled) return;
+    uintptr_t frames[1];
+    unwind::capture(frames, 1);
+}
+
+const char* finish(bool crashed) {
+    if (!enabled || !file.is_open() || written.exchange(true)) return nullptr;
+    uint32_t flags = (crashed ? sites_format::kEndedByCrash : 0) |
+                     (have_unwinder ? 0 : sites_format::kUnwinderMissing);
+    bool ok = file.write(stacks, site_accounts, flags,
+                         first_refused_site.load(std::memory_order_relaxed));
+    file.close();
+    return ok ? nullptr : cannot_write(config_path);
+}
+
+void end_thread() {
+    if (enabled) unwind::end_thread();
+}
+
+void after_fork_in_child() {
+    file.close();
+    unwind::after_fork_in_child();
+}
+
+}  // namespace memusage::sites

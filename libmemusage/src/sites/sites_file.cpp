@@ -1,0 +1,225 @@
+#include "sites/sites_file.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "memusage/sites_format.h"
+#include "platform/pages.h"
+
+namespace memusage {
+namespace {
+
+namespace format = sites_format;
+
+// Sequential writes through a buffer of kernel pages, at explicit offsets.
+class BufferedWriter {
+  public:
+    static constexpr size_t kBufferBytes = 64 * 1024;
+
+    explicit BufferedWriter(int fd)
+        : fd_(fd), buffer_(static_cast<char*>(allocate_pages(kBufferBytes))) {
+        ok_ = buffer_ != nullptr;
+    }
+    ~BufferedWriter() {
+        if (buffer_ != nullptr) free_pages(buffer_, kBufferBytes);
+    }
+    BufferedWriter(const BufferedWriter&) = delete;
+    BufferedWriter& operator=(const BufferedWriter&) = delete;
+
+    void put(const void* data, size_t bytes) {
+        const char* p = static_cast<const char*>(data);
+        while (ok_ && bytes > 0) {
+            size_t room = kBufferBytes - used_;
+            size_t n = bytes < room ? bytes : room;
+            memcpy(buffer_ + used_, p, n);
+            used_ += n;
+            p += n;
+            bytes -= n;
+            if (used_ == kBufferBytes) flush();
+        }
+    }
+    void pad_to_8() {
+        static constexpr char zeros[8] = {};
+        put(zeros, format::padded_to_8(position()) - position());
+    }
+    uint64_t position() const { return offset_ + used_; }
+
+    bool flush() {
+        if (ok_ && used_ > 0) ok_ = write_at(buffer_, used_, offset_);
+        offset_ += used_;
+        used_ = 0;
+        return ok_;
+    }
+    bool write_at(const void* data, size_t bytes, uint64_t offset) {
+        return write_fully_at(fd_, data, bytes, static_cast<off_t>(offset));
+    }
+
+  private:
+    int fd_;
+    char* buffer_;
+    size_t used_ = 0;
+    uint64_t offset_ = 0;
+    bool ok_ = false;
+};
+
+struct BuildId {
+    const unsigned char* bytes = nullptr;
+    uint32_t length = 0;
+};
+
+// NT_GNU_BUILD_ID from the module's note segments, as the loader mapped them.
+BuildId build_id_of(const dl_phdr_info& info) {
+    for (int i = 0; i < info.dlpi_phnum; ++i) {
+        const ElfW(Phdr)& segment = info.dlpi_phdr[i];
+        if (segment.p_type != PT_NOTE) continue;
+        uint64_t align = segment.p_align == 8 ? 8 : 4;
+        auto pad = [align](uint64_t n) { return (n + align - 1) & ~(align - 1); };
+        auto* note = reinterpret_cast<const unsigned char*>(info.dlpi_addr + segment.p_vaddr);
+        const unsigned char* end = note + segment.p_memsz;
+        while (static_cast<size_t>(end - note) >= sizeof(ElfW(Nhdr))) {
+            ElfW(Nhdr) header;
+            memcpy(&header, note, sizeof header);
+            const unsigned char* name = note + sizeof header;
+            const unsigned char* descriptor = name + pad(header.n_namesz);
+            const unsigned char* next = descriptor + pad(header.n_descsz);
+            if (descriptor > end || next > end) break;
+            if (header.n_type == NT_GNU_BUILD_ID && header.n_namesz == 4 &&
+                memcmp(name, "GNU", 4) == 0)
+                return BuildId{descriptor, static_cast<uint32_t>(header.n_descsz)};
+            note = next;
+        }
+    }
+    return {};
+}
+
+struct ModuleWriting {
+    BufferedWriter* out;
+    uint32_t count;
+};
+
+int write_module(dl_phdr_info* info, size_t, void* context) {
+    auto& writing = *static_cast<ModuleWriting*>(context);
+    uint64_t start = UINT64_MAX, end = 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+        if (segment.p_type != PT_LOAD) continue;
+        uint64_t low = info->dlpi_addr + segment.p_vaddr;
+        if (low < start) start = low;
+        if (low + segment.p_memsz > end) end = low + segment.p_memsz;
+    }
+    if (start >= end) return 0;
+    // The program itself is listed first, without a name.
+    char program[4096];
+    const char* path = info->dlpi_name;
+    size_t path_length = path != nullptr ? strlen(path) : 0;
+    if (path_length == 0) {
+        ssize_t n = readlink("/proc/self/exe", program, sizeof program);
+        if (n <= 0 || static_cast<size_t>(n) == sizeof program) return 0;
+        path = program;
+        path_length = static_cast<size_t>(n);
+    }
+    BuildId id = build_id_of(*info);
+    format::ModuleRecord record = {info->dlpi_addr, start, end, id.length,
+                                   static_cast<uint32_t>(path_length)};
+    writing.out->put(&record, sizeof record);
+    writing.out->put(id.bytes, id.length);
+    writing.out->put(path, path_length);
+    writing.out->pad_to_8();
+    ++writing.count;
+    return 0;
+}
+
+uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAccounts& accounts,
+                     uint32_t also_without_figures) {
+    uint32_t count = 0;
+    uint32_t limit = stacks.id_limit();
+    if (limit > accounts.capacity()) limit = accounts.capacity();
+    for (uint32_t id = StackTable::kTableFull; id < limit; ++id) {
+        const SiteFigures& figures = accounts.site(id);
+        if (figures.blocks_allocated == 0 && figures.bytes_allocated == 0 &&
+            id != also_without_figures)
+            continue;
+        uint32_t depth = 0;
+        const uintptr_t* frames = stacks.frames_of(id, depth);
+        if (depth > format::kMaxDepth) depth = format::kMaxDepth;
+        format::SiteRecord record = {accounts.in_units(figures.blocks_allocated),
+                                     accounts.in_units(figures.bytes_allocated),
+                                     accounts.in_units(figures.blocks_freed),
+                                     accounts.in_units(figures.bytes_freed),
+                                     accounts.in_units(accounts.bytes_at_peak(id)),
+                                     depth,
+                                     id};
+        out.put(&record, sizeof record);
+        for (uint32_t i = 0; i < depth; ++i) {
+            uint64_t frame = frames[i];
+            out.put(&frame, sizeof frame);
+        }
+        ++count;
+    }
+    return count;
+}
+
+}  // namespace
+
+SitesFile::OpenResult SitesFile::open(const char* path) {
+    if (!OwnedFile::keepable(path)) return OpenResult::failed;
+    int fd = ::open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return OpenResult::failed;
+    // A second process of the same run must not truncate a file its owner still holds.
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd);
+        return errno == EWOULDBLOCK ? OpenResult::busy : OpenResult::failed;
+    }
+    struct stat st;
+    if (ftruncate(fd, 0) != 0 || fstat(fd, &st) != 0) {
+        ::close(fd);
+        return OpenResult::failed;
+    }
+    file_.take(fd, path, st);
+    return OpenResult::opened;
+}
+
+bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags,
+                      uint32_t first_refused_site) {
+    if (!file_.still_ours()) return false;
+    int saved_errno = errno;
+    BufferedWriter out(file_.fd());
+    format::FileHeader header = {};  // no magic until the rest is in
+    out.put(&header, sizeof header);
+    ModuleWriting modules = {&out, 0};
+    dl_iterate_phdr(write_module, &modules);
+    uint32_t site_count = write_sites(out, stacks, accounts, first_refused_site);
+    format::FileTrailer trailer = {};
+    memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
+    trailer.file_bytes = out.position() + sizeof trailer;
+    out.put(&trailer, sizeof trailer);
+    bool written =
+        out.flush() && ftruncate(file_.fd(), static_cast<off_t>(trailer.file_bytes)) == 0;
+    if (written) {
+        memcpy(header.magic, format::kMagic, sizeof header.magic);
+        header.version = format::kVersion;
+        header.header_bytes = sizeof header;
+        header.heap_peak = accounts.heap_peak();
+        header.module_count = modules.count;
+        header.site_count = site_count;
+        header.flags = flags | (stacks.overflowed() ? format::kStackTableFull : 0);
+        header.max_depth = format::kMaxDepth;
+        header.pid = static_cast<uint64_t>(getpid());
+        header.sample_interval = accounts.sample_interval();
+        header.first_refused_site = first_refused_site;
+        written = out.write_at(&header, sizeof header, 0);
+    }
+    errno = saved_errno;
+    return written;
+}
+
+void SitesFile::close() { file_.close(); }
+
+}  // namespace memusage

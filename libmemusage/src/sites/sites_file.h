@@ -1,0 +1,39 @@
+// The sites file as the profiled process owns it: opened (and locked) at start, written
+// once at exit in the layout of memusage/sites_format.h. Writing allocates nothing and
+// makes only async-signal-safe calls, dl_iterate_phdr aside, so that a fatal signal's
+// handler can write it too.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+#include "platform/owned_file.h"
+#include "sites/site_accounts.h"
+#include "sites/stack_table.h"
+
+namespace memusage {
+
+class SitesFile {
+  public:
+    enum class OpenResult { opened, busy, failed };
+
+    // Creates or truncates `path` (mode 0666 less umask), empty until write(). `busy`:
+    // another process of the run holds it.
+    OpenResult open(const char* path);
+    bool is_open() const { return file_.is_open(); }
+
+    // The loaded modules, then every site with figures (and the first refused allocation's,
+    // an id or 0), then the header. `flags` are sites_format's header flags. False if the
+    // file could not be written whole.
+    bool write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags,
+               uint32_t first_refused_site = 0);
+
+    // Also how a forked child lets go of its parent's file: nothing is written.
+    void close();
+
+  private:
+    OwnedFile file_;
+};
+
+}  // namespace memusage

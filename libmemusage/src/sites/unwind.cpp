@@ -1,0 +1,251 @@
+#include "sites/unwind.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+
+namespace memusage::unwind {
+namespace {
+
+// The start of libunwind's unw_accessors_t (libunwind.h, unchanged since 0.99): the
+// callbacks through which its local address space reads the unwound thread's memory.
+using Word = uintptr_t;
+using AccessMemory = int (*)(void* space, Word address, Word* value, int write, void* arg);
+struct Accessors {
+    void* find_proc_info;
+    void* put_unwind_info;
+    void* get_dyn_info_list_addr;
+    AccessMemory access_mem;
+};
+using GetAccessors = Accessors* (*)(void* space);
+
+// The step-by-step unwind's calls (libunwind-x86_64.h: unw_context_t is ucontext_t, a
+// cursor 127 words, the instruction pointer register 16).
+struct Cursor {
+    Word opaque[127];
+};
+using GetContext = int (*)(ucontext_t* context);
+using InitLocal = int (*)(Cursor* cursor, ucontext_t* context);
+using Step = int (*)(Cursor* cursor);
+using GetRegister = int (*)(Cursor* cursor, int reg, Word* value);
+constexpr int kInstructionPointer = 16;
+GetContext get_context = nullptr;
+InitLocal init_local = nullptr;
+Step step = nullptr;
+GetRegister get_register = nullptr;
+
+// unw_backtrace gives every thread that calls it a trace cache of its own (2^14 frames of
+// 16 bytes, filled in when made, so all of it resident) until the thread exits: 2,000 live
+// threads took 600 MB with sites against 96 MB without. So only this many threads at a time
+// unwind with it, the first to capture (a program with few threads keeps its speed); the
+// others step through their frames with unw_step, which keeps nothing per thread under
+// libunwind's default global caching policy (it takes a lock with signals blocked for each
+// frame: slower). 4 MiB at most, whatever the number of threads.
+constexpr uint32_t kTracedThreads = 16;
+std::atomic<uint32_t> traced_threads{0};
+
+AccessMemory libunwind_access_memory = nullptr;
+
+// Pages this thread read safely before: where libunwind guesses frames (code without
+// unwind information, the outermost frame of most programs) it reads the same stack words
+// on every unwind. libunwind kept such a cache too (four pages, for all threads).
+constexpr int kKnownPages = 4;
+__thread Word known_pages[kKnownPages];
+__thread unsigned next_known_page = 0;
+
+bool on_known_page(Word page) {
+    for (Word known : known_pages)
+        if (known == page) return true;
+    return false;
+}
+
+// libunwind reads through this with validation wherever it guesses a frame (from frame
+// pointers, which may be anything). Its own validation writes the word into a pipe it
+// keeps at whatever descriptors were free when it made it, and remakes it at the lowest
+// free ones whenever a read from it fails: a program that closes its descriptors and
+// opens files gets them read and written. This reads a word that may not be mapped
+// without any descriptor (process_vm_readv on ourselves says EFAULT), and leaves errno
+// as the program had it. Always validating costs nothing on the fast path, where
+// libunwind reads the stack directly and never calls this.
+int read_memory(void* space, Word address, Word* value, int write, void* arg) {
+    if (write != 0) return libunwind_access_memory(space, address, value, write, arg);
+    Word page = address & ~Word{4095};
+    if (page == 0) return -1;
+    if (page == ((address + sizeof(Word) - 1) & ~Word{4095}) && on_known_page(page)) {
+        *value = *reinterpret_cast<const Word*>(address);
+        return 0;
+    }
+    int saved_errno = errno;
+    iovec local = {value, sizeof(Word)};
+    iovec remote = {reinterpret_cast<void*>(address), sizeof(Word)};
+    bool read =
+        process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof(Word));
+    errno = saved_errno;
+    if (!read) return -1;
+    known_pages[next_known_page++ % kKnownPages] = page;
+    return 0;
+}
+
+// The two lowest free descriptors: where libunwind's pipe goes when it makes it.
+void lowest_free_descriptors(int (&free_fds)[2]) {
+    int found = 0;
+    for (int fd = 0; found < 2 && fd < 65536; ++fd)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) free_fds[found++] = fd;
+}
+
+// libunwind made its validation pipe while initialising; it never uses it once the reads
+// are ours, and the numbers are the program's to take.
+void close_validation_pipe(const int (&were_free)[2]) {
+    struct stat read_end, write_end;
+    if (fstat(were_free[0], &read_end) != 0 || fstat(were_free[1], &write_end) != 0) return;
+    if (!S_ISFIFO(read_end.st_mode) || read_end.st_ino != write_end.st_ino ||
+        read_end.st_dev != write_end.st_dev)
+        return;
+    close(were_free[0]);
+    close(were_free[1]);
+}
+
+struct CodeRange {
+    uintptr_t inside;
+    uintptr_t* start;
+    uintptr_t* end;
+};
+
+int find_code(dl_phdr_info* info, size_t, void* data) {
+    auto* range = static_cast<CodeRange*>(data);
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+        if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0) continue;
+        uintptr_t start = info->dlpi_addr + segment.p_vaddr;
+        uintptr_t end = start + segment.p_memsz;
+        if (range->inside >= start && range->inside < end) {
+            *range->start = start;
+            *range->end = end;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void find_code_around(const void* inside, uintptr_t& start, uintptr_t& end) {
+    CodeRange range = {reinterpret_cast<uintptr_t>(inside), &start, &end};
+    dl_iterate_phdr(find_code, &range);
+}
+
+// x86-64 Linux's signal return trampoline (the C library's __restore_rt): mov $15, %rax;
+// syscall. A signal handler returns to it: its frame is the signal frame.
+constexpr unsigned char kSigreturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+
+bool is_signal_frame(uintptr_t address) {
+    unsigned char code[sizeof kSigreturn];
+    int saved_errno = errno;
+    iovec local = {code, sizeof code};
+    iovec remote = {reinterpret_cast<void*>(address), sizeof code};
+    bool read =
+        process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof code);
+    errno = saved_errno;
+    if (!read) return false;
+    for (size_t i = 0; i < sizeof code; ++i)
+        if (code[i] != kSigreturn[i]) return false;
+    return true;
+}
+
+}  // namespace
+
+void end_thread() {
+    using detail::Way;
+    Way way = detail::thread_way;
+    // Stepped first: a signal handler's capture from here on takes no place.
+    detail::thread_way = Way::stepped;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (way == Way::traced) traced_threads.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void after_fork_in_child() {
+    traced_threads.store(detail::thread_way == detail::Way::traced ? 1 : 0,
+                         std::memory_order_relaxed);
+}
+
+namespace detail {
+
+Way choose_way() {
+    // A signal handler's capture that interrupts this one steps rather than taking a
+    // second place for the same thread.
+    thread_way = Way::choosing;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    Way way = Way::stepped;
+    uint32_t taken = traced_threads.load(std::memory_order_relaxed);
+    while (taken < kTracedThreads) {
+        if (traced_threads.compare_exchange_weak(taken, taken + 1, std::memory_order_relaxed)) {
+            way = Way::traced;
+            break;
+        }
+    }
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    thread_way = way;
+    return way;
+}
+
+int step_backtrace(void** buffer, int size) {
+    ucontext_t context;
+    Cursor cursor;
+    if (get_context(&context) != 0 || init_local(&cursor, &context) != 0) return 0;
+    int found = 0;
+    while (found < size) {
+        Word address;
+        if (get_register(&cursor, kInstructionPointer, &address) != 0) break;
+        buffer[found++] = reinterpret_cast<void*>(address);
+        if (step(&cursor) <= 0) break;
+    }
+    return found;
+}
+
+uint32_t depth_to_signal_frame(const uintptr_t* frames, uint32_t depth) {
+    for (uint32_t i = depth; i > 0; --i)
+        if (is_signal_frame(frames[i - 1])) return i;
+    return depth;
+}
+
+}  // namespace detail
+
+bool load() {
+    find_code_around(reinterpret_cast<const void*>(&load), detail::own_code_start,
+                     detail::own_code_end);
+    void* library = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) return false;
+    auto backtrace = reinterpret_cast<detail::Backtrace>(dlsym(library, "unw_backtrace"));
+    auto get_accessors = reinterpret_cast<GetAccessors>(dlsym(library, "_Ux86_64_get_accessors"));
+    auto* local_space = static_cast<void**>(dlsym(library, "_ULx86_64_local_addr_space"));
+    get_context = reinterpret_cast<GetContext>(dlsym(library, "_Ux86_64_getcontext"));
+    init_local = reinterpret_cast<InitLocal>(dlsym(library, "_ULx86_64_init_local"));
+    step = reinterpret_cast<Step>(dlsym(library, "_ULx86_64_step"));
+    get_register = reinterpret_cast<GetRegister>(dlsym(library, "_ULx86_64_get_reg"));
+    // Without its accessors libunwind would validate through its pipe: no stacks rather
+    // than the program's files touched.
+    if (backtrace == nullptr || get_accessors == nullptr || local_space == nullptr) return false;
+    if (get_context == nullptr || init_local == nullptr || step == nullptr ||
+        get_register == nullptr)
+        return false;
+    int were_free[2] = {-1, -1};
+    lowest_free_descriptors(were_free);
+    Accessors* accessors = get_accessors(*local_space);  // initialises libunwind
+    if (accessors == nullptr || accessors->access_mem == nullptr) return false;
+    if (accessors->access_mem != read_memory) {
+        libunwind_access_memory = accessors->access_mem;
+        accessors->access_mem = read_memory;
+    }
+    if (were_free[1] >= 0) close_validation_pipe(were_free);
+    find_code_around(reinterpret_cast<const void*>(backtrace), detail::unwinder_code_start,
+                     detail::unwinder_code_end);
+    detail::backtrace_function = backtrace;
+    return true;
+}
+
+}  // namespace memusage::unwind
