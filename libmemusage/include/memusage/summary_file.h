@@ -1,7 +1,8 @@
 // The summary file (MEMUSAGE_SUMMARY_FILE): the figures of the summary the collector prints
 // at exit, for readers (memusagestat --html) that must not parse text. The collector writes
-// it once, at exit, beside the printed summary and from the same Stats snapshot; only the
-// profiled process writes it (MEMUSAGE_SUMMARY_FILE_OWNER, as the sites file).
+// it once, at the program's normal exit, beside the printed summary and from the same Stats
+// snapshot (a run that dies prints no summary and leaves the file empty); only the profiled
+// process writes it (MEMUSAGE_SUMMARY_FILE_OWNER, as the sites file).
 //
 //   FileHeader   (its magic written last: a run killed while writing leaves no valid file)
 //   Stats        (memusage/stats.h, as the collector holds it: stats_bytes bytes)
@@ -22,8 +23,7 @@ inline constexpr uint32_t kVersion = 1;
 inline constexpr uint32_t kByteOrderMark = 0x01020304;
 
 // FileHeader::flags
-inline constexpr uint32_t kMmapRows = 1;      // the summary printed the mmap rows (-m)
-inline constexpr uint32_t kEndedByCrash = 2;  // written from a fatal signal's handler
+inline constexpr uint32_t kMmapRows = 1;  // the summary printed the mmap rows (-m)
 
 struct FileHeader {
     char magic[8];
@@ -32,7 +32,7 @@ struct FileHeader {
     uint32_t byte_order;    // kByteOrderMark
     uint32_t word_bytes;    // sizeof(void*) of the profiled program
     uint32_t stats_bytes;   // sizeof(Stats)
-    uint32_t flags;         // kMmapRows | kEndedByCrash
+    uint32_t flags;         // kMmapRows
     uint64_t pid;
     // The cycle counter that stamps the data file's and the recording's events, and the
     // monotonic clock (ns), read together when the collector started and when it wrote this

@@ -59,7 +59,6 @@ std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary)
         return "the summary file is damaged or cut short (its figures)";
     std::memcpy(&summary.stats, bytes.data() + header.header_bytes, sizeof summary.stats);
     summary.mmap_rows = (header.flags & format::kMmapRows) != 0;
-    summary.ended_by_crash = (header.flags & format::kEndedByCrash) != 0;
     summary.pid = header.pid;
     summary.start_cycles = header.start_cycles;
     summary.start_ns = header.start_ns;

@@ -15,7 +15,6 @@ namespace memusagestat {
 struct RunSummary {
     memusage::Stats stats{};
     bool mmap_rows = false;  // the printed summary had the mmap rows
-    bool ended_by_crash = false;
     uint64_t pid = 0;
     // The run's cycle counter and monotonic clock (ns) at its start and at exit; 0: unknown.
     uint64_t start_cycles = 0, start_ns = 0, end_cycles = 0, end_ns = 0;

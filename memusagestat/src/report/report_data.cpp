@@ -157,8 +157,7 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         {"command", request.command},
         {"pid", nullptr},
         {"seconds", clock.seconds(clock.end)},
-        {"ended_by_crash",
-         (with_sites && sites_profile.ended_by_crash) || (with_summary && summary.ended_by_crash)},
+        {"ended_by_crash", with_sites && sites_profile.ended_by_crash},
         {"sample_interval", with_sites ? sites_profile.sample_interval : 0},
     };
     if (with_sites) {
@@ -181,8 +180,9 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
     }
 
     data = {{"format", "memusage-report"}, {"version", 1}};
-    data["summary"] =
-        with_data ? peaks_only_summary_json(data_file.profile().header) : nlohmann::json();
+    data["summary"] = with_summary ? summary_json(summary.stats, summary.mmap_rows)
+                      : with_data  ? peaks_only_summary_json(data_file.profile().header)
+                                   : nlohmann::json();
     data["timeline"] = with_data ? timeline_json(data_file, clock, request.window, bounds.timeline)
                                  : nlohmann::json();
 
