@@ -1,7 +1,6 @@
 #include "report/report_events.h"
 
 #include <algorithm>
-#include <queue>
 #include <unordered_map>
 
 #include "read/block_replay.h"
@@ -28,33 +27,40 @@ struct BlockRow {
 };
 
 // The blocks kept: all of them up to the bound, then those covering the most of the map.
+// Candidates gather up to twice the bound and are then cut back to the bound's largest
+// (linear on average), so a run of millions of blocks never sorts them all.
 class BlockKeeper {
   public:
     explicit BlockKeeper(size_t bound) : bound_(bound) {}
 
     void add(const BlockRow& row) {
         ++total_;
-        if (kept_.size() < bound_) {
-            kept_.push_back(row);
-            std::push_heap(kept_.begin(), kept_.end(), smaller_first);
-        } else if (bound_ > 0 && row.area > kept_.front().area) {
-            std::pop_heap(kept_.begin(), kept_.end(), smaller_first);
-            kept_.back() = row;
-            std::push_heap(kept_.begin(), kept_.end(), smaller_first);
-        }
+        if (bound_ == 0 || (kept_.size() >= bound_ && row.area <= threshold_)) return;
+        kept_.push_back(row);
+        if (kept_.size() >= 2 * bound_) cut_to_bound();
     }
     uint64_t total() const { return total_; }
     std::vector<BlockRow> take() {
+        cut_to_bound();
         std::sort(kept_.begin(), kept_.end(),
                   [](const BlockRow& a, const BlockRow& b) { return a.born < b.born; });
         return std::move(kept_);
     }
 
   private:
-    static bool smaller_first(const BlockRow& a, const BlockRow& b) { return a.area > b.area; }
+    void cut_to_bound() {
+        if (kept_.size() <= bound_) return;
+        const auto nth = kept_.begin() + static_cast<ptrdiff_t>(bound_ - 1);
+        std::nth_element(kept_.begin(), nth, kept_.end(),
+                         [](const BlockRow& a, const BlockRow& b) { return a.area > b.area; });
+        threshold_ = nth->area;
+        kept_.resize(bound_);
+    }
+
     size_t bound_;
     uint64_t total_ = 0;
-    std::vector<BlockRow> kept_;  // a heap, the smallest area at the front
+    double threshold_ = 0;  // once full: a block must cover more than this to be kept
+    std::vector<BlockRow> kept_;
 };
 
 // heaptrack's temporary allocations: a block freed before the thread that allocated it
