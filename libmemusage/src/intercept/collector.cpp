@@ -17,9 +17,11 @@
 #include "intercept/fatal_signals.h"
 #include "intercept/sampler.h"
 #include "memusage/summary.h"
+#include "memusage/summary_file.h"
 #include "platform/originals.h"
 #include "record/events_file.h"
 #include "record/output_claim.h"
+#include "record/summary_file.h"
 #include "sites/sites.h"
 
 namespace memusage::collector {
@@ -41,6 +43,7 @@ constinit EventsFile events_file;
 pthread_key_t thread_key;
 uintptr_t main_thread_stack_start;
 constinit Stats totals{};
+constinit SummaryFile figures_file;  // MEMUSAGE_SUMMARY_FILE
 
 // The standard error the program started with. The summary goes there even if the
 // program closes or redirects its own (coreutils close it before exiting).
@@ -125,6 +128,7 @@ void on_thread_exit(void* value) {
 // allocates there would find the recorder half-repaired.
 void after_fork_in_child() {
     sites::after_fork_in_child();  // the sites file is the parent's, whatever the state
+    figures_file.close();          // and so is the summary file
     if (state.load(std::memory_order_acquire) != State::active) return;
     ThreadLog* counting = counting_log;
     counting_log = nullptr;
@@ -216,6 +220,25 @@ void open_events_file() {
     }
 }
 
+// The summary file, unless another process of the run (one that started this one) owns it;
+// an image exec'd in place of the owner takes it over.
+void open_summary_file() {
+    if (config.summary_file_owner != 0 && config.summary_file_owner != getpid()) return;
+    switch (figures_file.open(config.summary_file)) {
+        case SummaryFile::OpenResult::opened: {
+            char pid[24];
+            snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
+            setenv(kSummaryFileOwnerVariable, pid, 1);
+            break;
+        }
+        case SummaryFile::OpenResult::busy:
+            break;
+        case SummaryFile::OpenResult::failed:
+            warn("cannot write the summary file: ", config.summary_file);
+            break;
+    }
+}
+
 // The summary, then what the run's settings add to it: what the allocation gate
 // refused, the per-thread table.
 void print_final_report() {
@@ -247,6 +270,10 @@ __attribute__((destructor)) void finish_with_program() {
     if (complete) {
         if (const char* problem = sites::finish(false)) warn(problem, "");
     }
+    // The figures the summary prints, whether or not there is a standard error to print on.
+    if (figures_file.is_open() &&
+        !figures_file.write(totals, config.trace_mmap ? summary_file::kMmapRows : 0))
+        warn("cannot write the summary file: ", config.summary_file);
     print_final_report();
 }
 
@@ -338,6 +365,7 @@ State initialize() {
         recorder.keep_site_figures(sites::accounts());
     }
     if (config.events != nullptr) open_events_file();
+    if (config.summary_file != nullptr) open_summary_file();
     install_fatal_signal_handlers();
     state.store(State::active, std::memory_order_release);
     if (data_file.is_open() && config.timer) sampler::start();

@@ -93,6 +93,10 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
     if (events != nullptr && events[0] != '\0') config.events = events;
     if (const char* owner = getenv(kEventsOwnerVariable))
         config.events_owner = strtol(owner, nullptr, 10);
+    const char* summary_file = getenv("MEMUSAGE_SUMMARY_FILE");
+    if (summary_file != nullptr && summary_file[0] != '\0') config.summary_file = summary_file;
+    if (const char* owner = getenv(kSummaryFileOwnerVariable))
+        config.summary_file_owner = strtol(owner, nullptr, 10);
     const char* color = getenv("MEMUSAGE_COLOR");
     if (color != nullptr && strcmp(color, "always") == 0) config.color = ColorMode::always;
     if (color != nullptr && strcmp(color, "never") == 0) config.color = ColorMode::never;

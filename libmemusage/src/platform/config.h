@@ -27,8 +27,11 @@ struct Config {
     uint64_t sites_seed = 0;
     const char* events = nullptr;  // MEMUSAGE_EVENTS: the event recording; null when unset or empty
     long events_owner = 0;         // MEMUSAGE_EVENTS_OWNER: the process writing it; 0 if none yet
-    GateConfig gate;               // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
-    bool thread_table = false;     // MEMUSAGE_THREADS: a row per thread after the summary
+    // MEMUSAGE_SUMMARY_FILE: the summary's figures, for memusagestat; null when unset or empty
+    const char* summary_file = nullptr;
+    long summary_file_owner = 0;  // MEMUSAGE_SUMMARY_FILE_OWNER: the process writing it
+    GateConfig gate;              // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
+    bool thread_table = false;    // MEMUSAGE_THREADS: a row per thread after the summary
 
     // Variables that were set but could not be used, each with what it should have
     // held: the collector says so on standard error and runs without them.
@@ -55,6 +58,8 @@ inline constexpr const char kOutputOwnerVariable[] = "MEMUSAGE_OUTPUT_OWNER";
 inline constexpr const char kSitesOwnerVariable[] = "MEMUSAGE_SITES_OWNER";
 // The same for the event recording (MEMUSAGE_EVENTS).
 inline constexpr const char kEventsOwnerVariable[] = "MEMUSAGE_EVENTS_OWNER";
+// The same for the summary file (MEMUSAGE_SUMMARY_FILE).
+inline constexpr const char kSummaryFileOwnerVariable[] = "MEMUSAGE_SUMMARY_FILE_OWNER";
 
 // Where the MEMUSAGE_LIMIT and MEMUSAGE_FAIL_* variables are wrong, the words that say
 // what they should hold; the driver checks its options with the same parsers.

@@ -1,0 +1,47 @@
+// The summary file (MEMUSAGE_SUMMARY_FILE): the figures of the summary the collector prints
+// at exit, for readers (memusagestat --html) that must not parse text. The collector writes
+// it once, at the program's normal exit, beside the printed summary and from the same Stats
+// snapshot (a run that dies prints no summary and leaves the file empty); only the profiled
+// process writes it (MEMUSAGE_SUMMARY_FILE_OWNER, as the sites file).
+//
+//   FileHeader   (its magic written last: a run killed while writing leaves no valid file)
+//   Stats        (memusage/stats.h, as the collector holds it: stats_bytes bytes)
+//
+// Native byte order and word size, which the header states so that a reader on another
+// machine can say why it cannot read the file.
+#pragma once
+
+#include <cstdint>
+
+#include "memusage/stats.h"
+
+namespace memusage::summary_file {
+
+inline constexpr char kMagic[8] = {'M', 'U', 'S', 'U', 'M', 'M', 'R', '\n'};
+inline constexpr uint32_t kVersion = 1;
+// Written as a native uint32_t: read back as these bytes on a machine of the other order.
+inline constexpr uint32_t kByteOrderMark = 0x01020304;
+
+// FileHeader::flags
+inline constexpr uint32_t kMmapRows = 1;  // the summary printed the mmap rows (-m)
+
+struct FileHeader {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_bytes;  // sizeof(FileHeader); a later version may append fields
+    uint32_t byte_order;    // kByteOrderMark
+    uint32_t word_bytes;    // sizeof(void*) of the profiled program
+    uint32_t stats_bytes;   // sizeof(Stats)
+    uint32_t flags;         // kMmapRows
+    uint64_t pid;
+    // The cycle counter that stamps the data file's and the recording's events, and the
+    // monotonic clock (ns), read together when the collector started and when it wrote this
+    // file: their ratio converts the data file's times to seconds. 0: not read.
+    uint64_t start_cycles, start_ns;
+    uint64_t end_cycles, end_ns;
+};
+static_assert(sizeof(FileHeader) == 72);
+
+inline constexpr uint32_t kStatsBytes = sizeof(Stats);
+
+}  // namespace memusage::summary_file

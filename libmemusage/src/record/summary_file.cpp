@@ -1,0 +1,75 @@
+#include "record/summary_file.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "memusage/summary_file.h"
+#include "platform/clock.h"
+
+namespace memusage {
+namespace {
+
+namespace format = summary_file;
+
+uint64_t monotonic_ns() {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+}
+
+}  // namespace
+
+SummaryFile::OpenResult SummaryFile::open(const char* path) {
+    if (!OwnedFile::keepable(path)) return OpenResult::failed;
+    int fd = ::open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return OpenResult::failed;
+    // A second process of the same run must not truncate a file its owner still holds.
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int error = errno;
+        ::close(fd);
+        return error == EWOULDBLOCK ? OpenResult::busy : OpenResult::failed;
+    }
+    struct stat st;
+    if (ftruncate(fd, 0) != 0 || fstat(fd, &st) != 0) {
+        ::close(fd);
+        return OpenResult::failed;
+    }
+    file_.take(fd, path, st);
+    start_cycles_ = cycle_counter();
+    start_ns_ = monotonic_ns();
+    return OpenResult::opened;
+}
+
+bool SummaryFile::write(const Stats& stats, uint32_t flags) {
+    if (!file_.still_ours()) return false;
+    const int saved_errno = errno;
+    format::FileHeader header = {};  // no magic until the figures are in
+    header.version = format::kVersion;
+    header.header_bytes = sizeof header;
+    header.byte_order = format::kByteOrderMark;
+    header.word_bytes = sizeof(void*);
+    header.stats_bytes = format::kStatsBytes;
+    header.flags = flags;
+    header.pid = static_cast<uint64_t>(getpid());
+    header.start_cycles = start_cycles_;
+    header.start_ns = start_ns_;
+    header.end_cycles = cycle_counter();
+    header.end_ns = monotonic_ns();
+    bool ok = write_fully_at(file_.fd(), &header, sizeof header, 0) &&
+              write_fully_at(file_.fd(), &stats, sizeof stats, sizeof header);
+    if (ok) {
+        memcpy(header.magic, format::kMagic, sizeof header.magic);
+        ok = write_fully_at(file_.fd(), header.magic, sizeof header.magic, 0);
+    }
+    file_.close();
+    errno = saved_errno;
+    return ok;
+}
+
+}  // namespace memusage

@@ -1,0 +1,35 @@
+// The summary file (memusage/summary_file.h) as the profiled process owns it: opened (and
+// locked) at start, when the clock's first readings are taken, written once at exit from
+// the Stats the summary prints. Allocates nothing and throws nothing: it runs at exit,
+// inside other people's programs.
+#pragma once
+
+#include <cstdint>
+
+#include "memusage/stats.h"
+#include "platform/owned_file.h"
+
+namespace memusage {
+
+class SummaryFile {
+  public:
+    enum class OpenResult { opened, busy, failed };
+
+    // Creates or truncates `path` (mode 0666 less umask), empty until write(), and reads the
+    // clocks. `busy`: another process of the run holds it.
+    OpenResult open(const char* path);
+    bool is_open() const { return file_.is_open(); }
+
+    // The header (its magic last) and `stats`; `flags`: summary_file's. False if the file
+    // could not be written whole. Closes the file.
+    bool write(const Stats& stats, uint32_t flags);
+
+    // Also how a forked child lets go of its parent's file: nothing is written.
+    void close() { file_.close(); }
+
+  private:
+    OwnedFile file_;
+    uint64_t start_cycles_ = 0, start_ns_ = 0;
+};
+
+}  // namespace memusage

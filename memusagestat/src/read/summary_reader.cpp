@@ -1,0 +1,99 @@
+#include "read/summary_reader.h"
+
+#include <fcntl.h>
+#include <memusage/summary_file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace memusagestat {
+namespace {
+
+namespace format = memusage::summary_file;
+
+uint32_t byte_swapped(uint32_t value) { return __builtin_bswap32(value); }
+
+}  // namespace
+
+double RunSummary::seconds_per_cycle() const {
+    if (end_cycles <= start_cycles || end_ns <= start_ns) return 0;
+    return static_cast<double>(end_ns - start_ns) * 1e-9 /
+           static_cast<double>(end_cycles - start_cycles);
+}
+
+std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary) {
+    summary = RunSummary{};
+    format::FileHeader header{};
+    if (bytes.size() < sizeof header.magic ||
+        std::memcmp(bytes.data(), format::kMagic, sizeof header.magic) != 0)
+        return "not a memusage summary file (or one whose run was killed while writing it)";
+    // Enough of the header to tell whose it is: magic, version, size, byte order, word size.
+    constexpr size_t kIdentity = offsetof(format::FileHeader, stats_bytes);
+    if (bytes.size() < kIdentity) return "the summary file is cut short";
+    std::memcpy(&header, bytes.data(), kIdentity);
+    if (header.byte_order == byte_swapped(format::kByteOrderMark))
+        return "the summary file was written on a machine of the other byte order; read it "
+               "there";
+    if (header.byte_order != format::kByteOrderMark)
+        return "the summary file is damaged (its byte-order mark is wrong)";
+    if (header.version > format::kVersion)
+        return "the summary file is of version " + std::to_string(header.version) +
+               ", newer than this memusagestat reads (" + std::to_string(format::kVersion) +
+               "): use the memusagestat of the memusage that wrote it";
+    if (header.version == 0) return "the summary file is damaged (version 0)";
+    if (header.word_bytes != sizeof(void*))
+        return "the summary file was written by a " + std::to_string(header.word_bytes * 8) +
+               "-bit program; this memusagestat reads those of " +
+               std::to_string(sizeof(void*) * 8) + "-bit ones";
+    if (header.header_bytes < sizeof header || header.header_bytes > bytes.size())
+        return "the summary file is damaged or cut short (its header)";
+    std::memcpy(&header, bytes.data(), sizeof header);
+    if (header.stats_bytes != format::kStatsBytes)
+        return "the summary file is damaged (its figures take " +
+               std::to_string(header.stats_bytes) + " bytes, not " +
+               std::to_string(format::kStatsBytes) + ")";
+    if (bytes.size() - header.header_bytes != header.stats_bytes)
+        return "the summary file is damaged or cut short (its figures)";
+    std::memcpy(&summary.stats, bytes.data() + header.header_bytes, sizeof summary.stats);
+    summary.mmap_rows = (header.flags & format::kMmapRows) != 0;
+    summary.pid = header.pid;
+    summary.start_cycles = header.start_cycles;
+    summary.start_ns = header.start_ns;
+    summary.end_cycles = header.end_cycles;
+    summary.end_ns = header.end_ns;
+    return {};
+}
+
+std::string read_summary_file(const std::string& path, RunSummary& summary) {
+    // Without O_NONBLOCK, opening a FIFO would wait for a writer; it is refused below.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return path + " is not a regular file";
+    }
+    // Far larger than any summary file: a wrong file is refused before it is read whole.
+    constexpr off_t kMostBytes = 1 << 20;
+    if (st.st_size > kMostBytes) {
+        ::close(fd);
+        return path + ": not a memusage summary file (too large)";
+    }
+    std::vector<std::byte> bytes(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    bytes.resize(done);
+    const std::string error = parse_summary(bytes, summary);
+    return error.empty() ? error : path + ": " + error;
+}
+
+}  // namespace memusagestat

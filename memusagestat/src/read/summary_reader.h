@@ -1,0 +1,32 @@
+// A summary file (memusage/summary_file.h) read and checked: nothing in it is trusted, and a
+// file of another machine (byte order, word size) or of a newer version is refused with a
+// message that says so.
+#pragma once
+
+#include <memusage/stats.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace memusagestat {
+
+struct RunSummary {
+    memusage::Stats stats{};
+    bool mmap_rows = false;  // the printed summary had the mmap rows
+    uint64_t pid = 0;
+    // The run's cycle counter and monotonic clock (ns) at its start and at exit; 0: unknown.
+    uint64_t start_cycles = 0, start_ns = 0, end_cycles = 0, end_ns = 0;
+
+    // Seconds per cycle of the counter, from the two readings; 0 when they cannot tell.
+    double seconds_per_cycle() const;
+};
+
+// Interprets a whole summary file held in memory: an empty string, else a message.
+std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary);
+
+// Reads and interprets the file at `path`: the same messages, after the path.
+std::string read_summary_file(const std::string& path, RunSummary& summary);
+
+}  // namespace memusagestat

@@ -1,0 +1,224 @@
+// The HTML report's page: reads the report's data (DATA.md) from
+// <script type="application/json" id="report-data"> and draws its views, linked by one
+// selected time window (the whole run until one is chosen).
+//
+// What the browser tests may rely on:
+//   ids      #summary (dd[data-field=heap_peak] ...), #timeline, #event-details, #window-figures,
+//            #flame, #flame-search, #flame-search-result, #flame-metric, #flame-direction,
+//            #sites-table, #sites-filter, #block-map, #block-tooltip, #threads, #leaks,
+//            #selected-window, #thinned-notice
+//   data-    #event-details[data-index] (the shown event, or record "r<index>"),
+//            #selected-window[data-t0][data-t1], #flame-search-result[data-matches][data-share],
+//            #block-tooltip[data-block], tr.site-row[data-site], [data-field] on every figure
+//   window.memusageReport
+//     .data                       the parsed JSON
+//     .ready                      true once every view has drawn
+//     .selectWindow(t0, t1)       select a window in seconds; returns its figures
+//     .resetWindow()              back to the whole run
+//     .windowFigures()            the selected window's figures
+//     .clickTimeline(time, heap)  as a click on the timeline at that time (and heap, in bytes,
+//                                 which picks among the events within three pixels): shows
+//                                 and returns the event's index (or -1)
+//     .showEvent(index)           show one event in #event-details
+//     .searchFlame(text)          as typing into #flame-search; returns the match count
+//     .blockPosition(index)       the viewport's {x, y} of a block in the block map, or null
+//     .showBlock(index)           the block's tooltip, as when hovered
+/* global ReportFormat, ReportData, SummaryView, TimelineView, WindowFiguresView, FlameView, SitesTableView,
+   BlockMapView, ThreadsView, LeaksView */
+"use strict";
+
+(() => {
+  const F = ReportFormat;
+  const json = JSON.parse(document.getElementById("report-data").textContent);
+  const data = new ReportData(json);
+  const byId = (id) => document.getElementById(id);
+  let windowRange = [0, data.duration];
+
+  function header() {
+    const run = data.run;
+    byId("run-command").textContent = run.command || run.program || "";
+    document.title = "memusage: " + (run.command || run.program || "report");
+    byId("run-line").textContent =
+      (run.program || "the program") +
+      (run.pid ? ", process " + run.pid : "") +
+      ", " +
+      F.seconds(run.seconds) +
+      ", " +
+      data.threads.length +
+      " threads" +
+      (run.ended_by_crash ? ", ended by a crash" : "");
+    const notes = byId("run-notes");
+    for (const note of run.notes || []) notes.append(F.element("li", {}, note));
+    const thinned = [
+      json.timeline && json.timeline.thinned && "the timeline",
+      json.events && json.events.thinned && "the events",
+      json.blocks && json.blocks.thinned && "the blocks",
+    ].filter(Boolean);
+    if (thinned.length) {
+      notes.append(
+        F.element(
+          "li",
+          { id: "thinned-notice", className: "thinned" },
+          "Detail is thinned in " +
+            thinned.join(", ") +
+            ": the file keeps the extremes and a sample, so a click finds the nearest kept event. " +
+            "For every event of a part of the run, write its report alone with " +
+            "--html-window=START..END.",
+        ),
+      );
+    }
+  }
+
+  function eventDetails(index) {
+    const box = byId("event-details");
+    box.replaceChildren();
+    const e = data.events;
+    box.dataset.index = index;
+    const kind = F.eventKind(e.kind[index]);
+    box.append(
+      F.element("h3", {}, "Event " + F.integer(index) + ": " + kind),
+      F.element(
+        "dl",
+        { className: "figures" },
+        F.element("dt", {}, "operation"),
+        F.element("dd", { "data-field": "kind" }, kind),
+        F.element("dt", {}, "size"),
+        F.element("dd", { "data-field": "size" }, F.integer(e.size[index]) + " bytes"),
+        F.element("dt", {}, "address"),
+        F.element("dd", { "data-field": "address" }, F.address(e.address[index])),
+        F.element("dt", {}, "thread"),
+        F.element("dd", { "data-field": "thread" }, data.threadName(e.thread[index])),
+        F.element("dt", {}, "time"),
+        F.element("dd", { "data-field": "time" }, F.seconds(e.time[index])),
+        F.element("dt", {}, "heap after"),
+        F.element("dd", { "data-field": "heap" }, F.integer(e.heap[index]) + " bytes"),
+      ),
+      F.element("h4", {}, "Stack"),
+      data.stackElement(e.site[index]),
+    );
+  }
+
+  function recordDetails(index) {
+    const box = byId("event-details");
+    const tl = data.timeline;
+    box.replaceChildren(
+      F.element("h3", {}, "Record " + F.integer(tl.index[index])),
+      F.element(
+        "dl",
+        { className: "figures" },
+        F.element("dt", {}, "time"),
+        F.element("dd", { "data-field": "time" }, F.seconds(tl.time[index])),
+        F.element("dt", {}, "heap"),
+        F.element("dd", { "data-field": "heap" }, F.integer(tl.heap[index]) + " bytes"),
+        F.element("dt", {}, "stack"),
+        F.element("dd", { "data-field": "stack" }, F.integer(tl.stack[index]) + " bytes"),
+      ),
+      F.missing(
+        "The run has no event recording, so the record stands for the event: no stack.",
+        "Run memusage with --html=FILE, or with --events=FILE, to click through to every event.",
+      ),
+    );
+    box.dataset.index = "r" + index;
+  }
+
+  function pick(time, heap, tolerance) {
+    if (data.events) {
+      const index = data.nearestEvent(time, heap, tolerance);
+      eventDetails(index);
+      timeline.showPicked(data.events.time[index], data.events.heap[index]);
+      return index;
+    }
+    const record = data.nearestRecord(time);
+    if (record < 0) return -1;
+    recordDetails(record);
+    timeline.showPicked(data.timeline.time[record], data.timeline.heap[record]);
+    return record;
+  }
+
+  function selectWindow(t0, t1) {
+    t0 = Math.max(0, Math.min(t0, t1));
+    t1 = Math.min(data.duration, Math.max(t0, t1));
+    windowRange = [t0, t1];
+    const whole = t0 <= 0 && t1 >= data.duration;
+    const box = byId("selected-window");
+    box.dataset.t0 = t0;
+    box.dataset.t1 = t1;
+    byId("window-text").textContent = whole
+      ? "the whole run"
+      : F.seconds(t0) + " to " + F.seconds(t1);
+    timeline.setWindow(t0, t1);
+    blockMap.setWindow(t0, t1);
+    windowFigures.show(t0, t1);
+    const f = windowFigures.figures;
+    flame.setWindowPeak(whole || !f.peakSites ? null : new Map(f.peakSites));
+    return f;
+  }
+
+  header();
+  SummaryView(data, byId("summary"));
+  const timeline = new TimelineView(data, byId("timeline"), {
+    onWindow: (t0, t1) => selectWindow(t0, t1),
+    onPick: pick,
+  });
+  const windowFigures = new WindowFiguresView(data, byId("window-figures"));
+  const flame = new FlameView(data, byId("flame"), {
+    details: byId("flame-details"),
+    search: byId("flame-search"),
+    searchResult: byId("flame-search-result"),
+  });
+  new SitesTableView(data, byId("sites-table"), byId("sites-filter"), byId("sites-count"));
+  const blockMap = new BlockMapView(data, byId("block-map"), byId("block-tooltip"));
+  ThreadsView(data, byId("threads"));
+  LeaksView(data, byId("leaks"));
+  selectWindow(0, data.duration);
+  if (!data.events && !data.timeline)
+    byId("event-details").append("Nothing to click: the run has no records.");
+
+  byId("timeline-axis").addEventListener(
+    "change",
+    (event) => timeline.source && timeline.setAxis(event.target.value),
+  );
+  byId("timeline-reset").addEventListener("click", () => timeline.source && timeline.resetZoom());
+  byId("window-reset").addEventListener("click", () => selectWindow(0, data.duration));
+  byId("flame-metric").addEventListener("change", (event) => flame.setMetric(event.target.value));
+  byId("flame-direction").addEventListener("change", (event) =>
+    flame.setDirection(event.target.value),
+  );
+  byId("flame-search").addEventListener("input", (event) =>
+    flame.search(event.target.value.trim()),
+  );
+  byId("flame-reset").addEventListener("click", () => flame.resetZoom());
+  byId("block-colour").addEventListener("change", (event) =>
+    blockMap.setColourBy(event.target.value),
+  );
+  byId("block-reset").addEventListener("click", () => blockMap.resetZoom());
+
+  window.memusageReport = {
+    data: json,
+    ready: true,
+    selectWindow,
+    resetWindow: () => selectWindow(0, data.duration),
+    windowFigures: () => windowFigures.figures,
+    windowRange: () => windowRange.slice(),
+    clickTimeline(time, heap) {
+      if (!timeline.source) return -1;
+      return pick(time, heap, heap === undefined ? 0 : timeline.toleranceAt(time));
+    },
+    showEvent(index) {
+      eventDetails(index);
+      timeline.showPicked(data.events.time[index], data.events.heap[index]);
+    },
+    searchFlame(text) {
+      byId("flame-search").value = text;
+      flame.search(text.trim());
+      return Number(byId("flame-search-result").dataset.matches);
+    },
+    blockPosition: (index) => (data.blocks ? blockMap.blockPosition(index) : null),
+    showBlock(index) {
+      if (!data.blocks) return false;
+      const p = blockMap.blockPosition(index);
+      if (p) blockMap.showTooltip(index, p.x + window.scrollX, p.y + window.scrollY);
+      return p !== null;
+    },
+  };
+})();

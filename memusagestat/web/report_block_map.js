@@ -1,0 +1,398 @@
+// The block map: each block a rectangle from its allocation to its free (x, time) over its
+// addresses (y, low addresses at the bottom). Gaps between the used address ranges wider than
+// a few MiB are folded to a thin band and marked. The wheel zooms and a drag pans both axes;
+// the strip on the right shows the whole address range and where the view is; hovering a
+// block shows its size, address, times, thread and allocating stack.
+/* exported BlockMapView */
+/* global ReportFormat */
+"use strict";
+
+class BlockMapView {
+  constructor(data, container, tooltip) {
+    this.data = data;
+    this.container = container;
+    this.tooltip = tooltip;
+    this.colourBy = "site";
+    this.window = [0, data.duration];
+    if (!data.blocks) {
+      container.append(
+        ReportFormat.missing(
+          "This run has no event recording, from which the blocks' lives come.",
+          "Run memusage with --html=FILE, or record with --events=FILE and give it to " +
+            "memusagestat --html with --events=FILE.",
+        ),
+      );
+      return;
+    }
+    this.fold();
+    this.build();
+  }
+
+  // The used address ranges, merged where closer than the fold limit; the folded coordinate
+  // of an address counts its segment's bytes plus a fixed band for each gap below it.
+  fold() {
+    const b = this.data.blocks;
+    const order = d3.range(b.address.length).sort((i, j) => b.address[i] - b.address[j]);
+    const segments = [];
+    const limit = 4 * 1024 * 1024;
+    for (const i of order) {
+      const start = b.address[i];
+      const end = start + Math.max(1, b.size[i]);
+      const last = segments[segments.length - 1];
+      if (last && start <= last.end + limit) last.end = Math.max(last.end, end);
+      else segments.push({ start, end });
+    }
+    const used = segments.reduce((sum, s) => sum + (s.end - s.start), 0);
+    const band = Math.max(1, used * 0.03);
+    let offset = 0;
+    for (const [k, s] of segments.entries()) {
+      if (k > 0) {
+        s.gapBelow = s.start - segments[k - 1].end;
+        offset += band;
+      }
+      s.offset = offset;
+      offset += s.end - s.start;
+    }
+    this.segments = segments;
+    this.foldedEnd = offset;
+    this.band = band;
+  }
+
+  folded(address) {
+    const segments = this.segments;
+    let low = 0;
+    let high = segments.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (segments[middle].start <= address) low = middle;
+      else high = middle - 1;
+    }
+    const s = segments[low];
+    return s.offset + Math.min(Math.max(0, address - s.start), s.end - s.start);
+  }
+
+  unfolded(y) {
+    const s = this.segments.find(
+      (seg, k) => k === this.segments.length - 1 || this.segments[k + 1].offset > y,
+    );
+    return s.start + Math.max(0, y - s.offset);
+  }
+
+  build() {
+    const F = ReportFormat;
+    this.margin = { left: 110, right: 10, top: 8, bottom: 26 };
+    this.width = Math.max(500, (this.container.clientWidth || 1000) - 80);
+    this.height = 440;
+    this.plotWidth = this.width - this.margin.left - this.margin.right;
+    this.plotHeight = this.height - this.margin.top - this.margin.bottom;
+    const wrapper = F.element("div", { className: "block-map-wrapper" });
+    this.canvas = F.element("canvas", { id: "block-map-canvas" });
+    this.context = F.element("canvas", {
+      id: "block-map-context",
+      title: "the whole address range",
+    });
+    wrapper.append(this.canvas, this.context);
+    this.container.append(wrapper);
+    const b = this.data.blocks;
+    this.container.append(
+      F.element(
+        "p",
+        { className: "block-map-caption" },
+        F.integer(b.born.length) +
+          " blocks" +
+          (b.total > b.born.length ? " of " + F.integer(b.total) : "") +
+          ", " +
+          this.segments.length +
+          " address ranges" +
+          (this.segments.length > 1 ? " (gaps folded, marked by dashed bands)" : ""),
+      ),
+    );
+    const ratio = window.devicePixelRatio || 1;
+    for (const [canvas, w] of [
+      [this.canvas, this.width],
+      [this.context, 60],
+    ]) {
+      canvas.width = w * ratio;
+      canvas.height = this.height * ratio;
+      canvas.style.width = w + "px";
+      canvas.style.height = this.height + "px";
+      canvas.getContext("2d").setTransform(ratio, 0, 0, ratio, 0, 0);
+    }
+    this.baseX = d3
+      .scaleLinear()
+      .domain([0, this.data.duration || 1])
+      .range([0, this.plotWidth]);
+    this.baseY = d3.scaleLinear().domain([0, this.foldedEnd]).range([this.plotHeight, 0]);
+    this.sizeColour = d3
+      .scaleSequentialLog(d3.interpolateViridis)
+      .domain([Math.max(1, d3.min(b.size)), Math.max(2, d3.max(b.size))]);
+    this.zoom = d3
+      .zoom()
+      .scaleExtent([1, 1e6])
+      .extent([
+        [0, 0],
+        [this.plotWidth, this.plotHeight],
+      ])
+      .translateExtent([
+        [0, 0],
+        [this.plotWidth, this.plotHeight],
+      ])
+      .on("zoom", (event) => {
+        this.transform = event.transform;
+        this.hideTooltip();
+        this.draw();
+      });
+    this.transform = d3.zoomIdentity;
+    d3.select(this.canvas)
+      .call(this.zoom)
+      .on("mousemove", (event) => this.hovered(event))
+      .on("mouseleave", () => this.hideTooltip());
+    this.draw();
+  }
+
+  colour(i) {
+    const b = this.data.blocks;
+    if (this.colourBy === "size") return this.sizeColour(Math.max(1, b.size[i]));
+    const key = this.colourBy === "thread" ? b.thread[i] : b.site[i];
+    if (key < 0) return "#999";
+    return d3.schemeTableau10[key % 10];
+  }
+
+  setColourBy(mode) {
+    this.colourBy = mode;
+    if (this.data.blocks) this.draw();
+  }
+
+  setWindow(t0, t1) {
+    this.window = [t0, t1];
+    if (this.data.blocks) this.draw();
+  }
+
+  resetZoom() {
+    if (this.data.blocks) d3.select(this.canvas).call(this.zoom.transform, d3.zoomIdentity);
+  }
+
+  // The block's rectangle in the plot's pixels, at least one pixel each way.
+  rect(i) {
+    const b = this.data.blocks;
+    const end = b.died[i] >= 0 ? b.died[i] : this.data.duration;
+    const x0 = this.x(b.born[i]);
+    const x1 = Math.max(x0 + 1, this.x(end));
+    const y0 = this.y(this.folded(b.address[i] + b.size[i]));
+    const y1 = Math.max(y0 + 1, this.y(this.folded(b.address[i])));
+    return [x0, y0, x1, y1];
+  }
+
+  draw() {
+    const ctx = this.canvas.getContext("2d");
+    const m = this.margin;
+    this.x = this.transform.rescaleX(this.baseX);
+    this.y = this.transform.rescaleY(this.baseY);
+    ctx.clearRect(0, 0, this.width, this.height);
+    ctx.save();
+    ctx.translate(m.left, m.top);
+    ctx.beginPath();
+    ctx.rect(0, 0, this.plotWidth, this.plotHeight);
+    ctx.clip();
+    ctx.fillStyle = "#fafafa";
+    ctx.fillRect(0, 0, this.plotWidth, this.plotHeight);
+    const b = this.data.blocks;
+    const drawn = [];
+    for (let i = 0; i < b.born.length; i++) {
+      const [x0, y0, x1, y1] = this.rect(i);
+      if (x1 < 0 || x0 > this.plotWidth || y1 < 0 || y0 > this.plotHeight) continue;
+      ctx.fillStyle = this.colour(i);
+      ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
+      drawn.push(i);
+    }
+    this.drawn = drawn;
+    this.drawGaps(ctx);
+    this.drawWindow(ctx);
+    ctx.restore();
+    this.drawAxes(ctx);
+    this.drawContext();
+  }
+
+  drawGaps(ctx) {
+    ctx.font = "11px sans-serif";
+    for (const s of this.segments) {
+      if (s.gapBelow === undefined) continue;
+      const top = this.y(s.offset);
+      const bottom = this.y(s.offset - this.band);
+      if (bottom < 0 || top > this.plotHeight) continue;
+      ctx.fillStyle = "rgba(120,120,120,0.18)";
+      ctx.fillRect(0, top, this.plotWidth, Math.max(2, bottom - top));
+      ctx.strokeStyle = "#777";
+      ctx.setLineDash([6, 4]);
+      ctx.beginPath();
+      ctx.moveTo(0, (top + bottom) / 2);
+      ctx.lineTo(this.plotWidth, (top + bottom) / 2);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = "#444";
+      ctx.fillText(
+        "gap of " + ReportFormat.bytes(s.gapBelow) + " folded",
+        6,
+        (top + bottom) / 2 - 3,
+      );
+    }
+  }
+
+  drawWindow(ctx) {
+    const [t0, t1] = this.window;
+    if (t0 <= 0 && t1 >= this.data.duration) return;
+    ctx.fillStyle = "rgba(255,255,255,0.6)";
+    const a = this.x(t0);
+    const b = this.x(t1);
+    ctx.fillRect(Math.min(a, 0), 0, Math.max(0, a - Math.min(a, 0)), this.plotHeight);
+    ctx.fillRect(b, 0, Math.max(0, this.plotWidth - b), this.plotHeight);
+  }
+
+  drawAxes(ctx) {
+    const m = this.margin;
+    ctx.save();
+    ctx.fillStyle = "#222";
+    ctx.strokeStyle = "#222";
+    ctx.font = "11px sans-serif";
+    ctx.textAlign = "center";
+    for (const t of this.x.ticks(8)) {
+      const px = m.left + this.x(t);
+      ctx.fillText(ReportFormat.seconds(t), px, m.top + this.plotHeight + 16);
+      ctx.fillRect(px, m.top + this.plotHeight, 1, 4);
+    }
+    ctx.textAlign = "right";
+    for (const v of this.y.ticks(8)) {
+      const py = m.top + this.y(v);
+      if (py < m.top || py > m.top + this.plotHeight) continue;
+      ctx.fillText(ReportFormat.address(Math.round(this.unfolded(v))), m.left - 6, py + 4);
+      ctx.fillRect(m.left - 4, py, 4, 1);
+    }
+    ctx.strokeRect(m.left, m.top, this.plotWidth, this.plotHeight);
+    ctx.restore();
+  }
+
+  // The whole folded address range, full height, and the rectangle of the view.
+  drawContext() {
+    const ctx = this.context.getContext("2d");
+    const m = this.margin;
+    const h = this.plotHeight;
+    const y = (v) => m.top + h - (v / this.foldedEnd) * h;
+    ctx.clearRect(0, 0, 60, this.height);
+    ctx.fillStyle = "#f0f0f0";
+    ctx.fillRect(10, m.top, 40, h);
+    const b = this.data.blocks;
+    ctx.fillStyle = "#4e79a7";
+    for (let i = 0; i < b.born.length; i++) {
+      const top = y(this.folded(b.address[i] + b.size[i]));
+      const bottom = y(this.folded(b.address[i]));
+      ctx.fillRect(10, top, 40, Math.max(1, bottom - top));
+    }
+    ctx.fillStyle = "#999";
+    for (const s of this.segments) {
+      if (s.gapBelow !== undefined) ctx.fillRect(6, y(s.offset - this.band / 2), 48, 2);
+    }
+    const [v0, v1] = this.y.domain();
+    ctx.strokeStyle = "#d62728";
+    ctx.lineWidth = 2;
+    ctx.strokeRect(8, y(v1), 44, Math.max(2, y(v0) - y(v1)));
+  }
+
+  // The drawn block under a point of the plot, or -1: one that covers the point, else one
+  // within a pixel of it (the smallest blocks are a pixel high).
+  blockAt(px, py) {
+    for (const slack of [0, 1.5]) {
+      for (let k = this.drawn.length - 1; k >= 0; k--) {
+        const i = this.drawn[k];
+        const [x0, y0, x1, y1] = this.rect(i);
+        if (px >= x0 - slack && px <= x1 + slack && py >= y0 - slack && py <= y1 + slack) return i;
+      }
+    }
+    return -1;
+  }
+
+  hovered(event) {
+    const [mx, my] = d3.pointer(event, this.canvas);
+    const i = this.blockAt(mx - this.margin.left, my - this.margin.top);
+    if (i < 0) this.hideTooltip();
+    else this.showTooltip(i, event.pageX, event.pageY);
+  }
+
+  hideTooltip() {
+    this.tooltip.hidden = true;
+    this.tooltip.dataset.block = "";
+  }
+
+  showTooltip(i, pageX, pageY) {
+    const F = ReportFormat;
+    const b = this.data.blocks;
+    const died = b.died[i];
+    const lifetime = died >= 0 ? died - b.born[i] : this.data.duration - b.born[i];
+    const tip = this.tooltip;
+    tip.replaceChildren(
+      F.element(
+        "dl",
+        {},
+        F.element("dt", {}, "size"),
+        F.element("dd", { "data-field": "size" }, F.bytes(b.size[i])),
+        F.element("dt", {}, "address"),
+        F.element("dd", { "data-field": "address" }, F.address(b.address[i])),
+        F.element("dt", {}, "allocated"),
+        F.element("dd", { "data-field": "born" }, F.seconds(b.born[i])),
+        F.element("dt", {}, "freed"),
+        F.element(
+          "dd",
+          { "data-field": "died" },
+          died >= 0 ? F.seconds(died) : "never (live at exit)",
+        ),
+        F.element("dt", {}, "lifetime"),
+        F.element(
+          "dd",
+          { "data-field": "lifetime" },
+          F.seconds(lifetime) + (died >= 0 ? "" : " or more"),
+        ),
+        F.element("dt", {}, "thread"),
+        F.element("dd", { "data-field": "thread" }, this.data.threadName(b.thread[i])),
+        F.element("dt", {}, "allocated by"),
+        F.element("dd", { "data-field": "function" }, this.data.siteName(b.site[i])),
+      ),
+      this.data.stackElement(b.site[i]),
+    );
+    tip.dataset.block = i;
+    tip.hidden = false;
+    tip.style.left = pageX + 14 + "px";
+    tip.style.top = pageY + 14 + "px";
+  }
+
+  // Zooms until block i is at least 6 pixels high and centres it, when it is smaller.
+  zoomToBlock(i) {
+    const b = this.data.blocks;
+    const end = b.died[i] >= 0 ? b.died[i] : this.data.duration;
+    const top = this.baseY(this.folded(b.address[i] + b.size[i]));
+    const bottom = this.baseY(this.folded(b.address[i]));
+    const [, y0, , y1] = this.rect(i);
+    if (y1 - y0 >= 6 && this.x(b.born[i]) >= 0 && this.x(end) <= this.plotWidth) return;
+    const k = Math.min(1e6, Math.max(this.transform.k, 6 / Math.max(1e-9, bottom - top)));
+    const cx = (this.baseX(b.born[i]) + this.baseX(end)) / 2;
+    const transform = d3.zoomIdentity
+      .translate(this.plotWidth / 2, this.plotHeight / 2)
+      .scale(k)
+      .translate(-cx, -(top + bottom) / 2);
+    d3.select(this.canvas).call(this.zoom.transform, transform);
+  }
+
+  // The centre of the visible part of block i in the viewport's coordinates, the block zoomed
+  // to and the map scrolled into view (for tests, which then move the mouse there); null when the view does not show it.
+  blockPosition(i) {
+    this.zoomToBlock(i);
+    const [x0, y0, x1, y1] = this.rect(i);
+    const left = Math.max(0, x0);
+    const right = Math.min(this.plotWidth, x1);
+    if (right < left || y1 < 0 || y0 > this.plotHeight) return null;
+    this.canvas.scrollIntoView({ block: "center" });
+    const box = this.canvas.getBoundingClientRect();
+    return {
+      x: box.left + this.margin.left + (left + right) / 2,
+      y: box.top + this.margin.top + (Math.max(0, y0) + Math.min(this.plotHeight, y1)) / 2,
+    };
+  }
+}

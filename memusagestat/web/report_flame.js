@@ -1,0 +1,192 @@
+// The flame graph of the sites (d3-flame-graph): weighted by bytes at the peak (of the
+// selected window when one is), leaked, allocated, blocks or temporary; top-down (callers at
+// the root) or bottom-up (the allocating function at the root). Click zooms into a frame; the
+// search highlights the frames whose function contains the text, with their share.
+/* exported FlameView */
+/* global ReportFormat */
+"use strict";
+
+class FlameView {
+  constructor(data, container, elements) {
+    this.data = data;
+    this.container = container;
+    this.elements = elements;
+    this.metric = "peak";
+    this.direction = "top-down";
+    this.windowPeak = null;
+    this.chart = null;
+    if (!data.sites) {
+      container.append(
+        ReportFormat.missing(
+          "This run has no allocation sites.",
+          "Run memusage with --html=FILE, or keep them with --sites-file=FILE (or --events=FILE) " +
+            "and give them to memusagestat --html with --sites=FILE.",
+        ),
+      );
+      return;
+    }
+    this.draw();
+  }
+
+  // Bytes by site at the selected window's heap peak, or null for the whole run's peak.
+  setWindowPeak(bySite) {
+    this.windowPeak = bySite;
+    if (this.data.sites && this.metric === "peak") this.draw();
+  }
+
+  weight(site) {
+    const record = this.data.sites[site];
+    switch (this.metric) {
+      case "peak":
+        return this.windowPeak ? this.windowPeak.get(site) || 0 : record.peak;
+      case "leaked":
+        return record.leaked;
+      case "allocated":
+        return record.allocated;
+      case "blocks":
+        return record.blocks;
+      case "temporary":
+        return record.temporary;
+      default:
+        return 0;
+    }
+  }
+
+  unitOf(value) {
+    return this.metric === "blocks" || this.metric === "temporary"
+      ? ReportFormat.integer(value) + " blocks"
+      : ReportFormat.bytes(value);
+  }
+
+  // The call tree of the sites, each node's value the total of the stacks through it.
+  tree() {
+    const root = { name: "all", value: 0, children: [] };
+    const childOf = (node, name) => {
+      node.index = node.index || new Map();
+      let child = node.index.get(name);
+      if (!child) {
+        child = { name, value: 0, children: [] };
+        node.index.set(name, child);
+        node.children.push(child);
+      }
+      return child;
+    };
+    this.data.sites.forEach((site, index) => {
+      const value = this.weight(index);
+      if (!(value > 0)) return;
+      let names = site.frames.map((f) => this.data.frames[f].function || "??");
+      if (this.direction === "top-down") {
+        names = names.slice().reverse();
+        if (site.cut) names.unshift("[stack cut]");
+      } else if (site.cut) {
+        names.push("[stack cut]");
+      }
+      root.value += value;
+      let node = root;
+      for (const name of names) {
+        node = childOf(node, name);
+        node.value += value;
+      }
+    });
+    const strip = (node) => {
+      delete node.index;
+      node.children.forEach(strip);
+    };
+    strip(root);
+    return root;
+  }
+
+  draw() {
+    this.container.replaceChildren();
+    if (this.chart) this.chart.destroy();
+    this.chart = null;
+    const root = this.tree();
+    this.container.dataset.total = root.value;
+    this.container.dataset.metric = this.metric;
+    this.container.dataset.direction = this.direction;
+    if (root.value === 0) {
+      this.container.append(
+        ReportFormat.element("p", { className: "empty" }, "No site has " + this.metricName() + "."),
+      );
+      return;
+    }
+    const width = Math.max(400, this.container.clientWidth || 1000);
+    const chart = flamegraph
+      .default()
+      .width(width)
+      .cellHeight(18)
+      .transitionDuration(250)
+      .minFrameSize(1)
+      .sort(true)
+      .inverted(true)
+      .setLabelHandler(
+        (d) =>
+          d.data.name +
+          ": " +
+          this.unitOf(d.value) +
+          " (" +
+          ReportFormat.percent(d.value, root.value) +
+          ")",
+      )
+      .setSearchMatch(
+        (d, term) => term !== "" && d.data.name.toLowerCase().includes(term.toLowerCase()),
+      )
+      .setSearchHandler((results, sum, total) => this.searched(results, sum, total))
+      .setDetailsElement(this.elements.details);
+    d3.select(this.container).datum(root).call(chart);
+    this.chart = chart;
+    const term = this.elements.search.value.trim();
+    if (term) this.search(term);
+  }
+
+  metricName() {
+    return {
+      peak: "bytes at the peak",
+      leaked: "leaked bytes",
+      allocated: "allocated bytes",
+      blocks: "blocks",
+      temporary: "temporary blocks",
+    }[this.metric];
+  }
+
+  setMetric(metric) {
+    this.metric = metric;
+    if (this.data.sites) this.draw();
+  }
+
+  setDirection(direction) {
+    this.direction = direction;
+    if (this.data.sites) this.draw();
+  }
+
+  search(term) {
+    if (!this.chart) return;
+    if (term) this.chart.search(term);
+    else {
+      this.chart.clear();
+      this.searched([], 0, 0);
+    }
+  }
+
+  searched(results, sum, total) {
+    const out = this.elements.searchResult;
+    out.dataset.matches = results.length;
+    out.dataset.share = total > 0 ? sum / total : 0;
+    out.textContent =
+      results.length === 0
+        ? this.elements.search.value.trim()
+          ? "no frame matches"
+          : ""
+        : results.length +
+          " frames match: " +
+          this.unitOf(sum) +
+          ", " +
+          ReportFormat.percent(sum, total) +
+          " of " +
+          this.unitOf(total);
+  }
+
+  resetZoom() {
+    if (this.chart) this.chart.resetZoom();
+  }
+}

@@ -1,0 +1,260 @@
+// The report's data (DATA.md) with what the views ask of it: names of sites and threads,
+// stacks, the event nearest a point, and the figures of a time window, computed here from
+// the events and the block lives.
+/* exported ReportData */
+/* global ReportFormat */
+"use strict";
+
+class ReportData {
+  constructor(json) {
+    this.json = json;
+    this.run = json.run || {};
+    this.summary = json.summary;
+    this.timeline = json.timeline;
+    this.threads = json.threads || [];
+    this.frames = json.frames || [];
+    this.sites = json.sites;
+    this.events = json.events && json.events.time.length > 0 ? json.events : null;
+    this.blocks = json.blocks && json.blocks.born.length > 0 ? json.blocks : null;
+    this.threadBySerial = new Map(this.threads.map((t) => [t.serial, t]));
+    this.duration = this.computeDuration();
+  }
+
+  computeDuration() {
+    let end = this.run.seconds || 0;
+    const times = [this.timeline && this.timeline.time, this.events && this.events.time];
+    for (const column of times)
+      if (column && column.length) end = Math.max(end, column[column.length - 1]);
+    return end;
+  }
+
+  frameText(index) {
+    const frame = this.frames[index];
+    if (!frame) return "?";
+    const where = frame.file ? frame.file + ":" + frame.line : frame.module || "";
+    return (frame.function || "??") + (where ? " (" + where + ")" : "");
+  }
+
+  // A site is named by its innermost frame, as the text reports start a site.
+  siteName(site) {
+    const record = this.sites && this.sites[site];
+    if (!record) return site < 0 ? "no site" : "site " + site;
+    if (record.frames.length === 0) return "site " + record.id + " (no frames)";
+    return this.frameText(record.frames[0]);
+  }
+
+  siteFunction(site) {
+    const record = this.sites && this.sites[site];
+    if (!record || record.frames.length === 0) return site < 0 ? "no site" : "?";
+    return this.frames[record.frames[0]].function || "??";
+  }
+
+  threadName(serial) {
+    const thread = this.threadBySerial.get(serial);
+    if (!thread) return "thread " + serial;
+    return (
+      "#" + thread.serial + " (tid " + thread.tid + (thread.name ? ", " + thread.name : "") + ")"
+    );
+  }
+
+  // The full stack of a site, innermost first: function, file:line and the source line.
+  stackElement(site) {
+    const F = ReportFormat;
+    const record = this.sites && this.sites[site];
+    if (!record)
+      return F.element("p", { className: "stack-none" }, "No stack: the block belongs to no site.");
+    const list = F.element("ol", { className: "stack", "data-site": site });
+    for (const index of record.frames) {
+      const frame = this.frames[index] || {};
+      const item = F.element(
+        "li",
+        { className: "frame", "data-function": frame.function || "" },
+        F.element("span", { className: "function" }, frame.function || "??"),
+        " ",
+        F.element(
+          "span",
+          { className: "location" },
+          frame.file ? frame.file + ":" + frame.line : frame.module || "",
+        ),
+      );
+      if (frame.source !== null && frame.source !== undefined) {
+        item.append(F.element("pre", { className: "source" }, frame.source));
+      }
+      list.append(item);
+    }
+    if (record.cut)
+      list.append(F.element("li", { className: "frame cut" }, "(the stack was cut here)"));
+    return list;
+  }
+
+  // The first index in a sorted column whose value is at least `value`.
+  static lowerBound(column, value) {
+    let low = 0;
+    let high = column.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (column[middle] < value) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  // The event at a point of the timeline: among the events within `tolerance` seconds of
+  // `time`, the one whose heap is nearest `heap` (so a click on a spike's top finds the spike);
+  // the nearest in time when none is that close or no heap is given.
+  nearestEvent(time, heap, tolerance) {
+    const events = this.events;
+    if (!events) return -1;
+    const n = events.time.length;
+    let best = Math.min(ReportData.lowerBound(events.time, time), n - 1);
+    if (best > 0 && time - events.time[best - 1] <= events.time[best] - time) best -= 1;
+    if (heap === undefined || heap === null || !(tolerance > 0)) return best;
+    const first = ReportData.lowerBound(events.time, time - tolerance);
+    let bestDistance = Infinity;
+    for (let i = first; i < n && events.time[i] <= time + tolerance; i++) {
+      const distance = Math.abs(events.heap[i] - heap);
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  nearestRecord(time) {
+    const timeline = this.timeline;
+    if (!timeline || timeline.time.length === 0) return -1;
+    let i = Math.min(ReportData.lowerBound(timeline.time, time), timeline.time.length - 1);
+    if (i > 0 && time - timeline.time[i - 1] <= timeline.time[i] - time) i -= 1;
+    return i;
+  }
+
+  // Live blocks at time t (born at or before it, not yet freed), bytes by site.
+  liveBySite(t) {
+    const blocks = this.blocks;
+    const bySite = new Map();
+    let total = 0;
+    for (let i = 0; i < blocks.born.length; i++) {
+      if (blocks.born[i] > t || (blocks.died[i] >= 0 && blocks.died[i] <= t)) continue;
+      bySite.set(blocks.site[i], (bySite.get(blocks.site[i]) || 0) + blocks.size[i]);
+      total += blocks.size[i];
+    }
+    return { bySite, total };
+  }
+
+  // The figures of the window [t0, t1].
+  windowFigures(t0, t1) {
+    const figures = { t0, t1, peak: null, peakTime: null, peakSites: null, allocatedBytes: null };
+    if (this.events) {
+      const e = this.events;
+      const first = ReportData.lowerBound(e.time, t0);
+      let calls = 0;
+      let bytes = 0;
+      let frees = 0;
+      let peak = -1;
+      let peakTime = t0;
+      for (let i = first; i < e.time.length && e.time[i] <= t1; i++) {
+        if (e.kind[i] === 1) frees += 1;
+        else {
+          calls += 1;
+          bytes += e.size[i];
+        }
+        if (e.heap[i] > peak) {
+          peak = e.heap[i];
+          peakTime = e.time[i];
+        }
+      }
+      if (peak < 0) {
+        // No event inside: the heap through the window is the one the last event before left.
+        peak = first > 0 ? e.heap[first - 1] : 0;
+      }
+      Object.assign(figures, {
+        peak,
+        peakTime,
+        allocatedBytes: bytes,
+        allocatedCalls: calls,
+        frees,
+      });
+    } else if (this.timeline && this.timeline.time.length) {
+      const tl = this.timeline;
+      let peak = 0;
+      let peakTime = t0;
+      for (
+        let i = ReportData.lowerBound(tl.time, t0);
+        i < tl.time.length && tl.time[i] <= t1;
+        i++
+      ) {
+        if (tl.heap[i] > peak) {
+          peak = tl.heap[i];
+          peakTime = tl.time[i];
+        }
+      }
+      Object.assign(figures, { peak, peakTime });
+    }
+    if (this.blocks) {
+      const b = this.blocks;
+      if (figures.peakTime !== null) {
+        const live = this.liveBySite(figures.peakTime);
+        figures.peakSites = [...live.bySite.entries()].sort((x, y) => y[1] - x[1]);
+        figures.peakSitesTotal = live.total;
+      }
+      const stillLive = new Map();
+      let liveBlocks = 0;
+      let liveBytes = 0;
+      for (let i = 0; i < b.born.length; i++) {
+        if (b.born[i] < t0 || b.born[i] > t1) continue;
+        if (b.died[i] >= 0 && b.died[i] <= t1) continue;
+        liveBlocks += 1;
+        liveBytes += b.size[i];
+        const entry = stillLive.get(b.site[i]) || { bytes: 0, blocks: 0 };
+        entry.bytes += b.size[i];
+        entry.blocks += 1;
+        stillLive.set(b.site[i], entry);
+      }
+      figures.liveBlocks = liveBlocks;
+      figures.liveBytes = liveBytes;
+      figures.liveSites = [...stillLive.entries()].sort((x, y) => y[1].bytes - x[1].bytes);
+    }
+    return figures;
+  }
+
+  // Each thread's heap over time: the bytes of the blocks it allocated and has not seen freed,
+  // replayed from the events (a free charges the block's allocating thread).
+  threadHeaps() {
+    const e = this.events;
+    const owners = new Map(); // address -> [thread, size]
+    const perThread = new Map();
+    const entry = (thread) => {
+      let t = perThread.get(thread);
+      if (!t) {
+        t = { thread, heap: 0, peak: 0, calls: 0, bytes: 0, frees: 0, time: [0], value: [0] };
+        perThread.set(thread, t);
+      }
+      return t;
+    };
+    for (let i = 0; i < e.time.length; i++) {
+      const caller = entry(e.thread[i]);
+      if (e.kind[i] === 1) {
+        caller.frees += 1;
+      } else {
+        caller.calls += 1;
+        caller.bytes += e.size[i];
+      }
+      const previous = owners.get(e.address[i]);
+      if (previous && e.kind[i] !== 0) {
+        const owner = entry(previous[0]);
+        owner.heap -= previous[1];
+        owners.delete(e.address[i]);
+        if (owner !== caller) (owner.time.push(e.time[i]), owner.value.push(owner.heap));
+      }
+      if (e.kind[i] !== 1) {
+        owners.set(e.address[i], [e.thread[i], e.size[i]]);
+        caller.heap += e.size[i];
+      }
+      caller.peak = Math.max(caller.peak, caller.heap);
+      caller.time.push(e.time[i]);
+      caller.value.push(caller.heap);
+    }
+    return [...perThread.values()].sort((a, b) => a.thread - b.thread);
+  }
+}

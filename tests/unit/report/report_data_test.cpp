@@ -1,0 +1,122 @@
+#include "report/report_data.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "records.h"
+#include "report_files.h"
+
+namespace memusagestat {
+namespace {
+
+using report_test::Scratch;
+
+std::string build(const HtmlReportRequest& request, nlohmann::json& data,
+                  const ReportBounds& bounds = {}) {
+    std::vector<std::string> warnings;
+    return build_report_data(request, bounds, data, warnings);
+}
+
+TEST(ReportData, TheTimelineIsThinnedKeepingTheMaximum) {
+    Scratch scratch;
+    const auto records = report_test::data_file_records(300000, 123457);
+    ASSERT_TRUE(report_test::write_bytes(scratch / "run.dat", records.data(),
+                                         records.size() * sizeof records[0]));
+    HtmlReportRequest request;
+    request.data_path = scratch / "run.dat";
+    nlohmann::json data;
+    ASSERT_EQ(build(request, data), "");
+    const nlohmann::json& timeline = data["timeline"];
+    EXPECT_EQ(timeline["records"], 300000);
+    EXPECT_TRUE(timeline["thinned"]);
+    EXPECT_LE(timeline["heap"].size(), kTimelineBound);
+    const auto& heap = timeline["heap"];
+    EXPECT_EQ(*std::max_element(heap.begin(), heap.end()), 5000000);
+    EXPECT_TRUE(std::is_sorted(timeline["index"].begin(), timeline["index"].end()));
+    // Only a data file: its peaks, and no sites, events or blocks.
+    EXPECT_EQ(data["summary"]["heap_peak"], 5000000);
+    EXPECT_TRUE(data["summary"]["heap_total"].is_null());
+    EXPECT_TRUE(data["sites"].is_null());
+    EXPECT_TRUE(data["events"].is_null());
+    EXPECT_TRUE(data["blocks"].is_null());
+    // Without a recording or a summary file the clock's rate is unknown: times are relative.
+    EXPECT_EQ(data["run"]["seconds"], 1);
+    EXPECT_NE(data["run"]["notes"].dump().find("fractions of the run"), std::string::npos);
+}
+
+TEST(ReportData, EveryRecordBelowTheBoundAndTheRecordingsClockForBoth) {
+    Scratch scratch;
+    const auto records = report_test::data_file_records(1000, 10);
+    ASSERT_TRUE(report_test::write_bytes(scratch / "run.dat", records.data(),
+                                         records.size() * sizeof records[0]));
+    ASSERT_TRUE(report_test::churn_recording(1000).write(scratch / "run.events"));
+    HtmlReportRequest request;
+    request.data_path = scratch / "run.dat";
+    request.events_path = scratch / "run.events";
+    nlohmann::json data;
+    ASSERT_EQ(build(request, data), "");
+    EXPECT_FALSE(data["timeline"]["thinned"]);
+    EXPECT_EQ(data["timeline"]["time"].size(), 1000u);
+    EXPECT_EQ(data["events"]["time"].size(), 1000u);
+    EXPECT_EQ(data["run"]["pid"], 4242);
+    // A cycle is a nanosecond: the data file's records, 10 cycles apart, span 10 µs.
+    const auto& time = data["timeline"]["time"];
+    EXPECT_NEAR(time.back().get<double>() - time.front().get<double>(), 1e-5, 2e-7);
+}
+
+TEST(ReportData, AWindowIsReportedInFullUpToTheBounds) {
+    Scratch scratch;
+    ASSERT_TRUE(report_test::churn_recording(400000).write(scratch / "run.events"));
+    HtmlReportRequest request;
+    request.events_path = scratch / "run.events";
+    nlohmann::json whole, window;
+    ASSERT_EQ(build(request, whole), "");
+    EXPECT_TRUE(whole["events"]["thinned"]);
+    request.window = parse_time_window("100ms..250ms");
+    ASSERT_EQ(build(request, window), "");
+    EXPECT_FALSE(window["events"]["thinned"]);
+    EXPECT_EQ(window["events"]["total"], window["events"]["time"].size());
+    EXPECT_GT(window["events"]["total"], 140000);
+    EXPECT_EQ(window["run"]["window"]["start"], 0.1);
+    EXPECT_EQ(window["run"]["window"]["end"], 0.25);
+}
+
+TEST(ReportData, BadInputIsRefusedWithAMessage) {
+    Scratch scratch;
+    nlohmann::json data;
+    EXPECT_NE(build({}, data).find("needs a run's files"), std::string::npos);
+    HtmlReportRequest request;
+    request.data_path = scratch / "missing.dat";
+    EXPECT_NE(build(request, data).find("missing.dat"), std::string::npos);
+    ASSERT_TRUE(report_test::write_bytes(scratch / "junk", "not a recording", 15));
+    request = {};
+    request.events_path = scratch / "junk";
+    EXPECT_NE(build(request, data), "");
+    request = {};
+    request.sites_path = scratch / "junk";
+    EXPECT_NE(build(request, data), "");
+    request = {};
+    request.summary_path = scratch / "junk";
+    EXPECT_NE(build(request, data).find("not a memusage summary file"), std::string::npos);
+}
+
+TEST(TimeWindow, ReadsTwoDurations) {
+    auto window = parse_time_window("1.5s..2s");
+    ASSERT_TRUE(window);
+    EXPECT_DOUBLE_EQ(window->start, 1.5);
+    EXPECT_DOUBLE_EQ(window->end.value_or(-1), 2);
+    window = parse_time_window("100ms..");
+    ASSERT_TRUE(window);
+    EXPECT_DOUBLE_EQ(window->start, 0.1);
+    EXPECT_FALSE(window->end);
+    window = parse_time_window("..2s");
+    ASSERT_TRUE(window);
+    EXPECT_DOUBLE_EQ(window->start, 0);
+    for (const char* bad : {"", "..", "1s", "2s..1s", "1..2", "1s..2s..3s", "-1s..2s", "a..b"})
+        EXPECT_FALSE(parse_time_window(bad)) << bad;
+    EXPECT_NE(time_window_error("x").find("START..END"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memusagestat

@@ -1,0 +1,110 @@
+#include "report/report_events.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "report_files.h"
+
+namespace memusagestat {
+namespace {
+
+using report_test::churn_recording;
+
+ReportEvents events_of(const events_test::EventsFileBuilder& recording, ReportEventsInput input) {
+    EventsReader reader;
+    EXPECT_EQ(reader.open_bytes(recording.span()), "");
+    input.clock.origin = reader.start_time();
+    input.clock.end = reader.end_time();
+    input.clock.seconds_per_cycle = reader.seconds_per_cycle();
+    if (input.expected_events == 0) input.expected_events = reader.trailer_event_count();
+    return report_events(reader, input);
+}
+
+int64_t max_of(const nlohmann::json& column) {
+    int64_t most = 0;
+    for (const auto& value : column) most = std::max(most, value.get<int64_t>());
+    return most;
+}
+
+TEST(ReportEvents, BelowTheBoundsEveryEventAndBlockIsThere) {
+    ReportEvents out = events_of(churn_recording(2000), {});
+    EXPECT_EQ(out.events["total"], 2000);
+    EXPECT_FALSE(out.events["thinned"]);
+    EXPECT_EQ(out.events["time"].size(), 2000u);
+    EXPECT_FALSE(out.blocks["thinned"]);
+    EXPECT_EQ(out.blocks["total"], 1000 + 143);  // and every 7th call's block, kept
+    EXPECT_EQ(out.blocks["size"].size(), 1143u);
+    EXPECT_TRUE(out.notes.empty());
+    EXPECT_EQ(out.threads, nlohmann::json::parse(R"([{"serial":1,"tid":4242,"name":"churn"}])"));
+    // A free's size is the freed block's, and the heap after it is lower by as much.
+    const nlohmann::json& e = out.events;
+    EXPECT_EQ(e["kind"][3], 1);
+    EXPECT_EQ(e["size"][3], e["size"][2]);
+    EXPECT_EQ(e["heap"][3], e["heap"][1]);
+    // One event a microsecond (the clock: a cycle a nanosecond).
+    EXPECT_NEAR(e["time"][1].get<double>() - e["time"][0].get<double>(), 1e-6, 1e-7);
+}
+
+TEST(ReportEvents, ABigRecordingIsThinnedWithinTheBoundsKeepingThePeak) {
+    ReportEventsInput input;
+    input.bounds = {1000, 500};
+    ReportEvents full = events_of(churn_recording(100000), {});
+    ReportEvents out = events_of(churn_recording(100000), input);
+    EXPECT_EQ(out.events["total"], 100000);
+    EXPECT_TRUE(out.events["thinned"]);
+    EXPECT_LE(out.events["time"].size(), 1000u);
+    for (const char* column : {"kind", "address", "size", "thread", "site", "heap"})
+        EXPECT_EQ(out.events[column].size(), out.events["time"].size()) << column;
+    EXPECT_EQ(max_of(out.events["heap"]), max_of(full.events["heap"]));
+    EXPECT_TRUE(std::is_sorted(out.events["time"].begin(), out.events["time"].end()));
+    EXPECT_TRUE(out.blocks["thinned"]);
+    EXPECT_EQ(out.blocks["total"], 50000 + 7143);
+    EXPECT_LE(out.blocks["size"].size(), 500u);
+    // The block map keeps what covers most of it: here the blocks never freed, which live
+    // to the end, beside thousands that live a microsecond.
+    for (const auto& died : out.blocks["died"]) EXPECT_EQ(died, -1);
+    ASSERT_EQ(out.notes.size(), 2u);
+    EXPECT_NE(out.notes[0].find("--html-window"), std::string::npos);
+}
+
+TEST(ReportEvents, AWindowHoldsItsEventsAndTheBlocksAliveInIt) {
+    ReportEventsInput input;
+    input.window = TimeWindow{0.01, 0.02};
+    ReportEvents out = events_of(churn_recording(100000), input);
+    const nlohmann::json& times = out.events["time"];
+    ASSERT_FALSE(times.empty());
+    EXPECT_FALSE(out.events["thinned"]);
+    EXPECT_EQ(out.events["total"], times.size());
+    EXPECT_NEAR(static_cast<double>(times.size()), 10000, 200);  // an event every 1.008 µs
+    for (const auto& t : times) {
+        EXPECT_GE(t.get<double>(), 0.01);
+        EXPECT_LE(t.get<double>(), 0.02);
+    }
+    for (size_t i = 0; i < out.blocks["born"].size(); ++i) {
+        EXPECT_LE(out.blocks["born"][i].get<double>(), 0.02);
+        const double died = out.blocks["died"][i].get<double>();
+        EXPECT_TRUE(died < 0 || died >= 0.01);
+    }
+}
+
+TEST(ReportEvents, TemporaryBlocksAreThoseFreedBeforeTheirThreadsNextAllocation) {
+    events_test::EventsFileBuilder recording;
+    recording.clock(100, 1600).thread(1, 10).thread(2, 11);
+    recording.switch_to(1, 10).allocate(110, 0x1000, 8, 2).release(111, 0x1000);  // temporary
+    recording.allocate(112, 0x2000, 8, 2).allocate(113, 0x3000, 8, 3);
+    recording.release(114, 0x2000);  // not: its thread allocated since
+    recording.switch_to(2, 11).allocate(115, 0x4000, 8, 3);
+    recording.switch_to(1, 10).release(116, 0x3000);  // temporary: thread 1's last
+    recording.trailer(120, 1920);
+    std::vector<uint64_t> temporary(2);
+    ReportEventsInput input;
+    input.site_of = [](uint32_t id) { return static_cast<int32_t>(id) - 2; };
+    input.temporary = &temporary;
+    ReportEvents out = events_of(recording, input);
+    EXPECT_EQ(temporary, (std::vector<uint64_t>{1, 1}));
+    EXPECT_EQ(out.events["site"], nlohmann::json::parse("[0,0,0,1,0,1,1]"));
+}
+
+}  // namespace
+}  // namespace memusagestat
