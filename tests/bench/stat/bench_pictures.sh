@@ -32,7 +32,7 @@ ${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
     -I"$source_dir/tests/unit/events" -o "$helpers/make_events" "$here/make_events.cpp"
 ${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
     -I"$source_dir/memusagestat/src" -o "$helpers/read_events" "$here/read_events.cpp" \
-    "$source_dir/memusagestat/src/events_reader.cpp"
+    "$source_dir/memusagestat/src/read/events_reader.cpp"
 ${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
 ${CXX:-c++} -std=c++20 -O2 -g -o "$helpers/word_census" "$source_dir/tests/example/word_census.cpp"
 measure=$helpers/measure
