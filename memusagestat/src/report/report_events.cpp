@@ -5,6 +5,7 @@
 
 #include "read/block_replay.h"
 #include "report/extremes_thinner.h"
+#include "report/thread_heaps.h"
 
 namespace memusagestat {
 namespace {
@@ -101,6 +102,7 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
     BlockKeeper blocks(input.bounds.blocks);
     TemporaryBlocks temporary;
     BlockReplay replay;
+    ThreadHeaps thread_heaps(clock.seconds(reader.end_time()));
 
     const auto block_ended = [&](const BlockLife& life) {
         const double born = clock.seconds(life.start), ended = clock.seconds(life.end);
@@ -117,16 +119,23 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
     while (reader.next(event)) {
         uint64_t freed_size = 0;
         int32_t freed_site = -1;
+        uint32_t owner = event.thread;  // a resize keeps its block's thread
         replay.add(event, [&](const BlockLife& life) {
             freed_size = life.size;
             freed_site = site_of(life.site);
+            owner = life.thread;
+            thread_heaps.ended(life.thread, life.size, clock.seconds(event.time));
             if (life.freed && !life.resized_away && temporary.freed(life.thread, life.address) &&
                 input.temporary != nullptr && freed_site >= 0)
                 ++(*input.temporary)[static_cast<size_t>(freed_site)];
             block_ended(life);
         });
-        if (event.kind != RecordedEvent::Kind::release)
+        if (event.kind != RecordedEvent::Kind::release) {
             temporary.allocated(event.thread, event.address);
+            thread_heaps.allocated(event.thread, owner, event.size, clock.seconds(event.time));
+        } else {
+            thread_heaps.freed_by(event.thread);
+        }
         const double time = clock.seconds(event.time);
         if (input.window && !input.window->holds(time)) continue;
         ++total;
@@ -177,9 +186,12 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
                             " that cover the most of it (size times lifetime).");
 
     out.threads = nlohmann::json::array();
-    for (const ThreadInfo& thread : reader.threads())
-        out.threads.push_back(
-            {{"serial", thread.serial}, {"tid", thread.tid}, {"name", thread.name}});
+    for (const ThreadInfo& thread : reader.threads()) {
+        nlohmann::json described = {
+            {"serial", thread.serial}, {"tid", thread.tid}, {"name", thread.name}};
+        thread_heaps.describe(thread.serial, described);
+        out.threads.push_back(std::move(described));
+    }
 
     if (!reader.problem().empty())
         out.notes.push_back("The event recording is damaged: " + reader.problem() +
