@@ -2,6 +2,8 @@
 // memusagestat --sites=FILE [--top=N]: the allocation-site report of a sites file, or its
 // leak report, folded stacks, DHAT JSON.
 // memusagestat [--sites=FILE] [--events=FILE] --flame=OUT|--stacked=OUT|--block-map=OUT: pictures.
+// memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE] [--summary=FILE]: the
+// HTML report of a run.
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cstdio>
@@ -10,6 +12,7 @@
 
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
+#include "report/html_report.h"
 #include "reports/duration.h"
 #include "reports/sites_outputs.h"
 
@@ -24,6 +27,8 @@ constexpr const char* kHelp =
     "                    [--events=FILE] [--long-lived=DURATION]\n"
     "  or:  memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT] [--stacked=OUT]\n"
     "                    [--block-map=OUT] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
+    "  or:  memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
+    "                    [--summary=FILE] [--html-window=START..END]\n"
     "Generate graphic from memory profiling data, or report allocation sites\n"
     "\n"
     "  -o, --output=FILE          Name output file (.png, .svg or .pdf; default\n"
@@ -58,6 +63,14 @@ constexpr const char* kHelp =
     "      --block-map=OUT        Draw every block by address and time into OUT\n"
     "      --color-by=WHAT        The block map's colours: 'site' (default),\n"
     "                             'thread' or 'size'\n"
+    "      --html=OUT             Write the run's HTML report to OUT: one file that\n"
+    "                             opens offline in a browser, from whichever of\n"
+    "                             DATAFILE, --sites, --events and --summary are given\n"
+    "      --summary=FILE         The run's summary file (memusage --html or\n"
+    "                             MEMUSAGE_SUMMARY_FILE): the summary's figures\n"
+    "      --html-window=START..END  With --html: report only this part of the run,\n"
+    "                             every event of it (times as --long-lived takes\n"
+    "                             them: 1.5s..2s, 100ms..)\n"
     "  -?, --help                 Give this help list\n"
     "      --usage                Give a short usage message\n"
     "  -V, --version              Print program version\n"
@@ -75,7 +88,9 @@ constexpr const char* kUsage =
     "            [--events=FILE] [--long-lived=DURATION]\n"
     "   or: memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT]\n"
     "            [--flame-metric=peak|leaked|allocated] [--stacked=OUT] [--block-map=OUT]\n"
-    "            [--color-by=site|thread|size] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n";
+    "            [--color-by=site|thread|size] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
+    "   or: memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
+    "            [--summary=FILE] [--html-window=START..END]\n";
 
 constexpr const char* kVersion =
     "memusagestat (memusage) " MEMUSAGE_VERSION
@@ -189,6 +204,34 @@ int draw_pictures(const PictureRequest& request, const memusagestat::PictureOpti
     return status;
 }
 
+// The HTML report of issue 19, from whichever of the run's files are given.
+struct HtmlRequest {
+    std::string out, summary, window;
+};
+
+int write_html(const HtmlRequest& html, const SitesRequest& sites,
+               const std::vector<std::string>& files) {
+    if (files.size() > 1) return fail("--html takes one DATAFILE: '" + files[1] + "'");
+    memusagestat::HtmlReportRequest request;
+    if (!files.empty()) request.data_path = files[0];
+    request.sites_path = sites.path;
+    request.events_path = sites.events;
+    request.summary_path = html.summary;
+    if (!html.window.empty()) {
+        request.window = memusagestat::parse_time_window(html.window);
+        if (!request.window) return fail(memusagestat::time_window_error(html.window));
+    }
+    std::vector<std::string> warnings;
+    const std::string error = memusagestat::write_html_report(request, html.out, warnings);
+    for (const std::string& warning : warnings)
+        std::fprintf(stderr, "memusagestat: warning: %s\n", warning.c_str());
+    if (!error.empty()) {
+        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+        return 1;
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -196,6 +239,7 @@ int main(int argc, char** argv) {
     SitesRequest sites;
     std::vector<std::string> files;
     PictureRequest pictures;
+    HtmlRequest html;
     bool time_based = false, total = false;
 
     po::options_description options;
@@ -220,6 +264,9 @@ int main(int argc, char** argv) {
         ("stacked", po::value(&pictures.stacked))            //
         ("block-map", po::value(&pictures.block_map))        //
         ("color-by", po::value(&pictures.color_by))          //
+        ("html", po::value(&html.out))                       //
+        ("html-window", po::value(&html.window))             //
+        ("summary", po::value(&html.summary))                //
         ("help,?", "")                                       //
         ("usage", "")                                        //
         ("version,V", "")                                    //
@@ -243,6 +290,19 @@ int main(int argc, char** argv) {
     if (given.count("help")) return std::fputs(kHelp, stdout) < 0;
     if (given.count("usage")) return std::fputs(kUsage, stdout) < 0;
     if (given.count("version")) return std::fputs(kVersion, stdout) < 0;
+
+    if (given.count("html")) {
+        if (html.out.empty()) return fail("--html needs a file name: --html=OUT");
+        for (const char* option :
+             {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat", "long-lived",
+              "flame", "flame-metric", "stacked", "block-map", "color-by", "output", "string",
+              "time", "total", "x-size", "y-size"})
+            if (given.count(option) && !given[option].defaulted())
+                return fail(std::string("--") + option + " does not go with --html");
+        return write_html(html, sites, files);
+    }
+    if (given.count("html-window")) return fail("--html-window goes with --html");
+    if (given.count("summary")) return fail("--summary goes with --html");
 
     if (pictures.any()) {
         if (!files.empty()) return fail("the pictures take no DATAFILE: '" + files[0] + "'");

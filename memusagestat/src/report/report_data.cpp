@@ -1,0 +1,198 @@
+#include "report/report_data.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "read/event_scan.h"
+#include "read/mapped_data_file.h"
+#include "read/sites_reader.h"
+#include "report/report_summary.h"
+#include "sites/site_names.h"
+
+namespace memusagestat {
+namespace {
+
+bool empty_file(const std::string& path) {
+    struct stat status {};
+    return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) && status.st_size == 0;
+}
+
+std::string base_name(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The notes of profile_notes ("\nNote: ...\n" lines), one a note.
+void add_profile_notes(const std::string& text, std::vector<std::string>& notes) {
+    size_t at = 0;
+    while ((at = text.find("Note: ", at)) != std::string::npos) {
+        const size_t end = text.find('\n', at);
+        std::string note = text.substr(at + 6, end - at - 6);
+        if (!note.empty()) note[0] = static_cast<char>(std::toupper(note[0]));
+        notes.push_back(note + ".");
+        at = end;
+    }
+}
+
+}  // namespace
+
+std::string build_report_data(const HtmlReportRequest& request, const ReportBounds& bounds,
+                              nlohmann::json& data, std::vector<std::string>& warnings) {
+    if (request.data_path.empty() && request.sites_path.empty() && request.events_path.empty() &&
+        request.summary_path.empty())
+        return "the report needs a run's files: a data file, --sites, --events or --summary";
+    std::vector<std::string> notes;
+    auto warn = [&](const std::string& text) {
+        warnings.push_back(text);
+        notes.push_back(text);
+    };
+
+    MappedDataFile data_file;
+    const bool with_data = !request.data_path.empty();
+    if (with_data) {
+        if (std::string error = data_file.open(request.data_path); !error.empty())
+            return request.data_path + ": " + error;
+        const Profile& profile = data_file.profile();
+        if (profile.ignored_tail_bytes != 0 || profile.header.repaired)
+            notes.push_back(
+                "The data file was cut short (the run was killed): its peaks were "
+                "rebuilt from its records.");
+    }
+
+    SitesProfile sites_profile;
+    bool with_sites = !request.sites_path.empty();
+    if (with_sites && empty_file(request.sites_path)) {
+        warn("The sites file " + request.sites_path +
+             " is empty: the run did not write it, so the report has no sites.");
+        with_sites = false;
+    } else if (with_sites) {
+        if (std::string error = read_sites_file(request.sites_path, sites_profile); !error.empty())
+            return error;
+    }
+
+    EventsReader reader;
+    bool with_events = !request.events_path.empty();
+    if (with_events && empty_file(request.events_path)) {
+        warn("The event recording " + request.events_path +
+             " is empty: the run did not write it, so the report has no events.");
+        with_events = false;
+    } else if (with_events) {
+        if (std::string error = open_recording(reader, request.events_path); !error.empty())
+            return error;
+        if (with_sites && reader.pid() != sites_profile.pid)
+            warn(request.events_path + " is the recording of another run (process " +
+                 std::to_string(reader.pid()) + "; the sites file's is " +
+                 std::to_string(sites_profile.pid) + "): its sites may be named wrongly.");
+        else if (with_sites && !reader.has_sites())
+            notes.push_back(
+                "The event recording was made without allocation sites: its events "
+                "name none.");
+    }
+
+    // One clock for both files: they stamp with the same cycle counter.
+    RunClock clock;
+    uint64_t recording_events = 0;
+    bool counted = false;
+    if (with_events) {
+        if (reader.seconds_per_cycle() <= 0 || !reader.complete()) {
+            // A cut recording knows its rate and its end only after a pass.
+            recording_events = scan_events(reader).events;
+            counted = true;
+        } else {
+            recording_events = reader.trailer_event_count();
+        }
+        clock.seconds_per_cycle = reader.seconds_per_cycle();
+        clock.origin = reader.start_time();
+        clock.end = reader.end_time();
+    }
+    if (with_data) {
+        const ProfileHeader& header = data_file.profile().header;
+        if (!with_events || header.start_time < clock.origin) clock.origin = header.start_time;
+        clock.end = std::max(clock.end, header.end_time);
+    }
+    if (clock.relative() && (with_data || with_events))
+        notes.push_back(
+            "Times are fractions of the run: the files hold no rate of the clock "
+            "(an event recording, --events, gives it).");
+
+    // The window, counted once for the events' buckets.
+    if (with_events && request.window) {
+        recording_events = 0;
+        reader.rewind();
+        RecordedEvent event;
+        while (reader.next(event))
+            recording_events += request.window->holds(clock.seconds(event.time));
+        counted = true;
+    }
+    (void)counted;
+
+    nlohmann::json run = {
+        {"program", ""},
+        {"command", request.command},
+        {"pid", nullptr},
+        {"seconds", clock.seconds(clock.end)},
+        {"ended_by_crash", with_sites && sites_profile.ended_by_crash},
+        {"sample_interval", with_sites ? sites_profile.sample_interval : 0},
+    };
+    if (with_sites) {
+        run["program"] = program_name(sites_profile);
+        run["pid"] = sites_profile.pid;
+    } else if (with_events) {
+        run["pid"] = reader.pid();
+    }
+    if (run["program"] == "" && !request.command.empty())
+        run["program"] = base_name(request.command.substr(0, request.command.find(' ')));
+    if (request.window) {
+        const double end = clock.seconds(clock.end);
+        notes.push_back("The report covers the window " + describe(*request.window) +
+                        " of the run, whose figures of the sites and summary are the whole "
+                        "run's.");
+        run["window"] = {{"start", request.window->start},
+                         {"end", request.window->end ? *request.window->end : end}};
+    }
+
+    data = {{"format", "memusage-report"}, {"version", 1}};
+    data["summary"] =
+        with_data ? peaks_only_summary_json(data_file.profile().header) : nlohmann::json();
+    data["timeline"] = with_data ? timeline_json(data_file, clock, request.window, bounds.timeline)
+                                 : nlohmann::json();
+
+    std::optional<Symbolizer> symbolizer;
+    std::optional<ReportSites> sites;
+    if (with_sites) {
+        symbolizer.emplace(sites_profile.modules);
+        sites.emplace(sites_profile, *symbolizer, bounds.sites);
+    }
+    data["threads"] = nlohmann::json::array();
+    data["events"] = nullptr;
+    data["blocks"] = nullptr;
+    if (with_events) {
+        ReportEventsInput input;
+        input.clock = clock;
+        input.window = request.window;
+        input.expected_events = recording_events;
+        input.bounds = bounds.events;
+        if (sites && reader.has_sites()) {
+            ReportSites* shown = &*sites;
+            input.site_of = [shown](uint32_t id) { return shown->index_of(id); };
+            input.temporary = &shown->temporary();
+        }
+        ReportEvents events = report_events(reader, input);
+        data["events"] = std::move(events.events);
+        data["blocks"] = std::move(events.blocks);
+        data["threads"] = std::move(events.threads);
+        notes.insert(notes.end(), events.notes.begin(), events.notes.end());
+    }
+    data["frames"] = nlohmann::json::array();
+    data["sites"] = nullptr;
+    if (sites) {
+        sites->write(data["frames"], data["sites"], notes);
+        add_profile_notes(profile_notes(sites_profile, *symbolizer), notes);
+    }
+    run["notes"] = notes;
+    data["run"] = std::move(run);
+    return {};
+}
+
+}  // namespace memusagestat

@@ -1,0 +1,35 @@
+// The report's data (web/DATA.md) from the files of one run: any of the glibc data file, the
+// sites file, the event recording and the summary file. Every array is bounded, so the
+// report of any run stays small enough for a browser (ReportBounds).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/report_events.h"
+#include "report/report_sites.h"
+#include "report/report_timeline.h"
+#include "report/time_window.h"
+
+namespace memusagestat {
+
+struct HtmlReportRequest {
+    std::string data_path, sites_path, events_path, summary_path;  // empty: not given
+    std::string command;                                           // "" when unknown
+    std::optional<TimeWindow> window;
+};
+
+struct ReportBounds {
+    size_t timeline = kTimelineBound;
+    ReportEventBounds events;
+    ReportSiteBounds sites;
+};
+
+// An empty string on success, else a message for the user; `warnings`: what the user should
+// know that is no error (also in the report's notes).
+std::string build_report_data(const HtmlReportRequest& request, const ReportBounds& bounds,
+                              nlohmann::json& data, std::vector<std::string>& warnings);
+
+}  // namespace memusagestat

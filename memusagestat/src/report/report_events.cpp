@@ -1,0 +1,195 @@
+#include "report/report_events.h"
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+
+#include "read/block_replay.h"
+#include "report/extremes_thinner.h"
+
+namespace memusagestat {
+namespace {
+
+struct EventRow {
+    double time;
+    uint8_t kind;
+    uint64_t address, size;
+    uint32_t thread;
+    int32_t site;
+    int64_t heap;
+};
+
+struct BlockRow {
+    uint64_t address, size;
+    double born, died;  // died: -1 never freed
+    uint32_t thread;
+    int32_t site;
+    double area;  // size times lifetime: how much of the block map it covers
+};
+
+// The blocks kept: all of them up to the bound, then those covering the most of the map.
+class BlockKeeper {
+  public:
+    explicit BlockKeeper(size_t bound) : bound_(bound) {}
+
+    void add(const BlockRow& row) {
+        ++total_;
+        if (kept_.size() < bound_) {
+            kept_.push_back(row);
+            std::push_heap(kept_.begin(), kept_.end(), smaller_first);
+        } else if (bound_ > 0 && row.area > kept_.front().area) {
+            std::pop_heap(kept_.begin(), kept_.end(), smaller_first);
+            kept_.back() = row;
+            std::push_heap(kept_.begin(), kept_.end(), smaller_first);
+        }
+    }
+    uint64_t total() const { return total_; }
+    std::vector<BlockRow> take() {
+        std::sort(kept_.begin(), kept_.end(),
+                  [](const BlockRow& a, const BlockRow& b) { return a.born < b.born; });
+        return std::move(kept_);
+    }
+
+  private:
+    static bool smaller_first(const BlockRow& a, const BlockRow& b) { return a.area > b.area; }
+    size_t bound_;
+    uint64_t total_ = 0;
+    std::vector<BlockRow> kept_;  // a heap, the smallest area at the front
+};
+
+// heaptrack's temporary allocations: a block freed before the thread that allocated it
+// allocated again.
+class TemporaryBlocks {
+  public:
+    void allocated(uint32_t thread, uint64_t address) { last_[thread] = address + 1; }
+    // Whether the block that ended (freed, not resized) was its thread's last allocation.
+    bool freed(uint32_t thread, uint64_t address) {
+        auto found = last_.find(thread);
+        if (found == last_.end() || found->second != address + 1) return false;
+        found->second = 0;
+        return true;
+    }
+
+  private:
+    std::unordered_map<uint32_t, uint64_t> last_;  // address + 1; 0: none pending
+};
+
+template <class Row, class Column>
+nlohmann::json column(const std::vector<Row>& rows, Column value) {
+    nlohmann::json out = nlohmann::json::array();
+    out.get_ref<nlohmann::json::array_t&>().reserve(rows.size());
+    for (const Row& row : rows) out.push_back(value(row));
+    return out;
+}
+
+}  // namespace
+
+ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input) {
+    ReportEvents out;
+    const RunClock& clock = input.clock;
+    const auto site_of = [&](uint32_t id) -> int32_t {
+        return input.site_of && id != 0 ? input.site_of(id) : -1;
+    };
+    std::vector<EventRow> events;
+    ExtremesThinner<EventRow, 1> thinner(input.expected_events, input.bounds.events, events);
+    BlockKeeper blocks(input.bounds.blocks);
+    TemporaryBlocks temporary;
+    BlockReplay replay;
+
+    const auto block_ended = [&](const BlockLife& life) {
+        const double born = clock.seconds(life.start), ended = clock.seconds(life.end);
+        if (input.window && !input.window->overlaps(born, ended)) return;
+        const bool died = life.freed || life.resized_away;
+        blocks.add({life.address, life.size, born, died ? ended : -1.0, life.thread,
+                    site_of(life.site),
+                    static_cast<double>(life.size) * static_cast<double>(life.end - life.start)});
+    };
+
+    uint64_t total = 0;
+    RecordedEvent event;
+    reader.rewind();
+    while (reader.next(event)) {
+        uint64_t freed_size = 0;
+        int32_t freed_site = -1;
+        replay.add(event, [&](const BlockLife& life) {
+            freed_size = life.size;
+            freed_site = site_of(life.site);
+            if (life.freed && !life.resized_away && temporary.freed(life.thread, life.address) &&
+                input.temporary != nullptr && freed_site >= 0)
+                ++(*input.temporary)[static_cast<size_t>(freed_site)];
+            block_ended(life);
+        });
+        if (event.kind != RecordedEvent::Kind::release)
+            temporary.allocated(event.thread, event.address);
+        const double time = clock.seconds(event.time);
+        if (input.window && !input.window->holds(time)) continue;
+        ++total;
+        const bool freeing = event.kind == RecordedEvent::Kind::release;
+        EventRow row{time,
+                     static_cast<uint8_t>(event.kind),
+                     event.address,
+                     freeing ? freed_size : event.size,
+                     event.thread,
+                     event.kind == RecordedEvent::Kind::allocate ? site_of(event.site) : freed_site,
+                     replay.heap()};
+        thinner.add(row, {row.heap});
+    }
+    thinner.finish();
+    const uint64_t end = reader.end_time();
+    replay.finish(end, block_ended);
+
+    out.events = {{"total", total},
+                  {"thinned", thinner.thinning()},
+                  {"time", column(events, [](const EventRow& r) { return r.time; })},
+                  {"kind", column(events, [](const EventRow& r) { return r.kind; })},
+                  {"address", column(events, [](const EventRow& r) { return r.address; })},
+                  {"size", column(events, [](const EventRow& r) { return r.size; })},
+                  {"thread", column(events, [](const EventRow& r) { return r.thread; })},
+                  {"site", column(events, [](const EventRow& r) { return r.site; })},
+                  {"heap", column(events, [](const EventRow& r) { return r.heap; })}};
+    if (thinner.thinning())
+        out.notes.push_back(
+            "The events are thinned: the report holds " + std::to_string(events.size()) + " of " +
+            std::to_string(total) +
+            " (every extreme of the heap and a sample); memusagestat --html-window=START..END "
+            "writes a report of one window with every event.");
+
+    const uint64_t block_total = blocks.total();
+    const std::vector<BlockRow> kept = blocks.take();
+    out.blocks = {{"total", block_total},
+                  {"thinned", kept.size() < block_total},
+                  {"address", column(kept, [](const BlockRow& r) { return r.address; })},
+                  {"size", column(kept, [](const BlockRow& r) { return r.size; })},
+                  {"born", column(kept, [](const BlockRow& r) { return r.born; })},
+                  {"died", column(kept, [](const BlockRow& r) { return r.died; })},
+                  {"thread", column(kept, [](const BlockRow& r) { return r.thread; })},
+                  {"site", column(kept, [](const BlockRow& r) { return r.site; })}};
+    if (kept.size() < block_total)
+        out.notes.push_back("The block map is thinned: the report holds the " +
+                            std::to_string(kept.size()) + " blocks of " +
+                            std::to_string(block_total) +
+                            " that cover the most of it (size times lifetime).");
+
+    out.threads = nlohmann::json::array();
+    for (const ThreadInfo& thread : reader.threads())
+        out.threads.push_back(
+            {{"serial", thread.serial}, {"tid", thread.tid}, {"name", thread.name}});
+
+    if (!reader.problem().empty())
+        out.notes.push_back("The event recording is damaged: " + reader.problem() +
+                            "; the report holds the events before.");
+    else if (!reader.complete())
+        out.notes.push_back(
+            "The event recording is incomplete (the run was killed): it ends at the last events "
+            "it wrote out.");
+    if (reader.dropped() != 0)
+        out.notes.push_back("The collector could not write " + std::to_string(reader.dropped()) +
+                            " events of the run.");
+    if (replay.unknown_blocks() != 0)
+        out.notes.push_back(std::to_string(replay.unknown_blocks()) +
+                            " frees and resizes were of blocks the recording never showed being "
+                            "allocated.");
+    return out;
+}
+
+}  // namespace memusagestat

@@ -1,0 +1,46 @@
+// The report's `events`, `blocks` and `threads` (web/DATA.md) from one pass over the event
+// recording: each event with the heap after it and its site, each block life of the replay,
+// and the blocks each site freed before their thread's next allocation (`temporary`).
+// Bounded: beyond the bounds the events kept are every bucket's extremes of the heap and a
+// sample (ExtremesThinner), the blocks kept those that cover the most of the block map.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "read/events_reader.h"
+#include "report/run_clock.h"
+#include "report/time_window.h"
+
+namespace memusagestat {
+
+struct ReportEventBounds {
+    size_t events = 200000;
+    size_t blocks = 100000;
+};
+
+struct ReportEventsInput {
+    RunClock clock;
+    std::optional<TimeWindow> window;
+    uint64_t expected_events = 0;  // events in the window, for the thinning's buckets
+    ReportEventBounds bounds;
+    // The report's site of a raw site id (-1 for none), and where a site's temporary blocks
+    // are counted; either may be empty.
+    std::function<int32_t(uint32_t)> site_of;
+    std::vector<uint64_t>* temporary = nullptr;
+};
+
+struct ReportEvents {
+    nlohmann::json events, blocks, threads;
+    std::vector<std::string> notes;
+};
+
+// Reads the recording from its first event. Never fails: a damaged recording gives the
+// events before the damage, and a note.
+ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input);
+
+}  // namespace memusagestat

@@ -1,0 +1,138 @@
+#include "report/report_sites.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+#include "report/source_lines.h"
+
+namespace memusagestat {
+namespace {
+
+using Figure = uint64_t (*)(const ShownSite&);
+
+// What the rankings of `memusage --sites` and the flame graph's weights rank by.
+constexpr Figure kRankings[] = {
+    [](const ShownSite& s) { return s.figures.bytes_at_peak; },
+    [](const ShownSite& s) { return s.program_figures().bytes_leaked(); },
+    [](const ShownSite& s) { return s.figures.bytes_allocated; },
+    [](const ShownSite& s) { return s.figures.blocks_allocated; },
+};
+
+// The sites shown when there are more than `bound`: each site's best place in any ranking,
+// the best places kept; in the shown order.
+std::vector<size_t> best_ranked(const std::vector<ShownSite>& sites, size_t bound) {
+    std::vector<size_t> all(sites.size());
+    std::iota(all.begin(), all.end(), 0);
+    if (sites.size() <= bound) return all;
+    std::vector<size_t> best_place(sites.size(), SIZE_MAX);
+    for (Figure figure : kRankings) {
+        std::vector<size_t> order = all;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return figure(sites[a]) > figure(sites[b]); });
+        for (size_t place = 0; place < order.size(); ++place)
+            best_place[order[place]] = std::min(best_place[order[place]], place);
+    }
+    std::vector<size_t> order = all;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return best_place[a] < best_place[b]; });
+    order.resize(bound);
+    std::sort(order.begin(), order.end());
+    return order;
+}
+
+std::string base_name(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The shared table of frames: each (function, file, line, module) once.
+class FrameTable {
+  public:
+    FrameTable(size_t bound, nlohmann::json& frames) : bound_(bound), frames_(frames) {}
+
+    // The frame's index; -1 when the table is full.
+    int64_t index_of(const SourceFrame& frame) {
+        const std::string function = frame.function.empty() ? describe(frame) : frame.function;
+        auto key = std::make_tuple(function, frame.file, frame.line, frame.module);
+        auto found = indexes_.find(key);
+        if (found != indexes_.end()) return found->second;
+        if (indexes_.size() >= bound_) return -1;
+        nlohmann::json entry = {
+            {"function", function},
+            {"file", frame.file.empty() ? nlohmann::json() : nlohmann::json(frame.file)},
+            {"line", frame.file.empty() ? nlohmann::json() : nlohmann::json(frame.line)},
+            {"module", base_name(frame.module)}};
+        std::optional<std::string> text;
+        if (!frame.file.empty()) text = sources_.line(frame.file, frame.line);
+        entry["source"] = text ? nlohmann::json(*text) : nlohmann::json();
+        const int64_t index = static_cast<int64_t>(frames_.size());
+        frames_.push_back(std::move(entry));
+        indexes_.emplace(std::move(key), index);
+        return index;
+    }
+
+  private:
+    size_t bound_;
+    nlohmann::json& frames_;
+    std::map<std::tuple<std::string, std::string, int, std::string>, int64_t> indexes_;
+    SourceLines sources_;
+};
+
+}  // namespace
+
+ReportSites::ReportSites(const SitesProfile& profile, Symbolizer& symbolizer,
+                         const ReportSiteBounds& bounds)
+    : shown_(shown_sites(profile, symbolizer)),
+      kept_(best_ranked(shown_, bounds.sites)),
+      temporary_(kept_.size()),
+      bounds_(bounds) {
+    for (size_t index = 0; index < kept_.size(); ++index)
+        for (uint32_t id : shown_[kept_[index]].ids)
+            index_of_id_.emplace(id, static_cast<int32_t>(index));
+}
+
+void ReportSites::write(nlohmann::json& frames, nlohmann::json& sites,
+                        std::vector<std::string>& notes) {
+    frames = nlohmann::json::array();
+    sites = nlohmann::json::array();
+    FrameTable table(bounds_.frames, frames);
+    bool frames_full = false;
+    for (size_t index = 0; index < kept_.size(); ++index) {
+        const ShownSite& site = shown_[kept_[index]];
+        nlohmann::json stack = nlohmann::json::array();
+        bool cut = site.cut_at != 0;
+        for (const SourceFrame& frame : site.frames) {
+            const int64_t at = table.index_of(frame);
+            if (at < 0) {
+                cut = frames_full = true;
+                break;
+            }
+            stack.push_back(at);
+        }
+        const AllocationSite program = site.program_figures();
+        sites.push_back({{"id", site.figures.id},
+                         {"frames", std::move(stack)},
+                         {"cut", cut},
+                         {"peak", site.figures.bytes_at_peak},
+                         {"allocated", site.figures.bytes_allocated},
+                         {"blocks", site.figures.blocks_allocated},
+                         {"freed", site.figures.bytes_freed},
+                         {"freed_blocks", site.figures.blocks_freed},
+                         {"leaked", program.bytes_leaked()},
+                         {"leaked_blocks", program.blocks_leaked()},
+                         {"kept_by_runtime", site.kept_by_runtime.bytes_leaked()},
+                         {"temporary", temporary_[index]}});
+    }
+    if (kept_.size() < shown_.size())
+        notes.push_back("The report holds " + std::to_string(kept_.size()) + " of the run's " +
+                        std::to_string(shown_.size()) +
+                        " allocation sites: those ranked highest by bytes at the peak, leaked, "
+                        "allocated or blocks (memusage --sites lists them all).");
+    if (frames_full)
+        notes.push_back("Some stacks are cut: the report holds at most " +
+                        std::to_string(bounds_.frames) + " distinct frames.");
+}
+
+}  // namespace memusagestat

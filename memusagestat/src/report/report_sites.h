@@ -1,0 +1,49 @@
+// The report's `frames` and `sites` (web/DATA.md): the shown sites of `memusage --sites`, with
+// its figures, each stack's frames once in a shared table with their source lines. Bounded:
+// beyond kMaxSites the sites ranked highest by any figure are kept, beyond kMaxFrames a
+// stack's further frames are cut.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "read/sites_reader.h"
+#include "sites/shown_sites.h"
+
+namespace memusagestat {
+
+struct ReportSiteBounds {
+    size_t sites = 5000;
+    size_t frames = 30000;
+};
+
+class ReportSites {
+  public:
+    ReportSites(const SitesProfile& profile, Symbolizer& symbolizer,
+                const ReportSiteBounds& bounds = {});
+
+    // The report's index of the site a raw site (SiteRecord::id) shows in; -1 for none, or
+    // for a site left out by the bound.
+    int32_t index_of(uint32_t raw_id) const {
+        auto found = index_of_id_.find(raw_id);
+        return found == index_of_id_.end() ? -1 : found->second;
+    }
+    size_t size() const { return kept_.size(); }
+    // Blocks freed before their thread's next allocation, per report site (the replay adds).
+    std::vector<uint64_t>& temporary() { return temporary_; }
+
+    // `frames` and `sites`; also says in `notes` what the bounds left out.
+    void write(nlohmann::json& frames, nlohmann::json& sites, std::vector<std::string>& notes);
+
+  private:
+    std::vector<ShownSite> shown_;
+    std::vector<size_t> kept_;  // indexes into shown_, in its order
+    std::unordered_map<uint32_t, int32_t> index_of_id_;
+    std::vector<uint64_t> temporary_;
+    ReportSiteBounds bounds_;
+};
+
+}  // namespace memusagestat
