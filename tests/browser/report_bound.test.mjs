@@ -22,7 +22,7 @@ const BOUND = 25_000_000;
 // Frames per second while a gesture goes on over an element, one step per animation frame,
 // `count` steps, in the page: "zoom" turns the wheel in (and leaves the view zoomed), "pan" drags left and right.
 // `moved` says whether the view's zoom transform (d3's, on that element) changed.
-async function frameRate(page, selector, gesture, count = 60) {
+async function frameRate(page, selector, gesture, count = 30) {
   return page.evaluate(
     async (selector, gesture, count) => {
       const target = document.querySelector(selector);
@@ -120,6 +120,7 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
     return {
       total: json.events.total,
       kept: json.events.time.length,
+      blocks: [json.blocks.born.length, json.blocks.total],
       thinned: json.events.thinned,
       top,
       notice: notice && notice.offsetParent !== null ? notice.textContent : null,
@@ -135,7 +136,7 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
 
   const paint = Object.fromEntries(shown.paint);
   t.diagnostic(
-    `first paint ${paint["first-paint"]?.toFixed(0)} ms, first contentful paint ${paint["first-contentful-paint"]?.toFixed(0)} ms, load ended ${shown.loaded.toFixed(0)} ms; ${shown.kept} events kept of ${shown.total}`,
+    `first paint ${paint["first-paint"]?.toFixed(0)} ms, first contentful paint ${paint["first-contentful-paint"]?.toFixed(0)} ms, load ended ${shown.loaded.toFixed(0)} ms; ${shown.kept} events kept of ${shown.total}, ${shown.blocks[0]} blocks of ${shown.blocks[1]}`,
   );
   const rates = {
     "timeline zoom": await frameRate(page, "#timeline .timeline-overlay", "zoom"),
