@@ -12,10 +12,12 @@ import { after, before, test } from "node:test";
 
 import { readEvents, replay } from "./events_file.mjs";
 import {
+  builtFile,
   digits,
   fixtureConstants,
   fixtureMarks,
   fixtureSource,
+  run,
   runFixture,
 } from "./fixture_run.mjs";
 import { openReport } from "./open_report.mjs";
@@ -329,6 +331,50 @@ test("hovering a block in the block map names its size and allocating function",
     assert.equal(tip.function, `${name} (${fixtureSource}:${line})`);
     if (name === "leak_phase") assert.match(tip.died, /never/);
   }
+});
+
+test("memusagestat --html-window writes every event of the window, and the page replays it", async (t) => {
+  const { events } = recordingOnReportClock();
+  const starts = [0];
+  for (let i = 1; i < events.length; i++)
+    if (events[i].seconds - events[i - 1].seconds > 0.03) starts.push(i);
+  const [first, end] = [starts[1], starts[2]]; // window_phase's events
+  const t0 = events[first].seconds - 0.01;
+  const t1 = events[end - 1].seconds + 0.01;
+  const micro = (s) => Math.round(s * 1e6) + "us";
+  const html = path.join(dir, "window.html");
+  run(builtFile("bin", "memusagestat"), [
+    "--html=" + html,
+    `--html-window=${micro(t0)}..${micro(t1)}`,
+    fixture.data,
+    "--sites=" + fixture.sites,
+    "--events=" + fixture.events,
+  ]);
+  const windowReport = await openReport(html);
+  t.after(() => windowReport.close());
+  const shown = await windowReport.page.evaluate(() => {
+    const json = window.memusageReport.data;
+    const field = (name) =>
+      document.querySelector(`#window-figures [data-field=${name}]`)?.textContent ?? "";
+    return {
+      events: json.events,
+      calls: field("allocated_calls"),
+      bytes: field("allocated_bytes"),
+      frees: field("frees"),
+    };
+  });
+  assert.equal(shown.events.thinned, false);
+  const columns = ["time", "kind", "address", "size", "heap"];
+  const expected = Object.fromEntries(
+    columns.map((c) => [c, json.events[c].filter((_, i) => i >= first && i < end)]),
+  );
+  const got = Object.fromEntries(columns.map((c) => [c, shown.events[c]]));
+  assert.deepEqual(got, expected);
+  const { WINDOW_COUNT, WINDOW_SIZE, WINDOW_FREED } = constants;
+  assert.equal(digits(shown.calls), WINDOW_COUNT);
+  assert.equal(digits(shown.bytes), WINDOW_COUNT * WINDOW_SIZE);
+  assert.equal(digits(shown.frees), WINDOW_FREED);
+  assert.deepEqual(windowReport.errors, []);
 });
 
 test("the page made no request and logged no error", () => {
