@@ -87,6 +87,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
     environment.unset("MEMUSAGE_OUTPUT_OWNER");
     environment.unset("MEMUSAGE_SITES_OWNER");
     environment.unset("MEMUSAGE_EVENTS_OWNER");
+    environment.unset("MEMUSAGE_SUMMARY_FILE_OWNER");
     environment.unset(kRunStartVariable);
     if (!data_path.empty()) {
         environment.set("MEMUSAGE_OUTPUT", data_path);
@@ -102,6 +103,8 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
     if (!sites_path.empty() && !options.sites_sample.empty())
         environment.set("MEMUSAGE_SITES_SAMPLE", options.sites_sample);
     if (!options.events_path.empty()) environment.set("MEMUSAGE_EVENTS", options.events_path);
+    if (!options.summary_path.empty())
+        environment.set("MEMUSAGE_SUMMARY_FILE", options.summary_path);
     if (!options.progname.empty()) environment.set("MEMUSAGE_PROG_NAME", options.progname);
     if (!options.buffer_size.empty()) {
         environment.set("MEMUSAGE_BUFFER_SIZE", options.buffer_size);

@@ -15,6 +15,7 @@
 #include "environment.h"
 #include "graph_request.h"
 #include "help_text.h"
+#include "html_request.h"
 #include "options.h"
 #include "preload_reach.h"
 #include "program_lookup.h"
@@ -94,7 +95,7 @@ int run(const DriverOptions& options) {
     std::string data_path;
     if (!options.data_path.empty()) {
         data_path = absolute_path(options.data_path);
-    } else if (!options.png_path.empty()) {
+    } else if (!options.png_path.empty() || wants_html(options)) {
         if (std::string error = private_data.create(); !error.empty()) {
             complain(error);
             return kSetupError;
@@ -102,12 +103,14 @@ int run(const DriverOptions& options) {
         data_path = private_data.path();
     }
 
+    // The report holds the sites and the events too.
+    const bool needs_sites = wants_sites(options) || wants_html(options);
     TemporaryFile private_sites;
     std::string sites_path;
     std::string sites_kept_note;
     if (!options.sites_path.empty()) {
         sites_path = absolute_path(options.sites_path);
-    } else if (wants_sites(options) && !options.events_path.empty()) {
+    } else if (needs_sites && !options.events_path.empty()) {
         // The recording kept with --events names its blocks' sites by their ids in this
         // run's sites file: a private one would be gone with the run, leaving memusagestat's
         // pictures of the recording without sites. So it is kept beside the recording.
@@ -116,7 +119,7 @@ int run(const DriverOptions& options) {
             "the allocation sites of " + options.events_path + " are kept in " +
             options.events_path + ".sites (memusagestat --sites=" + options.events_path +
             ".sites --events=" + options.events_path + "; --sites-file=FILE names another file)";
-    } else if (wants_sites(options)) {
+    } else if (needs_sites) {
         if (std::string error = private_sites.create(); !error.empty()) {
             complain(error);
             return kSetupError;
@@ -130,12 +133,21 @@ int run(const DriverOptions& options) {
     DriverOptions run_options = options;
     if (!run_options.events_path.empty()) {
         run_options.events_path = absolute_path(run_options.events_path);
-    } else if (wants_events(options)) {
+    } else if (wants_events(options) || wants_html(options)) {
         if (std::string error = private_events.create(); !error.empty()) {
             complain(error);
             return kSetupError;
         }
         run_options.events_path = private_events.path();
+    }
+    // The summary's figures, for the report: the collector prints them and writes them here.
+    TemporaryFile private_summary;
+    if (wants_html(options)) {
+        if (std::string error = private_summary.create(); !error.empty()) {
+            complain(error);
+            return kSetupError;
+        }
+        run_options.summary_path = private_summary.path();
     }
 
     std::vector<std::string> environment = child_environment(inherited_environment(), run_options,
@@ -170,6 +182,17 @@ int run(const DriverOptions& options) {
         if (sites.leaks_found && options.leak_exitcode.value_or(0) != 0 &&
             outcome.kind == ProgramOutcome::Kind::exited)
             status = static_cast<int>(*options.leak_exitcode);
+    }
+    if (wants_html(options) && may_have_profile) {
+        std::vector<std::string> warnings;
+        std::string error =
+            write_requested_html(options, data_path, sites_path, run_options.events_path,
+                                 run_options.summary_path, warnings);
+        for (const std::string& warning : warnings) complain(warning);
+        if (!error.empty()) complain(error);
+        if (!sites_kept_note.empty() && !wants_sites(options)) complain(sites_kept_note);
+        // A report asked for and not written is a failure, even of a successful program.
+        if (!error.empty() && status == 0) status = kGraphError;
     }
     return status;
 }

@@ -36,6 +36,7 @@ po::options_description driver_option_table() {
         ("sites-sample", optional_interval)             //
         ("sites-file", po::value<std::string>())        //
         ("events", po::value<std::string>())            //
+        ("html", po::value<std::string>())              //
         ("limit", po::value<std::string>())             //
         ("fail-at", po::value<std::string>())           //
         ("fail-from", po::value<std::string>())         //
@@ -83,6 +84,9 @@ std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& argume
     // glibc's script takes --d for --data, which --dhat would make ambiguous.
     if (arguments.front() == "--d" || arguments.front().starts_with("--d="))
         arguments.front() = "--data" + arguments.front().substr(3);
+    // And --h, --he, --hel for --help, which --html would make ambiguous.
+    for (const char* help : {"--h", "--he", "--hel"})
+        if (arguments.front() == help) arguments.front() = "--help";
     // Boost would read "---x" as --x and "--=x" as the word x; both are typing mistakes.
     const std::string& token = arguments.front();
     if (token.starts_with("---") || token.starts_with("--=")) throw po::unknown_option(token);
@@ -195,6 +199,9 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
     } else if (key == "events") {
         if (value.empty()) return invalid("file name");
         out.events_path = value;
+    } else if (key == "html") {
+        if (value.empty()) return invalid("file name");
+        out.html_path = value;
     } else if (key == "limit") {
         uint64_t bytes;
         if (!parse_size(value.c_str(), bytes))

@@ -35,6 +35,10 @@ struct DriverOptions {
     std::string sites_sample;               // --sites-sample[=BYTES]: as given, or the default
     std::string sites_path;                 // --sites-file: keep the sites file here; empty: none
     std::string events_path;                // --events: record every heap event here; empty: none
+    std::string html_path;                  // --html: write the run's HTML report here; empty: none
+    // Not an option: where the collector writes the summary's figures (MEMUSAGE_SUMMARY_FILE),
+    // set by the driver for --html; empty: nowhere.
+    std::string summary_path;
     // Out-of-memory testing and the per-thread table, as given (validated).
     std::string limit;             // --limit=SIZE
     std::string fail_at;           // --fail-at=N

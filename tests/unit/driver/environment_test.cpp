@@ -73,6 +73,17 @@ TEST(ChildEnvironment, EventsGoToTheirFileAndAnEnclosingRunsOwnerIsForgotten) {
     EXPECT_EQ(value_of(child_environment({}, {}, kCollector, ""), "MEMUSAGE_EVENTS"), "<unset>");
 }
 
+TEST(ChildEnvironment, TheSummaryGoesToItsFileAndAnEnclosingRunsOwnerIsForgotten) {
+    DriverOptions options;
+    options.summary_path = "/tmp/run.summary";
+    Entries result =
+        child_environment({"MEMUSAGE_SUMMARY_FILE_OWNER=4242"}, options, kCollector, "");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SUMMARY_FILE"), "/tmp/run.summary");
+    EXPECT_EQ(value_of(result, "MEMUSAGE_SUMMARY_FILE_OWNER"), "<unset>");
+    EXPECT_EQ(value_of(child_environment({}, {}, kCollector, ""), "MEMUSAGE_SUMMARY_FILE"),
+              "<unset>");
+}
+
 // The run starts with the driver, whatever the program is: it records the data file's
 // state for every process of the run, replacing the record of an enclosing run.
 TEST(ChildEnvironment, TheRunStartsWithTheDataFilesStateNow) {

@@ -390,5 +390,25 @@ TEST(DriverOptions, LongLivedIsKeptAsGiven) {
     EXPECT_EQ(parse_ok({"--lo", "300ms", "p"}).long_lived, "300ms");
 }
 
+TEST(DriverHtmlOption, NamesTheReportsFile) {
+    EXPECT_EQ(parse_ok({"--html=report.html", "prog"}).html_path, "report.html");
+    EXPECT_EQ(parse_ok({"--html", "r.html", "prog"}).html_path, "r.html");
+    EXPECT_EQ(parse_ok({"--ht", "r.html", "prog"}).html_path, "r.html");
+    EXPECT_EQ(parse_ok({"prog"}).html_path, "");
+    // The report's name is taken as it is: no extension added, unlike -p's.
+    EXPECT_EQ(parse_ok({"--html=report", "prog"}).html_path, "report");
+    EXPECT_EQ(parse_error({"--html", "", "prog"}), "memusage: invalid file name '' for '--html'");
+    EXPECT_EQ(parse_error({"--html"}), "memusage: option '--html' requires an argument");
+    // The program's own --html is the program's.
+    EXPECT_EQ(parse_ok({"prog", "--html=x"}).html_path, "");
+}
+
+TEST(DriverHtmlOption, HelpKeepsItsShortPrefixes) {
+    // glibc's script takes --h, --he and --hel for --help; --html must not make them ambiguous.
+    for (const char* word : {"--h", "--he", "--hel", "--help"})
+        EXPECT_EQ(parse({word}).action, DriverAction::help) << word;
+    EXPECT_EQ(parse({"--htm=r.html", "prog"}).options.html_path, "r.html");
+}
+
 }  // namespace
 }  // namespace memusage

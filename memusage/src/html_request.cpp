@@ -1,0 +1,45 @@
+#include "html_request.h"
+
+#include <sys/stat.h>
+
+#include <vector>
+
+#include "report/html_report.h"
+
+namespace memusage {
+namespace {
+
+// The collector writes nothing when the program was not the profiled one (-n) or never
+// ran its exit handlers: an empty file then stands for none.
+std::string written_or_none(const std::string& path) {
+    struct stat status {};
+    if (path.empty() || ::stat(path.c_str(), &status) != 0 || status.st_size == 0) return {};
+    return path;
+}
+
+}  // namespace
+
+bool wants_html(const DriverOptions& options) { return !options.html_path.empty(); }
+
+std::string write_requested_html(const DriverOptions& options, const std::string& data_path,
+                                 const std::string& sites_path, const std::string& events_path,
+                                 const std::string& summary_path,
+                                 std::vector<std::string>& warnings) {
+    memusagestat::HtmlReportRequest request;
+    request.data_path = written_or_none(data_path);
+    request.sites_path = written_or_none(sites_path);
+    request.events_path = written_or_none(events_path);
+    request.summary_path = written_or_none(summary_path);
+    for (const std::string& word : options.command)
+        request.command += (request.command.empty() ? "" : " ") + word;
+    if (request.data_path.empty() && request.sites_path.empty() && request.events_path.empty() &&
+        request.summary_path.empty())
+        return "no profile was recorded (the program did not exit normally, or was not the "
+               "profiled one), so " +
+               options.html_path + " was not written";
+    std::string error = memusagestat::write_html_report(request, options.html_path, warnings);
+    if (!error.empty()) return "cannot write " + options.html_path + ": " + error;
+    return {};
+}
+
+}  // namespace memusage
