@@ -7,7 +7,14 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 
-import { builtFile, digits, parseSummary, run, scratchDirectory } from "./fixture_run.mjs";
+import {
+  builtFile,
+  digits,
+  parseSummary,
+  run,
+  scratchDirectory,
+  sourceDir,
+} from "./fixture_run.mjs";
 import { openReport } from "./open_report.mjs";
 
 const WIDTH = 1280;
@@ -18,10 +25,13 @@ test("the example's report, screenshot for the README", async (t) => {
   const out = process.env.MEMUSAGE_SCREENSHOT
     ? path.resolve(process.env.MEMUSAGE_SCREENSHOT)
     : path.join(dir, "report.png");
+  // Run from the sources, as README.md does, so that the page names build/example/word_census.
+  const example = builtFile("example", "word_census");
+  const relative = path.relative(sourceDir, example);
   const stderr = run(
     builtFile("bin", "memusage"),
-    ["--color=never", "--html=" + html, builtFile("example", "word_census")],
-    { cwd: dir },
+    ["--color=never", "--html=" + html, relative.startsWith("..") ? example : relative],
+    { cwd: sourceDir },
   );
   const summary = parseSummary(stderr);
 
