@@ -117,6 +117,7 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
     let top = 0;
     for (const h of json.events.heap) if (h > top) top = h;
     const notice = document.getElementById("thinned-notice");
+    const noteTexts = [...document.querySelectorAll("#run-notes li")].map((li) => li.textContent);
     return {
       total: json.events.total,
       kept: json.events.time.length,
@@ -124,6 +125,9 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
       thinned: json.events.thinned,
       top,
       notice: notice && notice.offsetParent !== null ? notice.textContent : null,
+      noteRepeats: json.run.notes.map((note) => noteTexts.join("\n").split(note).length - 1),
+      views: performance.getEntriesByName("memusage-first-views").map((m) => m.startTime),
+      ready: performance.getEntriesByName("memusage-ready").map((m) => m.startTime),
       paint: performance.getEntriesByType("paint").map((p) => [p.name, p.startTime]),
       loaded: performance.getEntriesByType("navigation")[0].loadEventEnd,
     };
@@ -133,10 +137,19 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
   assert.ok(shown.kept < count, "thinned, yet every event is kept");
   assert.equal(shown.top, peak, "the heap's peak is not among the kept events");
   assert.match(shown.notice ?? "", /--html-window/, "the page does not say the detail is thinned");
+  assert.ok(
+    shown.noteRepeats.every((n) => n === 1),
+    "each of the writer's notes is shown once: " + shown.noteRepeats,
+  );
+  assert.equal(
+    (shown.notice.match(/--html-window/g) || []).length,
+    1,
+    "the notice says once how to get every event",
+  );
 
   const paint = Object.fromEntries(shown.paint);
   t.diagnostic(
-    `first paint ${paint["first-paint"]?.toFixed(0)} ms, first contentful paint ${paint["first-contentful-paint"]?.toFixed(0)} ms, load ended ${shown.loaded.toFixed(0)} ms; ${shown.kept} events kept of ${shown.total}, ${shown.blocks[0]} blocks of ${shown.blocks[1]}`,
+    `first paint ${paint["first-paint"]?.toFixed(0)} ms, first contentful paint ${paint["first-contentful-paint"]?.toFixed(0)} ms, header, summary and timeline drawn ${shown.views[0]?.toFixed(0)} ms, every view ${shown.ready[0]?.toFixed(0)} ms, load ended ${shown.loaded.toFixed(0)} ms; ${shown.kept} events kept of ${shown.total}, ${shown.blocks[0]} blocks of ${shown.blocks[1]}`,
   );
   const rates = {
     "timeline zoom": await frameRate(page, "#timeline .timeline-overlay", "zoom"),

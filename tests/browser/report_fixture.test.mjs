@@ -377,6 +377,32 @@ test("memusagestat --html-window writes every event of the window, and the page 
   assert.deepEqual(windowReport.errors, []);
 });
 
+test("axes read at round binary values, counts agree in number, number cells align right", async () => {
+  const shown = await page.evaluate(() => ({
+    heapTicks: [...document.querySelectorAll("#timeline svg g.tick text")].map(
+      (t) => t.textContent,
+    ),
+    runLine: document.getElementById("run-line").textContent,
+    numberCells: [
+      ...document.querySelectorAll("#summary-calls tbody tr, #threads-table tbody tr"),
+    ].map((tr) =>
+      [...tr.cells].slice(1, 3).every((td) => getComputedStyle(td).textAlign === "right"),
+    ),
+    frameWords: [...document.querySelectorAll("#event-details li.frame .word")].map(
+      (w) => w.textContent,
+    ),
+  }));
+  const byteTicks = shown.heapTicks.filter((t) => /B$/.test(t) || /bytes$/.test(t));
+  assert.ok(byteTicks.length >= 2, shown.heapTicks.join(" | "));
+  for (const tick of byteTicks) assert.match(tick, /^[\d,]+ (bytes|KiB|MiB|GiB)$/, tick);
+  assert.doesNotMatch(shown.runLine, /\b1 threads\b/);
+  const threads = json.threads.length;
+  assert.match(shown.runLine, new RegExp(`\\b${threads} thread${threads === 1 ? "\\b" : "s"}`));
+  assert.ok(shown.numberCells.length > 0 && shown.numberCells.every(Boolean));
+  assert.equal(shown.frameWords[0], "at", "the event's stack starts with its site, at");
+  assert.ok(shown.frameWords.slice(1).every((w) => w === "by" || w === "via"));
+});
+
 test("the page made no request and logged no error", () => {
   assert.deepEqual(report.requests, []);
   assert.deepEqual(report.errors, []);
