@@ -14,4 +14,8 @@ npx --no-install eslint "${web[@]}"
 cmake --workflow --preset asan   # the tools and the unit tests under ASan and UBSan
 cmake --workflow --preset tsan   # the collector's threaded tests under TSan
 cmake --workflow --preset fuzz   # the data-file reader under libFuzzer, for a bounded time
-cmake --workflow --preset test   # release build with -Werror, every test (last: its count closes the run)
+cmake --workflow --preset default  # the release build with -Werror
+# The HTML report in headless Chromium (tests/browser: a fixture's report against its run's
+# text outputs, the 25 MB bound on 10 million events, the README's screenshot).
+MEMUSAGE_BUILD_DIR=build node --test tests/browser/
+cmake --workflow --preset test   # every test of the release build (last: its count closes the run)

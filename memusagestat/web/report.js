@@ -12,7 +12,9 @@
 //            #block-tooltip[data-block], tr.site-row[data-site], [data-field] on every figure
 //   window.memusageReport
 //     .data                       the parsed JSON
-//     .ready                      true once every view has drawn
+//     .ready                      true once every view has drawn (the header, summary and
+//                                 timeline draw first, the others one a frame after them;
+//                                 performance marks "memusage-first-views", "memusage-ready")
 //     .selectWindow(t0, t1)       select a window in seconds; returns its figures
 //     .resetWindow()              back to the whole run
 //     .windowFigures()            the selected window's figures
@@ -44,29 +46,38 @@
       ", " +
       F.seconds(run.seconds) +
       ", " +
-      data.threads.length +
-      " threads" +
+      F.count(data.threads.length, "thread", "threads") +
       (run.ended_by_crash ? ", ended by a crash" : "");
     const notes = byId("run-notes");
-    for (const note of run.notes || []) notes.append(F.element("li", {}, note));
-    const thinned = [
-      json.timeline && json.timeline.thinned && "the timeline",
-      json.events && json.events.thinned && "the events",
-      json.blocks && json.blocks.thinned && "the blocks",
+    // The writer's notes say what it thinned and how to get every event; the page adds only
+    // what they leave unsaid, so that each fact is said once, in one notice.
+    const all = run.notes || [];
+    const thinning = all.filter((note) => /thinned/i.test(note));
+    for (const note of all) if (!thinning.includes(note)) notes.append(F.element("li", {}, note));
+    const said = (pattern) => thinning.some((note) => pattern.test(note));
+    const unsaid = [
+      json.timeline && json.timeline.thinned && !said(/timeline/i) && "the timeline",
+      json.events && json.events.thinned && !said(/event/i) && "the events",
+      json.blocks && json.blocks.thinned && !said(/block/i) && "the blocks",
     ].filter(Boolean);
-    if (thinned.length) {
-      notes.append(
-        F.element(
-          "li",
-          { id: "thinned-notice", className: "thinned" },
-          "Detail is thinned in " +
-            thinned.join(", ") +
-            ": the file keeps the extremes and a sample, so a click finds the nearest kept event. " +
-            "For every event of a part of the run, write its report alone with " +
-            "--html-window=START..END.",
-        ),
+    if (!thinning.length && !unsaid.length) return;
+    const notice = F.element("li", { id: "thinned-notice", className: "thinned" });
+    notice.append(F.element("strong", {}, "Detail is thinned. "), thinning.join(" "));
+    if (unsaid.length)
+      notice.append(
+        (thinning.length ? " " : "") +
+          "Thinned too: " +
+          unsaid.join(", ") +
+          " (the extremes and a sample are kept).",
       );
-    }
+    if (data.events && data.events.thinned)
+      notice.append(" A click on the timeline finds the nearest kept event.");
+    if (!said(/--html-window/))
+      notice.append(
+        " For every event of a part of the run, write its report alone with " +
+          "memusagestat --html-window=START..END.",
+      );
+    notes.append(notice);
   }
 
   function eventDetails(index) {
@@ -147,58 +158,90 @@
       ? "the whole run"
       : F.seconds(t0) + " to " + F.seconds(t1);
     timeline.setWindow(t0, t1);
-    blockMap.setWindow(t0, t1);
+    if (blockMap) blockMap.setWindow(t0, t1);
+    if (!windowFigures) return null;
     windowFigures.show(t0, t1);
     const f = windowFigures.figures;
-    flame.setWindowPeak(whole || !f.peakSites ? null : new Map(f.peakSites));
+    if (flame) flame.setWindowPeak(whole || !f.peakSites ? null : new Map(f.peakSites));
     return f;
   }
 
+  // The header, the summary and the timeline first; the views below them one at a time in
+  // the frames after, so the page shows before they are all drawn.
   header();
   SummaryView(data, byId("summary"));
   const timeline = new TimelineView(data, byId("timeline"), {
     onWindow: (t0, t1) => selectWindow(t0, t1),
     onPick: pick,
   });
-  const windowFigures = new WindowFiguresView(data, byId("window-figures"));
-  const flame = new FlameView(data, byId("flame"), {
-    details: byId("flame-details"),
-    search: byId("flame-search"),
-    searchResult: byId("flame-search-result"),
-  });
-  new SitesTableView(data, byId("sites-table"), byId("sites-filter"), byId("sites-count"));
-  const blockMap = new BlockMapView(data, byId("block-map"), byId("block-tooltip"));
-  ThreadsView(data, byId("threads"));
-  LeaksView(data, byId("leaks"));
-  selectWindow(0, data.duration);
+  timeline.setWindow(0, data.duration);
   if (!data.events && !data.timeline)
     byId("event-details").append("Nothing to click: the run has no records.");
-
   byId("timeline-axis").addEventListener(
     "change",
     (event) => timeline.source && timeline.setAxis(event.target.value),
   );
   byId("timeline-reset").addEventListener("click", () => timeline.source && timeline.resetZoom());
   byId("window-reset").addEventListener("click", () => selectWindow(0, data.duration));
-  byId("flame-metric").addEventListener("change", (event) => flame.setMetric(event.target.value));
-  byId("flame-direction").addEventListener("change", (event) =>
-    flame.setDirection(event.target.value),
-  );
-  byId("flame-search").addEventListener("input", (event) =>
-    flame.search(event.target.value.trim()),
-  );
-  byId("flame-reset").addEventListener("click", () => flame.resetZoom());
-  byId("block-colour").addEventListener("change", (event) =>
-    blockMap.setColourBy(event.target.value),
-  );
-  byId("block-reset").addEventListener("click", () => blockMap.resetZoom());
+  performance.mark("memusage-first-views");
+
+  let windowFigures = null;
+  let flame = null;
+  let blockMap = null;
+  const later = [
+    () => {
+      windowFigures = new WindowFiguresView(data, byId("window-figures"));
+      windowFigures.show(...windowRange);
+    },
+    () => {
+      flame = new FlameView(data, byId("flame"), {
+        details: byId("flame-details"),
+        search: byId("flame-search"),
+        searchResult: byId("flame-search-result"),
+      });
+      byId("flame-metric").addEventListener("change", (event) =>
+        flame.setMetric(event.target.value),
+      );
+      byId("flame-direction").addEventListener("change", (event) =>
+        flame.setDirection(event.target.value),
+      );
+      byId("flame-search").addEventListener("input", (event) =>
+        flame.search(event.target.value.trim()),
+      );
+      byId("flame-reset").addEventListener("click", () => flame.resetZoom());
+    },
+    () => new SitesTableView(data, byId("sites-table"), byId("sites-filter"), byId("sites-count")),
+    () => {
+      blockMap = new BlockMapView(data, byId("block-map"), byId("block-tooltip"));
+      byId("block-colour").addEventListener("change", (event) =>
+        blockMap.setColourBy(event.target.value),
+      );
+      byId("block-reset").addEventListener("click", () => blockMap.resetZoom());
+    },
+    () => ThreadsView(data, byId("threads")),
+    () => LeaksView(data, byId("leaks")),
+    () => {
+      // A window chosen before these views were drawn.
+      if (windowRange[0] > 0 || windowRange[1] < data.duration) selectWindow(...windowRange);
+      window.memusageReport.ready = true;
+      performance.mark("memusage-ready");
+    },
+  ];
+  // One view per task, after the browser has had a frame to paint.
+  const next = () => {
+    const step = later.shift();
+    if (!step) return;
+    step();
+    requestAnimationFrame(() => setTimeout(next, 0));
+  };
+  requestAnimationFrame(() => setTimeout(next, 0));
 
   window.memusageReport = {
     data: json,
-    ready: true,
+    ready: false,
     selectWindow,
     resetWindow: () => selectWindow(0, data.duration),
-    windowFigures: () => windowFigures.figures,
+    windowFigures: () => windowFigures && windowFigures.figures,
     windowRange: () => windowRange.slice(),
     clickTimeline(time, heap) {
       if (!timeline.source) return -1;
@@ -209,13 +252,14 @@
       timeline.showPicked(data.events.time[index], data.events.heap[index]);
     },
     searchFlame(text) {
+      if (!flame) return 0;
       byId("flame-search").value = text;
       flame.search(text.trim());
       return Number(byId("flame-search-result").dataset.matches);
     },
-    blockPosition: (index) => (data.blocks ? blockMap.blockPosition(index) : null),
+    blockPosition: (index) => (data.blocks && blockMap ? blockMap.blockPosition(index) : null),
     showBlock(index) {
-      if (!data.blocks) return false;
+      if (!data.blocks || !blockMap) return false;
       const p = blockMap.blockPosition(index);
       if (p) blockMap.showTooltip(index, p.x + window.scrollX, p.y + window.scrollY);
       return p !== null;

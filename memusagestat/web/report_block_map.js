@@ -4,7 +4,7 @@
 // the strip on the right shows the whole address range and where the view is; hovering a
 // block shows its size, address, times, thread and allocating stack.
 /* exported BlockMapView */
-/* global ReportFormat */
+/* global ReportFormat, ReportData */
 "use strict";
 
 class BlockMapView {
@@ -71,13 +71,6 @@ class BlockMapView {
     return s.offset + Math.min(Math.max(0, address - s.start), s.end - s.start);
   }
 
-  unfolded(y) {
-    const s = this.segments.find(
-      (seg, k) => k === this.segments.length - 1 || this.segments[k + 1].offset > y,
-    );
-    return s.start + Math.max(0, y - s.offset);
-  }
-
   build() {
     const F = ReportFormat;
     this.margin = { left: 110, right: 10, top: 8, bottom: 26 };
@@ -98,16 +91,16 @@ class BlockMapView {
       F.element(
         "p",
         { className: "block-map-caption" },
-        F.integer(b.born.length) +
-          " blocks" +
-          (b.total > b.born.length ? " of " + F.integer(b.total) : "") +
+        (b.total > b.born.length
+          ? F.integer(b.born.length) + " of " + F.count(b.total, "block", "blocks")
+          : F.count(b.born.length, "block", "blocks")) +
           ", " +
-          this.segments.length +
-          " address ranges" +
+          F.count(this.segments.length, "address range", "address ranges") +
           (this.segments.length > 1 ? " (gaps folded, marked by dashed bands)" : ""),
       ),
     );
     const ratio = window.devicePixelRatio || 1;
+    this.ratio = ratio;
     for (const [canvas, w] of [
       [this.canvas, this.width],
       [this.context, 60],
@@ -139,23 +132,95 @@ class BlockMapView {
       ])
       .on("zoom", (event) => {
         this.transform = event.transform;
+        this.updateScales();
         this.hideTooltip();
-        this.draw();
+        this.scheduleDraw();
       });
     this.transform = d3.zoomIdentity;
     d3.select(this.canvas)
       .call(this.zoom)
       .on("mousemove", (event) => this.hovered(event))
       .on("mouseleave", () => this.hideTooltip());
+    this.index();
+    this.updateScales();
+    this.drawContextBase();
     this.draw();
   }
 
-  colour(i) {
+  // The blocks as columns the drawing reads without a call per block: folded bottom and top,
+  // end of life, and their order by allocation time (a view ends where the blocks allocated
+  // after its right edge begin).
+  index() {
     const b = this.data.blocks;
-    if (this.colourBy === "size") return this.sizeColour(Math.max(1, b.size[i]));
-    const key = this.colourBy === "thread" ? b.thread[i] : b.site[i];
-    if (key < 0) return "#999";
-    return d3.schemeTableau10[key % 10];
+    const n = b.born.length;
+    this.low = new Float64Array(n);
+    this.high = new Float64Array(n);
+    this.end = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      this.low[i] = this.folded(b.address[i]);
+      this.high[i] = this.folded(b.address[i] + b.size[i]);
+      this.end[i] = b.died[i] >= 0 ? b.died[i] : this.data.duration;
+    }
+    this.order = Uint32Array.from(d3.range(n)).sort((i, j) => b.born[i] - b.born[j] || i - j);
+    this.bornSorted = Float64Array.from(this.order, (i) => b.born[i]);
+    this.colours = new Map();
+    this.background = BlockMapView.pixel("#fafafa");
+  }
+
+  // A CSS colour as a pixel of ImageData, whatever the machine's byte order.
+  static pixel(css) {
+    const pixel = new Uint32Array(1);
+    const c = d3.rgb(css);
+    new Uint8Array(pixel.buffer).set([c.r, c.g, c.b, 255]);
+    return pixel[0];
+  }
+
+  updateScales() {
+    this.x = this.transform.rescaleX(this.baseX);
+    this.y = this.transform.rescaleY(this.baseY);
+  }
+
+  // Draws at the next animation frame, once however many zoom events come before it.
+  scheduleDraw() {
+    if (this.pending) return;
+    this.pending = requestAnimationFrame(() => {
+      this.pending = 0;
+      this.draw();
+    });
+  }
+
+  // Draws now what a scheduled draw would (the mouse must find what it sees).
+  flush() {
+    if (!this.pending) return;
+    cancelAnimationFrame(this.pending);
+    this.pending = 0;
+    this.draw();
+  }
+
+  // Each block's colour in the current mode, as a pixel of ImageData (RGBA bytes).
+  pixelColours() {
+    let colours = this.colours.get(this.colourBy);
+    if (colours) return colours;
+    const b = this.data.blocks;
+    const pack = BlockMapView.pixel;
+    const grey = pack("#999");
+    const palette = d3.schemeTableau10.map(pack);
+    const [s0, s1] = this.sizeColour.domain().map(Math.log);
+    const ramp = d3
+      .range(256)
+      .map((k) => pack(this.sizeColour(Math.exp(s0 + ((s1 - s0) * k) / 255))));
+    colours = new Uint32Array(b.born.length);
+    for (let i = 0; i < colours.length; i++) {
+      if (this.colourBy === "size") {
+        const at = (Math.log(Math.max(1, b.size[i])) - s0) / (s1 - s0 || 1);
+        colours[i] = ramp[Math.max(0, Math.min(255, Math.round(at * 255)))];
+      } else {
+        const key = this.colourBy === "thread" ? b.thread[i] : b.site[i];
+        colours[i] = key < 0 ? grey : palette[key % 10];
+      }
+    }
+    this.colours.set(this.colourBy, colours);
+    return colours;
   }
 
   setColourBy(mode) {
@@ -183,29 +248,61 @@ class BlockMapView {
     return [x0, y0, x1, y1];
   }
 
+  // The blocks in view rasterised into the plot's pixels, each at least a pixel each way:
+  // the pixels are filled in an array (with the block that owns each, for the mouse) and put
+  // on the canvas at once, so blocks smaller than a pixel cost a pixel and no canvas call.
   draw() {
     const ctx = this.canvas.getContext("2d");
     const m = this.margin;
-    this.x = this.transform.rescaleX(this.baseX);
-    this.y = this.transform.rescaleY(this.baseY);
+    const ratio = this.ratio;
+    const w = Math.round(this.plotWidth * ratio);
+    const h = Math.round(this.plotHeight * ratio);
+    if (!this.image || this.image.width !== w || this.image.height !== h) {
+      this.image = ctx.createImageData(w, h);
+      this.pixels = new Uint32Array(this.image.data.buffer);
+      this.owner = new Int32Array(w * h);
+    }
+    const pixels = this.pixels;
+    const owner = this.owner;
+    pixels.fill(this.background);
+    owner.fill(-1);
+    const [t0, t1] = this.x.domain();
+    const [v0, v1] = this.y.domain();
+    const kx = w / (t1 - t0);
+    const ky = h / (v1 - v0);
+    const colours = this.pixelColours();
+    const order = this.order;
+    const stop = ReportData.upperBound(this.bornSorted, t1);
+    for (let k = 0; k < stop; k++) {
+      const i = order[k];
+      if (this.end[i] < t0 || this.high[i] < v0 || this.low[i] > v1) continue;
+      let left = Math.floor((this.bornSorted[k] - t0) * kx);
+      let right = Math.max(left + 1, Math.round((this.end[i] - t0) * kx));
+      let top = Math.floor((v1 - this.high[i]) * ky);
+      let bottom = Math.max(top + 1, Math.round((v1 - this.low[i]) * ky));
+      if (left < 0) left = 0;
+      if (right > w) right = w;
+      if (top < 0) top = 0;
+      if (bottom > h) bottom = h;
+      if (left >= right || top >= bottom) continue;
+      const colour = colours[i];
+      for (let row = top * w; row < bottom * w; row += w) {
+        if (right - left === 1) {
+          pixels[row + left] = colour;
+          owner[row + left] = i;
+        } else {
+          pixels.fill(colour, row + left, row + right);
+          owner.fill(i, row + left, row + right);
+        }
+      }
+    }
     ctx.clearRect(0, 0, this.width, this.height);
+    ctx.putImageData(this.image, Math.round(m.left * ratio), Math.round(m.top * ratio));
     ctx.save();
     ctx.translate(m.left, m.top);
     ctx.beginPath();
     ctx.rect(0, 0, this.plotWidth, this.plotHeight);
     ctx.clip();
-    ctx.fillStyle = "#fafafa";
-    ctx.fillRect(0, 0, this.plotWidth, this.plotHeight);
-    const b = this.data.blocks;
-    const drawn = [];
-    for (let i = 0; i < b.born.length; i++) {
-      const [x0, y0, x1, y1] = this.rect(i);
-      if (x1 < 0 || x0 > this.plotWidth || y1 < 0 || y0 > this.plotHeight) continue;
-      ctx.fillStyle = this.colour(i);
-      ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
-      drawn.push(i);
-    }
-    this.drawn = drawn;
     this.drawGaps(ctx);
     this.drawWindow(ctx);
     ctx.restore();
@@ -248,6 +345,23 @@ class BlockMapView {
     ctx.fillRect(b, 0, Math.max(0, this.plotWidth - b), this.plotHeight);
   }
 
+  // Ticks of the address axis at round addresses: multiples of a power of two (so round
+  // in hexadecimal) in each address range the view shows; as {y, address}.
+  addressTicks(count) {
+    const [v0, v1] = this.y.domain();
+    const step = 2 ** Math.ceil(Math.log2(Math.max(1, (v1 - v0) / count)));
+    const ticks = [];
+    for (const s of this.segments) {
+      const low = Math.max(v0, s.offset);
+      const high = Math.min(v1, s.offset + (s.end - s.start));
+      if (low > high) continue;
+      const first = Math.ceil((s.start + (low - s.offset)) / step) * step;
+      for (let a = first; a <= s.start + (high - s.offset); a += step)
+        ticks.push({ y: this.y(s.offset + (a - s.start)), address: a });
+    }
+    return ticks;
+  }
+
   drawAxes(ctx) {
     const m = this.margin;
     ctx.save();
@@ -257,62 +371,111 @@ class BlockMapView {
     ctx.textAlign = "center";
     for (const t of this.x.ticks(8)) {
       const px = m.left + this.x(t);
-      ctx.fillText(ReportFormat.seconds(t), px, m.top + this.plotHeight + 16);
+      ctx.fillText(ReportFormat.secondsTick(t), px, m.top + this.plotHeight + 16);
       ctx.fillRect(px, m.top + this.plotHeight, 1, 4);
     }
     ctx.textAlign = "right";
-    for (const v of this.y.ticks(8)) {
-      const py = m.top + this.y(v);
-      if (py < m.top || py > m.top + this.plotHeight) continue;
-      ctx.fillText(ReportFormat.address(Math.round(this.unfolded(v))), m.left - 6, py + 4);
+    let last = Infinity;
+    for (const { y, address } of this.addressTicks(8)) {
+      const py = m.top + y;
+      if (py < m.top || py > m.top + this.plotHeight || Math.abs(last - py) < 14) continue;
+      last = py;
+      ctx.fillText(ReportFormat.address(address), m.left - 6, py + 4);
       ctx.fillRect(m.left - 4, py, 4, 1);
     }
     ctx.strokeRect(m.left, m.top, this.plotWidth, this.plotHeight);
     ctx.restore();
   }
 
-  // The whole folded address range, full height, and the rectangle of the view.
-  drawContext() {
-    const ctx = this.context.getContext("2d");
+  // The whole folded address range, full height, drawn once: each pixel row that a block
+  // covers.
+  drawContextBase() {
+    const ratio = this.ratio;
+    const base = document.createElement("canvas");
+    base.width = this.context.width;
+    base.height = this.context.height;
+    const ctx = base.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     const m = this.margin;
     const h = this.plotHeight;
     const y = (v) => m.top + h - (v / this.foldedEnd) * h;
-    ctx.clearRect(0, 0, 60, this.height);
     ctx.fillStyle = "#f0f0f0";
     ctx.fillRect(10, m.top, 40, h);
-    const b = this.data.blocks;
+    const rows = new Uint8Array(Math.ceil(h * ratio) + 1);
+    for (let i = 0; i < this.low.length; i++) {
+      const top = Math.floor(((this.foldedEnd - this.high[i]) / this.foldedEnd) * h * ratio);
+      const bottom = Math.max(
+        top + 1,
+        Math.ceil(((this.foldedEnd - this.low[i]) / this.foldedEnd) * h * ratio),
+      );
+      rows.fill(1, Math.max(0, top), Math.min(rows.length, bottom));
+    }
     ctx.fillStyle = "#4e79a7";
-    for (let i = 0; i < b.born.length; i++) {
-      const top = y(this.folded(b.address[i] + b.size[i]));
-      const bottom = y(this.folded(b.address[i]));
-      ctx.fillRect(10, top, 40, Math.max(1, bottom - top));
+    for (let r = 0; r < rows.length; r++) {
+      if (!rows[r]) continue;
+      let end = r;
+      while (end < rows.length && rows[end]) end++;
+      ctx.fillRect(10, m.top + r / ratio, 40, (end - r) / ratio);
+      r = end;
     }
     ctx.fillStyle = "#999";
     for (const s of this.segments) {
       if (s.gapBelow !== undefined) ctx.fillRect(6, y(s.offset - this.band / 2), 48, 2);
     }
+    this.contextBase = base;
+  }
+
+  // The strip and the rectangle of the view on it.
+  drawContext() {
+    const ctx = this.context.getContext("2d");
+    const m = this.margin;
+    const h = this.plotHeight;
+    const y = (v) => m.top + h - (v / this.foldedEnd) * h;
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.context.width, this.context.height);
+    ctx.drawImage(this.contextBase, 0, 0);
+    ctx.restore();
     const [v0, v1] = this.y.domain();
     ctx.strokeStyle = "#d62728";
     ctx.lineWidth = 2;
     ctx.strokeRect(8, y(v1), 44, Math.max(2, y(v0) - y(v1)));
   }
 
-  // The drawn block under a point of the plot, or -1: one that covers the point, else one
-  // within a pixel of it (the smallest blocks are a pixel high).
+  // The drawn block under a point of the plot, or -1: the one that owns the pixel, else the
+  // nearest within a pixel and a half of it (the smallest blocks are a pixel high).
   blockAt(px, py) {
-    for (const slack of [0, 1.5]) {
-      for (let k = this.drawn.length - 1; k >= 0; k--) {
-        const i = this.drawn[k];
-        const [x0, y0, x1, y1] = this.rect(i);
-        if (px >= x0 - slack && px <= x1 + slack && py >= y0 - slack && py <= y1 + slack) return i;
+    this.flush();
+    const ratio = this.ratio;
+    const w = this.image.width;
+    const h = this.image.height;
+    const cx = Math.floor(px * ratio);
+    const cy = Math.floor(py * ratio);
+    const reach = Math.ceil(1.5 * ratio);
+    let best = -1;
+    let bestDistance = Infinity;
+    for (let dy = -reach; dy <= reach; dy++) {
+      for (let dx = -reach; dx <= reach; dx++) {
+        const x = cx + dx;
+        const y = cy + dy;
+        if (x < 0 || y < 0 || x >= w || y >= h) continue;
+        const i = this.owner[y * w + x];
+        const distance = dx * dx + dy * dy;
+        if (i >= 0 && distance < bestDistance) {
+          best = i;
+          bestDistance = distance;
+        }
       }
     }
-    return -1;
+    return best;
   }
 
   hovered(event) {
     const [mx, my] = d3.pointer(event, this.canvas);
-    const i = this.blockAt(mx - this.margin.left, my - this.margin.top);
+    const px = mx - this.margin.left;
+    const py = my - this.margin.top;
+    const i =
+      px < 0 || py < 0 || px > this.plotWidth || py > this.plotHeight ? -1 : this.blockAt(px, py);
     if (i < 0) this.hideTooltip();
     else this.showTooltip(i, event.pageX, event.pageY);
   }

@@ -30,6 +30,7 @@ class FlameView {
 
   // Bytes by site at the selected window's heap peak, or null for the whole run's peak.
   setWindowPeak(bySite) {
+    if (bySite === null && this.windowPeak === null) return;
     this.windowPeak = bySite;
     if (this.data.sites && this.metric === "peak") this.draw();
   }
@@ -177,8 +178,8 @@ class FlameView {
         ? this.elements.search.value.trim()
           ? "no frame matches"
           : ""
-        : results.length +
-          " frames match: " +
+        : ReportFormat.count(results.length, "frame matches", "frames match") +
+          ": " +
           this.unitOf(sum) +
           ", " +
           ReportFormat.percent(sum, total) +

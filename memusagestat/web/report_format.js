@@ -25,6 +25,44 @@ const ReportFormat = (() => {
       : sign + value.toFixed(1) + " " + units[unit];
   }
 
+  // "1 thread", "2 threads", "1,024 blocks".
+  function count(n, one, many) {
+    return integer(n) + " " + (n === 1 ? one : many);
+  }
+
+  // Ticks of a byte axis at round binary values: multiples of a step of 1, 2 or 5 times a
+  // power of ten times 1024^k (1, 2, 5, ..., 500 bytes, KiB, MiB ...), at most about `count`
+  // of them over [low, high]; each labelled in the step's unit, so "4 MiB", "8 MiB", never
+  // "7812.5 KiB". Returns { values, label }.
+  const binaryUnits = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  function byteTicks(low, high, count = 6) {
+    const span = Math.max(0, high - low);
+    let unit = 0;
+    let step = 1;
+    search: for (; unit < binaryUnits.length; unit++) {
+      for (const m of [1, 2, 5, 10, 20, 50, 100, 200, 500]) {
+        step = m * 1024 ** unit;
+        if (span / step <= count) break search;
+      }
+    }
+    unit = Math.min(unit, binaryUnits.length - 1);
+    const scale = 1024 ** unit;
+    const values = [];
+    for (let v = Math.ceil(low / step) * step; v <= high + step * 1e-9; v += step) values.push(v);
+    const label = (v) =>
+      v === 0 ? "0" : groupedInteger.format(Math.round(v / scale)) + " " + binaryUnits[unit];
+    return { values, label };
+  }
+
+  // A time as an axis tick: the fewest digits that tell the ticks apart ("0.5 s", "250 ms").
+  function secondsTick(t) {
+    if (t === 0) return "0";
+    const trim = (text) => text.replace(/\.?0+$/, "");
+    if (t < 1e-3) return trim((t * 1e6).toFixed(3)) + " µs";
+    if (t < 1) return trim((t * 1e3).toFixed(3)) + " ms";
+    return trim(t.toFixed(3)) + " s";
+  }
+
   function seconds(t) {
     if (t === null || t === undefined || t < 0) return "–";
     if (t === 0) return "0 s";
@@ -60,16 +98,33 @@ const ReportFormat = (() => {
     return node;
   }
 
-  // A table from a header row and rows of cells; numeric cells are right-aligned.
+  // A number cell of a table: its text as shown (formatted), right-aligned.
+  function numberCell(text) {
+    return { number: text };
+  }
+
+  // A table from a header row and rows of cells. A number is shown as an integer and, like a
+  // numberCell (a formatted figure), right-aligned; so is the header of a column of them.
   function table(headers, rows, attributes) {
-    const head = element("tr", {}, ...headers.map((h) => element("th", {}, h)));
+    const isNumber = (cell) =>
+      typeof cell === "number" || (cell !== null && typeof cell === "object" && "number" in cell);
+    const numeric = headers.map(
+      (_, k) => rows.length > 0 && rows.every((row) => isNumber(row[k]) || row[k] === null),
+    );
+    const head = element(
+      "tr",
+      {},
+      ...headers.map((h, k) => element("th", { className: numeric[k] ? "num" : null }, h)),
+    );
     const body = rows.map((row) =>
       element(
         "tr",
         {},
-        ...row.map((cell) =>
-          element("td", { className: typeof cell === "number" ? "num" : null }, cell),
-        ),
+        ...row.map((cell) => {
+          if (typeof cell === "number") return element("td", { className: "num" }, integer(cell));
+          if (isNumber(cell)) return element("td", { className: "num" }, cell.number);
+          return element("td", {}, cell);
+        }),
       ),
     );
     return element("table", attributes, element("thead", {}, head), element("tbody", {}, ...body));
@@ -85,5 +140,19 @@ const ReportFormat = (() => {
     );
   }
 
-  return { integer, bytes, seconds, address, percent, eventKind, element, table, missing };
+  return {
+    integer,
+    count,
+    bytes,
+    byteTicks,
+    seconds,
+    secondsTick,
+    address,
+    percent,
+    eventKind,
+    element,
+    numberCell,
+    table,
+    missing,
+  };
 })();

@@ -63,9 +63,7 @@ function SummaryView(data, section) {
   section.append(
     F.table(
       ["function", "calls", "total memory", "failed calls"],
-      s.rows
-        .map((r) => [r.name, r.calls, r.bytes, r.failed])
-        .map((r) => r.map((c) => (typeof c === "number" ? F.integer(c) : c))),
+      s.rows.map((r) => [r.name, r.calls, r.bytes, r.failed]),
       { id: "summary-calls", className: "figures-table" },
     ),
   );
@@ -101,18 +99,49 @@ function SummaryView(data, section) {
   section.append(F.element("h3", {}, "Block sizes"), histogram);
 }
 
-function siteRows(data, entries, valueHeader, format) {
+// A list of sites, each opening to its stack (built when opened); the first `shown` of them,
+// then a button for more.
+function siteRows(data, entries, valueHeader, format, shown = 50) {
   const F = ReportFormat;
   const list = F.element("ul", { className: "site-list" });
-  for (const [site, value] of entries) {
-    const details = F.element(
-      "details",
-      { "data-site": site },
-      F.element("summary", {}, format(value) + " " + valueHeader + " — " + data.siteName(site)),
-      data.stackElement(site),
-    );
-    list.append(F.element("li", {}, details));
-  }
+  let done = 0;
+  const more = F.element("button", { type: "button", className: "more" });
+  const add = (count) => {
+    const end = Math.min(entries.length, done + count);
+    for (; done < end; done++) {
+      const [site, value] = entries[done];
+      const details = F.element(
+        "details",
+        { "data-site": site },
+        F.element(
+          "summary",
+          {},
+          format(value) + (valueHeader ? " " + valueHeader : "") + " — " + data.siteName(site),
+        ),
+      );
+      details.addEventListener(
+        "toggle",
+        () =>
+          details.open &&
+          details.childElementCount === 1 &&
+          details.append(data.stackElement(site)),
+      );
+      list.append(F.element("li", {}, details));
+    }
+    const left = entries.length - done;
+    more.textContent =
+      "Show " +
+      F.count(Math.min(left, count), "more site", "more sites") +
+      " of " +
+      F.integer(left);
+    if (left > 0) list.append(F.element("li", { className: "more-item" }, more));
+    else more.remove();
+  };
+  more.addEventListener("click", () => {
+    more.parentElement.remove();
+    add(shown);
+  });
+  add(shown);
   return list;
 }
 
@@ -133,17 +162,21 @@ class WindowFiguresView {
     section.dataset.t1 = t1;
     const entries = [["window", F.seconds(t0) + " to " + F.seconds(t1), "window"]];
     if (f.peak !== null) {
-      entries.push(["heap peak", F.integer(f.peak) + " bytes at " + F.seconds(f.peakTime), "peak"]);
+      entries.push([
+        "heap peak",
+        F.count(f.peak, "byte", "bytes") + " at " + F.seconds(f.peakTime),
+        "peak",
+      ]);
     }
     if (f.allocatedBytes !== null) {
-      entries.push(["allocated", F.integer(f.allocatedBytes) + " bytes", "allocated_bytes"]);
+      entries.push(["allocated", F.count(f.allocatedBytes, "byte", "bytes"), "allocated_bytes"]);
       entries.push(["allocating calls", F.integer(f.allocatedCalls), "allocated_calls"]);
       entries.push(["frees", F.integer(f.frees), "frees"]);
     }
     if (f.liveBlocks !== undefined) {
       entries.push([
         "allocated in it, live at its end",
-        F.integer(f.liveBlocks) + " blocks, " + F.integer(f.liveBytes) + " bytes",
+        F.count(f.liveBlocks, "block", "blocks") + ", " + F.count(f.liveBytes, "byte", "bytes"),
         "live_at_end",
       ]);
     }
@@ -151,20 +184,20 @@ class WindowFiguresView {
     if (!data.events) section.append(F.missing(...missingEvents));
     if (f.peakSites) {
       section.append(F.element("h3", {}, "Sites holding the window's heap peak"));
-      section.append(siteRows(data, f.peakSites.slice(0, 20), "bytes", F.integer));
+      section.append(siteRows(data, f.peakSites, "", (v) => F.count(v, "byte", "bytes"), 20));
       section.lastChild.id = "window-peak-sites";
     }
     if (f.liveSites && f.liveSites.length) {
       section.append(
         F.element("h3", {}, "Blocks allocated in the window and live at its end, by site"),
       );
-      const rows = f.liveSites.slice(0, 20).map(([site, v]) => [site, v]);
       section.append(
         siteRows(
           data,
-          rows,
+          f.liveSites,
           "",
-          (v) => F.integer(v.bytes) + " bytes in " + F.integer(v.blocks) + " blocks",
+          (v) => F.count(v.bytes, "byte", "bytes") + " in " + F.count(v.blocks, "block", "blocks"),
+          20,
         ),
       );
       section.lastChild.id = "window-live-sites";
@@ -172,6 +205,9 @@ class WindowFiguresView {
   }
 }
 
+// The sites table: sortable by every column, filtered by text, each row opening to its stack.
+// It holds the first rows of the order (more on demand), not one row per site: a run has up to
+// 100,000 of them.
 class SitesTableView {
   constructor(data, container, filterInput, countOutput) {
     this.data = data;
@@ -180,7 +216,7 @@ class SitesTableView {
     this.sortKey = "peak";
     this.descending = true;
     this.filter = "";
-    this.limit = 500;
+    this.step = 200;
     if (!data.sites) {
       container.append(ReportFormat.missing(...missingSites));
       return;
@@ -197,18 +233,28 @@ class SitesTableView {
       ["kept_by_runtime", "kept by runtime"],
       ["temporary", "temporary"],
     ];
-    this.names = data.sites.map((_, i) => data.siteName(i));
-    this.searchText = data.sites.map((site) =>
-      site.frames
-        .map((f) => data.frameText(f))
-        .join("\n")
-        .toLowerCase(),
-    );
     filterInput.addEventListener("input", () => {
       this.filter = filterInput.value.trim().toLowerCase();
       this.render();
     });
     this.render();
+  }
+
+  // Names and the text the filter searches, made when first asked for.
+  names() {
+    if (!this.siteNames) this.siteNames = this.data.sites.map((_, i) => this.data.siteName(i));
+    return this.siteNames;
+  }
+
+  searchText() {
+    if (!this.texts)
+      this.texts = this.data.sites.map((site) =>
+        site.frames
+          .map((f) => this.data.frameText(f))
+          .join("\n")
+          .toLowerCase(),
+      );
+    return this.texts;
   }
 
   sortBy(key) {
@@ -224,52 +270,91 @@ class SitesTableView {
     const F = ReportFormat;
     const sites = this.data.sites;
     let rows = d3.range(sites.length);
-    if (this.filter) rows = rows.filter((i) => this.searchText[i].includes(this.filter));
+    if (this.filter) {
+      const texts = this.searchText();
+      rows = rows.filter((i) => texts[i].includes(this.filter));
+    }
     const key = this.sortKey;
-    const value = key === "site" ? (i) => this.names[i] : (i) => sites[i][key];
-    rows.sort((a, b) => {
-      const order = d3.ascending(value(a), value(b)) || a - b;
-      return this.descending ? -order : order;
-    });
+    const sign = this.descending ? -1 : 1;
+    if (key === "site") {
+      const names = this.names();
+      rows.sort((a, b) => sign * (d3.ascending(names[a], names[b]) || a - b));
+    } else {
+      const values = Float64Array.from(sites, (site) => site[key]);
+      rows.sort((a, b) => sign * (values[a] - values[b] || a - b));
+    }
+    this.rows = rows;
+    this.shown = 0;
     const head = F.element(
       "tr",
       {},
-      ...this.columns.map(([k, label]) => {
-        const th = F.element(
+      ...this.columns.map(([k, label]) =>
+        F.element(
           "th",
           {
             "data-column": k,
             className:
-              k === key ? "sorted " + (this.descending ? "descending" : "ascending") : null,
+              (k === "site" ? "" : "num ") +
+              (k === key ? "sorted " + (this.descending ? "descending" : "ascending") : ""),
           },
           label,
-        );
-        th.addEventListener("click", () => this.sortBy(k));
-        return th;
-      }),
+        ),
+      ),
     );
-    const body = F.element("tbody");
-    for (const i of rows.slice(0, this.limit)) {
+    head.addEventListener("click", (event) => {
+      const th = event.target.closest("th");
+      if (th) this.sortBy(th.dataset.column);
+    });
+    this.body = F.element("tbody");
+    this.body.addEventListener("click", (event) => {
+      const row = event.target.closest("tr.site-row");
+      if (row) this.toggle(row, Number(row.dataset.site));
+    });
+    const table = F.element(
+      "table",
+      { className: "sites" },
+      F.element("thead", {}, head),
+      this.body,
+    );
+    this.more = F.element("button", { type: "button", className: "more" });
+    this.more.addEventListener("click", () => this.showMore());
+    this.container.replaceChildren(table, this.more);
+    this.showMore();
+  }
+
+  // The next rows of the order.
+  showMore() {
+    const F = ReportFormat;
+    const sites = this.data.sites;
+    const rows = this.rows;
+    const end = Math.min(rows.length, this.shown + this.step);
+    const fragment = document.createDocumentFragment();
+    for (let k = this.shown; k < end; k++) {
+      const i = rows[k];
       const site = sites[i];
-      const row = F.element(
-        "tr",
-        { className: "site-row", "data-site": i },
-        F.element("td", { className: "site-name" }, this.names[i]),
-        ...this.columns
-          .slice(1)
-          .map(([k]) => F.element("td", { className: "num" }, F.integer(site[k]))),
+      fragment.append(
+        F.element(
+          "tr",
+          { className: "site-row", "data-site": i },
+          F.element("td", { className: "site-name" }, this.data.siteName(i)),
+          ...this.columns
+            .slice(1)
+            .map(([k]) => F.element("td", { className: "num" }, F.integer(site[k]))),
+        ),
       );
-      row.addEventListener("click", () => this.toggle(row, i));
-      body.append(row);
     }
-    const table = F.element("table", { className: "sites" }, F.element("thead", {}, head), body);
-    this.container.replaceChildren(table);
-    this.countOutput.textContent =
+    this.body.append(fragment);
+    this.shown = end;
+    const matching =
       rows.length === sites.length
-        ? F.integer(sites.length) + " sites"
-        : F.integer(rows.length) + " of " + F.integer(sites.length) + " sites match";
-    if (rows.length > this.limit)
-      this.countOutput.textContent += "; the first " + this.limit + " shown";
+        ? F.count(sites.length, "site", "sites")
+        : F.integer(rows.length) + " of " + F.count(sites.length, "site", "sites") + " match";
+    this.countOutput.textContent =
+      matching + (rows.length > end ? "; the first " + F.integer(end) + " shown" : "");
+    const left = rows.length - end;
+    this.more.hidden = left === 0;
+    this.more.textContent =
+      "Show " + F.integer(Math.min(left, this.step)) + " more of " + F.integer(left);
   }
 
   toggle(row, site) {
@@ -296,7 +381,7 @@ function ThreadsView(data, section) {
       section.append(
         F.table(
           ["thread", "tid", "name"],
-          data.threads.map((t) => ["#" + t.serial, String(t.tid), t.name || ""]),
+          data.threads.map((t) => ["#" + t.serial, F.numberCell(String(t.tid)), t.name || ""]),
           { id: "threads-table" },
         ),
       );
@@ -308,13 +393,7 @@ function ThreadsView(data, section) {
   section.append(
     F.table(
       ["thread", "allocating calls", "bytes allocated", "frees", "peak heap"],
-      heaps.map((t) => [
-        data.threadName(t.thread),
-        F.integer(t.calls),
-        F.integer(t.bytes),
-        F.integer(t.frees),
-        F.integer(t.peak),
-      ]),
+      heaps.map((t) => [data.threadName(t.thread), t.calls, t.bytes, t.frees, t.peak]),
       { id: "threads-table" },
     ),
   );
@@ -325,10 +404,10 @@ function ThreadsView(data, section) {
     .scaleLinear()
     .domain([0, data.duration || 1])
     .range([margin.left, width - margin.right]);
+  const yTicks = F.byteTicks(0, (d3.max(heaps, (t) => t.peak) || 1) * 1.05, 5);
   const y = d3
     .scaleLinear()
-    .domain([0, d3.max(heaps, (t) => t.peak) || 1])
-    .nice()
+    .domain([0, (d3.max(heaps, (t) => t.peak) || 1) * 1.05])
     .range([height - margin.bottom, margin.top]);
   const colour = d3.scaleOrdinal(d3.schemeTableau10);
   const svg = d3
@@ -340,25 +419,44 @@ function ThreadsView(data, section) {
   svg
     .append("g")
     .attr("transform", `translate(0,${height - margin.bottom})`)
-    .call(d3.axisBottom(x).ticks(8).tickFormat(F.seconds));
+    .call(d3.axisBottom(x).ticks(8).tickFormat(F.secondsTick));
   svg
     .append("g")
     .attr("transform", `translate(${margin.left},0)`)
-    .call(d3.axisLeft(y).ticks(5).tickFormat(F.bytes));
-  const line = d3
-    .line()
-    .x((k) => x(k.t))
-    .y((k) => y(k.v))
+    .call(d3.axisLeft(y).tickValues(yTicks.values).tickFormat(yTicks.label));
+  // Each thread's heap as the least and greatest value per pixel column (a line through
+  // every event would be as long as the recording).
+  const area = d3
+    .area()
+    .x((c) => c.px)
+    .y0((c) => y(c.min) + 0.75)
+    .y1((c) => y(c.max) - 0.75)
     .curve(d3.curveStepAfter);
+  const columnsOf = (t) => {
+    const columns = [];
+    let held = 0;
+    for (let j = 0; j < t.time.length; j++) {
+      const px = Math.round(x(t.time[j]));
+      const last = columns[columns.length - 1];
+      if (last && last.px === px) {
+        last.min = Math.min(last.min, t.value[j]);
+        last.max = Math.max(last.max, t.value[j]);
+      } else {
+        if (last && px > last.px + 1) columns.push({ px: last.px + 1, min: held, max: held });
+        columns.push({ px, min: Math.min(held, t.value[j]), max: Math.max(held, t.value[j]) });
+      }
+      held = t.value[j];
+    }
+    columns.push({ px: Math.round(x(data.duration)), min: held, max: held });
+    return columns;
+  };
   heaps.forEach((t, k) => {
-    const points = t.time.map((time, j) => ({ t: time, v: t.value[j] }));
-    points.push({ t: data.duration, v: t.heap });
     svg
       .append("path")
       .attr("class", "thread-line")
       .attr("data-thread", t.thread)
-      .attr("stroke", colour(k))
-      .attr("d", line(points));
+      .attr("fill", colour(k))
+      .attr("d", area(columnsOf(t)));
     svg
       .append("text")
       .attr("x", width - margin.right + 8)
@@ -389,15 +487,15 @@ function LeaksView(data, section) {
       { className: "leaks-total" },
       leaking.length
         ? "Leaks: " +
-            F.integer(total) +
-            " bytes in " +
-            F.integer(blocks) +
-            " blocks, from " +
-            leaking.length +
-            " sites."
+            F.count(total, "byte", "bytes") +
+            " in " +
+            F.count(blocks, "block", "blocks") +
+            ", from " +
+            F.count(leaking.length, "site", "sites") +
+            "."
         : "No leaks.",
       kept > 0
-        ? " Not counted: " + F.integer(kept) + " bytes the C/C++ runtime keeps until exit."
+        ? " Not counted: " + F.count(kept, "byte", "bytes") + " the C/C++ runtime keeps until exit."
         : "",
     ),
   );
@@ -406,7 +504,8 @@ function LeaksView(data, section) {
       data,
       leaking.map((i) => [i, data.sites[i]]),
       "",
-      (s) => F.integer(s.leaked) + " bytes in " + F.integer(s.leaked_blocks) + " blocks",
+      (s) =>
+        F.count(s.leaked, "byte", "bytes") + " in " + F.count(s.leaked_blocks, "block", "blocks"),
     ),
   );
 }

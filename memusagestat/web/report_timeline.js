@@ -7,6 +7,8 @@
 "use strict";
 
 class TimelineView {
+  static FANOUT = 8;
+
   constructor(data, container, { onWindow, onPick }) {
     this.data = data;
     this.container = container;
@@ -161,10 +163,12 @@ class TimelineView {
       ])
       .on("zoom", (event) => {
         this.transform = event.transform;
-        this.redraw();
+        this.xScale = this.transform.rescaleX(this.baseX);
+        this.scheduleRedraw();
       });
     this.overlay.call(this.zoom).on("click", (event) => this.clicked(event));
     this.transform = d3.zoomIdentity;
+    this.buildPyramid();
     this.setAxis("time");
   }
 
@@ -186,53 +190,140 @@ class TimelineView {
       .domain([x[0] < 0 ? x[0] : 0, end > 0 ? end : 1])
       .range([0, this.plotWidth]);
     this.overlay.call(this.zoom.transform, d3.zoomIdentity);
-    this.redraw();
+    this.flush(true);
   }
 
   resetZoom() {
     this.overlay.call(this.zoom.transform, d3.zoomIdentity);
   }
 
+  // The series' values as columns, and above them a pyramid of levels: level L holds, per
+  // bucket of FANOUT^L consecutive points, each series' least and greatest value. A redraw
+  // takes whole buckets where one falls in a single pixel column and the points themselves
+  // only where a bucket straddles columns, so its cost follows the plot's width, not the
+  // number of points.
+  buildPyramid() {
+    const n = this.source.time.length;
+    this.values = this.series.map((s) => {
+      const column = new Float64Array(n);
+      for (let i = 0; i < n; i++) column[i] = s.value(i);
+      return column;
+    });
+    this.levels = [];
+    let below = this.values.map((v) => ({ min: v, max: v }));
+    let size = n;
+    while (size > TimelineView.FANOUT) {
+      const count = Math.ceil(size / TimelineView.FANOUT);
+      const level = below.map((b) => {
+        const min = new Float64Array(count);
+        const max = new Float64Array(count);
+        for (let j = 0; j < count; j++) {
+          let low = Infinity;
+          let high = -Infinity;
+          const end = Math.min(size, (j + 1) * TimelineView.FANOUT);
+          for (let i = j * TimelineView.FANOUT; i < end; i++) {
+            if (b.min[i] < low) low = b.min[i];
+            if (b.max[i] > high) high = b.max[i];
+          }
+          min[j] = low;
+          max[j] = high;
+        }
+        return { min, max };
+      });
+      this.levels.push(level);
+      below = level;
+      size = count;
+    }
+  }
+
   // Least and greatest value per pixel column of every series over the visible domain, as
   // entries of a step curve: a column starts with the value the previous point left.
   columns(xScale) {
     const x = this.xColumn();
+    const n = x.length;
     const [d0, d1] = xScale.domain();
     const first = Math.max(0, ReportData.lowerBound(x, d0) - 1);
-    const last = Math.min(x.length - 1, ReportData.lowerBound(x, d1));
-    const out = this.series.map(() => []);
-    const push = (px, bounds) =>
-      bounds.forEach((b, k) => out[k].push({ px, min: b[0], max: b[1] }));
+    const last = Math.min(n - 1, ReportData.lowerBound(x, d1));
+    const width = this.plotWidth;
+    const series = this.values.length;
+    const out = this.values.map(() => []);
+    const pixel = (i) => Math.max(0, Math.min(width, Math.round(xScale(x[i]))));
+    const low = new Float64Array(series);
+    const high = new Float64Array(series);
+    const held = new Float64Array(series);
+    const push = (px, flat) => {
+      for (let k = 0; k < series; k++)
+        out[k].push(flat ? { px, min: held[k], max: held[k] } : { px, min: low[k], max: high[k] });
+    };
+    const fanout = TimelineView.FANOUT;
     let column = -1;
-    let bounds = null;
-    let held = null;
-    for (let i = first; i <= last; i++) {
-      const px = Math.max(0, Math.min(this.plotWidth, Math.round(xScale(x[i]))));
+    let started = false;
+    let i = first;
+    while (i <= last) {
+      // The largest bucket that starts at i, ends by `last` and stays in one pixel column.
+      let level = 0;
+      let span = 1;
+      while (
+        level < this.levels.length &&
+        i % (span * fanout) === 0 &&
+        i + span * fanout - 1 <= last &&
+        pixel(i) === pixel(i + span * fanout - 1)
+      ) {
+        level += 1;
+        span *= fanout;
+      }
+      const px = pixel(i);
       if (px !== column) {
         if (column >= 0) {
-          push(column, bounds);
-          if (px > column + 1)
-            push(
-              column + 1,
-              held.map((v) => [v, v]),
-            );
+          push(column, false);
+          if (px > column + 1) push(column + 1, true);
         }
-        bounds = held ? held.map((v) => [v, v]) : this.series.map(() => [Infinity, -Infinity]);
+        for (let k = 0; k < series; k++) {
+          low[k] = started ? held[k] : Infinity;
+          high[k] = started ? held[k] : -Infinity;
+        }
         column = px;
       }
-      held = this.series.map((s) => s.value(i));
-      held.forEach((v, k) => {
-        if (v < bounds[k][0]) bounds[k][0] = v;
-        if (v > bounds[k][1]) bounds[k][1] = v;
-      });
+      const end = i + span - 1;
+      for (let k = 0; k < series; k++) {
+        let min;
+        let max;
+        if (level === 0) min = max = this.values[k][i];
+        else {
+          const bucket = this.levels[level - 1][k];
+          min = bucket.min[i / span];
+          max = bucket.max[i / span];
+        }
+        if (min < low[k]) low[k] = min;
+        if (max > high[k]) high[k] = max;
+        held[k] = this.values[k][end];
+      }
+      started = true;
+      i = end + 1;
     }
     if (column >= 0) {
-      push(column, bounds);
-      const flat = held.map((v) => [v, v]);
-      if (column < this.plotWidth) push(column + 1, flat);
-      if (column + 1 < this.plotWidth) push(this.plotWidth, flat);
+      push(column, false);
+      if (column < width) push(column + 1, true);
+      if (column + 1 < width) push(width, true);
     }
     return out;
+  }
+
+  // Redraws at the next animation frame, once however many zoom events come before it.
+  scheduleRedraw() {
+    if (this.pending) return;
+    this.pending = requestAnimationFrame(() => {
+      this.pending = 0;
+      this.redraw();
+    });
+  }
+
+  // Draws now what a scheduled redraw would (a click must find what it sees), or anyway.
+  flush(always = false) {
+    if (!this.pending && !always) return;
+    if (this.pending) cancelAnimationFrame(this.pending);
+    this.pending = 0;
+    this.redraw();
   }
 
   redraw() {
@@ -249,18 +340,14 @@ class TimelineView {
     const area = d3
       .area()
       .x((c) => c.px)
-      .y0((c) => yScale(c.min) + 0.5)
-      .y1((c) => yScale(c.max) - 0.5)
+      .y0((c) => yScale(c.min) + 0.75)
+      .y1((c) => yScale(c.max) - 0.75)
       .curve(d3.curveStepAfter);
     this.paths.forEach((path, k) => path.attr("d", area(columns[k])));
-    const tickFormat = this.axis === "time" ? (v) => ReportFormat.seconds(v) : d3.format("~s");
+    const tickFormat = this.axis === "time" ? ReportFormat.secondsTick : d3.format("~s");
     this.xAxisGroup.call(d3.axisBottom(xScale).ticks(8).tickFormat(tickFormat));
-    this.yAxisGroup.call(
-      d3
-        .axisLeft(yScale)
-        .ticks(6)
-        .tickFormat((v) => ReportFormat.bytes(v)),
-    );
+    const ticks = ReportFormat.byteTicks(0, yScale.domain()[1], 6);
+    this.yAxisGroup.call(d3.axisLeft(yScale).tickValues(ticks.values).tickFormat(ticks.label));
     this.drawWindow();
     this.drawMarker();
   }
@@ -309,6 +396,7 @@ class TimelineView {
 
   clicked(event) {
     if (event.defaultPrevented) return;
+    this.flush();
     const [mx, my] = d3.pointer(event, this.overlay.node());
     const time = this.timeOfX(this.xScale.invert(mx));
     this.onPick(time, this.yScale.invert(my), this.toleranceAt(time));

@@ -57,18 +57,22 @@ class ReportData {
     );
   }
 
-  // The full stack of a site, innermost first: function, file:line and the source line.
+  // The full stack of a site, innermost first: function, file:line and the source line, worded
+  // as `memusage --sites` words it: "at" the site's frame, "via" the outermost allocator or
+  // runtime function it called (when the data names it), "by" its callers.
   stackElement(site) {
     const F = ReportFormat;
     const record = this.sites && this.sites[site];
     if (!record)
       return F.element("p", { className: "stack-none" }, "No stack: the block belongs to no site.");
     const list = F.element("ol", { className: "stack", "data-site": site });
-    for (const index of record.frames) {
+    record.frames.forEach((index, k) => {
       const frame = this.frames[index] || {};
       const item = F.element(
         "li",
         { className: "frame", "data-function": frame.function || "" },
+        F.element("span", { className: "word" }, k === 0 ? "at" : "by"),
+        " ",
         F.element("span", { className: "function" }, frame.function || "??"),
         " ",
         F.element(
@@ -77,13 +81,27 @@ class ReportData {
           frame.file ? frame.file + ":" + frame.line : frame.module || "",
         ),
       );
+      if (k === 0 && record.via)
+        item.append(
+          " ",
+          F.element("span", { className: "word" }, "via"),
+          " ",
+          F.element("span", { className: "via" }, record.via),
+        );
       if (frame.source !== null && frame.source !== undefined) {
         item.append(F.element("pre", { className: "source" }, frame.source));
       }
       list.append(item);
-    }
+    });
     if (record.cut)
-      list.append(F.element("li", { className: "frame cut" }, "(the stack was cut here)"));
+      list.append(
+        F.element(
+          "li",
+          { className: "frame cut" },
+          F.element("span", { className: "word" }, "by"),
+          " ... (the stack was cut here)",
+        ),
+      );
     return list;
   }
 
@@ -94,6 +112,18 @@ class ReportData {
     while (low < high) {
       const middle = (low + high) >>> 1;
       if (column[middle] < value) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  // The first index in a sorted column whose value is greater than `value`.
+  static upperBound(column, value) {
+    let low = 0;
+    let high = column.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (column[middle] <= value) low = middle + 1;
       else high = middle;
     }
     return low;
