@@ -248,43 +248,21 @@ class ReportData {
     return figures;
   }
 
-  // Each thread's heap over time: the bytes of the blocks it allocated and has not seen freed,
-  // replayed from the events (a free charges the block's allocating thread).
+  // Each thread's figures and heap curve as the writer counted them over every event
+  // (DATA.md's threads[].allocations, bytes, frees, peak and series), so they stay exact
+  // when the events are thinned; threads that made no call are left out.
   threadHeaps() {
-    const e = this.events;
-    const owners = new Map(); // address -> [thread, size]
-    const perThread = new Map();
-    const entry = (thread) => {
-      let t = perThread.get(thread);
-      if (!t) {
-        t = { thread, heap: 0, peak: 0, calls: 0, bytes: 0, frees: 0, time: [0], value: [0] };
-        perThread.set(thread, t);
-      }
-      return t;
-    };
-    for (let i = 0; i < e.time.length; i++) {
-      const caller = entry(e.thread[i]);
-      if (e.kind[i] === 1) {
-        caller.frees += 1;
-      } else {
-        caller.calls += 1;
-        caller.bytes += e.size[i];
-      }
-      const previous = owners.get(e.address[i]);
-      if (previous && e.kind[i] !== 0) {
-        const owner = entry(previous[0]);
-        owner.heap -= previous[1];
-        owners.delete(e.address[i]);
-        if (owner !== caller) (owner.time.push(e.time[i]), owner.value.push(owner.heap));
-      }
-      if (e.kind[i] !== 1) {
-        owners.set(e.address[i], [e.thread[i], e.size[i]]);
-        caller.heap += e.size[i];
-      }
-      caller.peak = Math.max(caller.peak, caller.heap);
-      caller.time.push(e.time[i]);
-      caller.value.push(caller.heap);
-    }
-    return [...perThread.values()].sort((a, b) => a.thread - b.thread);
+    return this.threads
+      .filter((t) => t.series)
+      .map((t) => ({
+        thread: t.serial,
+        calls: t.allocations,
+        bytes: t.bytes,
+        frees: t.frees,
+        peak: t.peak,
+        time: t.series.time,
+        value: t.series.heap,
+      }))
+      .sort((a, b) => a.thread - b.thread);
   }
 }

@@ -113,6 +113,7 @@ void ReportSites::write(nlohmann::json& frames, nlohmann::json& sites,
         }
         const AllocationSite program = site.program_figures();
         sites.push_back({{"id", site.figures.id},
+                         {"via", site.via.empty() ? nlohmann::json() : nlohmann::json(site.via)},
                          {"frames", std::move(stack)},
                          {"cut", cut},
                          {"peak", site.figures.bytes_at_peak},
