@@ -18,9 +18,11 @@
 #include "intercept/sampler.h"
 #include "memusage/summary.h"
 #include "platform/originals.h"
+#include "platform/stacks.h"
 #include "record/events_file.h"
 #include "record/output_claim.h"
 #include "sites/sites.h"
+#include "sites/stack_peaks.h"
 
 namespace memusage::collector {
 
@@ -336,6 +338,10 @@ State initialize() {
                              config.sites_seeded ? &config.sites_seed : nullptr))
             warn(problem, "");
         recorder.keep_site_figures(sites::accounts());
+    } else if (config.stack_peak != nullptr) {
+        if (const char* problem =
+                sites::start_stack_peaks_only(config.stack_peak, config.sites_owner))
+            warn(problem, "");
     }
     if (config.events != nullptr) open_events_file();
     install_fatal_signal_handlers();
@@ -360,7 +366,13 @@ UncommonCount begin_uncommon_count() {
     attaching = true;
     ThreadLog* log = recorder.attach_thread(&counting_log);
     if (log != nullptr) {
-        if (log->owner_thread == log->owner_process) log->stack_start = main_thread_stack_start;
+        bool main_thread = log->owner_thread == log->owner_process;
+        if (main_thread) log->stack_start = main_thread_stack_start;
+        // Where the thread's own stack lies, so that one of its calls on another stack (a
+        // handler's on its alternate stack, a coroutine's) is not measured from its start.
+        // pthread_getattr_np allocates: uncounted here, where the thread is attaching.
+        log->own_stack = this_thread_stack(main_thread, main_thread_stack_start);
+        log->stack_capture_above = stack_peaks::enabled ? 0 : UINT64_MAX;
         thread_log = log;
         pthread_setspecific(thread_key, log);
         fatal_signals::give_thread_a_stack(log->signal_stack);
