@@ -219,6 +219,26 @@ TEST(StackPeak, ACoroutineStackIsNotTakenForAHugeStack) {
         EXPECT_LT(peak_bytes(thread), 32u * 1024) << thread.text();
 }
 
+// A peak between allocations is found by a profiling tick (with a data file), captured from
+// the interrupted context: its innermost frame is the instruction the tick interrupted.
+TEST(StackPeak, AProfilingTickCapturesAPeakWithoutAllocation) {
+    Scratch scratch;
+    std::string file = scratch / "peaks";
+    Outcome run =
+        run_with_stack_peak("stack_fixture_tick", file, {"MEMUSAGE_OUTPUT=" + (scratch / "data")});
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    Outcome report = report_of(file);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    std::vector<ThreadPart> threads = threads_of(report.out);
+    ASSERT_EQ(threads.size(), 1u) << report.out;
+    const ThreadPart& main = threads[0];
+    EXPECT_NE(main.title.find("(profiling tick)"), std::string::npos) << main.title;
+    EXPECT_GE(peak_bytes(main), 40u * 4096) << main.text();
+    EXPECT_FALSE(frame_line(main, "ticked \u00d740").empty()) << main.text();
+    // The interrupted instruction is in spin's loop (or the clock call it makes).
+    EXPECT_NE(frame_line(main, "spin").find("stack_tick.c:1"), std::string::npos) << main.text();
+}
+
 // The driver: --stack-peak alone reports after the summary, without the sites rankings.
 TEST(StackPeak, TheDriverReportsItAfterTheSummary) {
     Scratch scratch;
