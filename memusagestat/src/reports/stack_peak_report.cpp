@@ -155,6 +155,11 @@ std::vector<StackPeakLine> stack_peak_lines(const StackPeak& peak, Symbolizer& s
         uint64_t bytes = peak.frame_bytes(i - 1);
         uint64_t sp = peak.frames[i - 1].sp;
         bool measured = sp < peak.base && sp + peak.bytes >= peak.base;
+        // The outermost frame on an alternate signal stack, called from another stack, is
+        // the kernel's signal frame (the C library's return trampoline, often nameless).
+        if (name.function == "?" && measured && peak.stack == PeakStack::signal &&
+            i < peak.frames.size() && peak.frames[i].sp >= peak.base)
+            name.function = "(signal frame)";
         if (!lines.empty() && lines.back().function == name.function && name.function != "?" &&
             lines.back().measured == measured) {
             StackPeakLine& line = lines.back();

@@ -201,6 +201,9 @@ TEST(StackPeak, AHandlerOnAnAlternateStackIsMeasuredOnIt) {
     EXPECT_NE(frame_line(threads[0], "handler_work").find(location("stack_altstack.c", "handler")),
               std::string::npos)
         << report.out;
+    // The kernel's signal frame, on the alternate stack; main's frames are on the other one.
+    EXPECT_FALSE(frame_line(threads[0], "(signal frame)").empty()) << report.out;
+    EXPECT_NE(frame_line(threads[0], "main").find("-  main"), std::string::npos) << report.out;
 }
 
 // A coroutine's stack (makecontext) is not measured: the summary's stack peak stays the
