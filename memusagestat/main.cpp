@@ -22,7 +22,7 @@ namespace {
 
 constexpr const char* kHelp =
     "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
-    "  or:  memusagestat --sites=FILE [--top=N] [--leaks] [--leak-exitcode=N]\n"
+    "  or:  memusagestat --sites=FILE [--top=N] [--stack-peak] [--leaks] [--leak-exitcode=N]\n"
     "                    [--folded=OUT [--folded-metric=METRIC]] [--dhat=OUT]\n"
     "                    [--events=FILE] [--long-lived=DURATION]\n"
     "  or:  memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT] [--stacked=OUT]\n"
@@ -41,7 +41,11 @@ constexpr const char* kHelp =
     "  -y, --y-size=VALUE         Make output graphic VALUE pixels high\n"
     "      --sites=FILE           Print the allocation-site report of FILE (written by\n"
     "                             memusage --sites or MEMUSAGE_SITES); no graphic\n"
-    "      --top=N                Show N sites per ranking in that report (default 10)\n"
+    "      --top=N                Show N sites per ranking in that report, and the\n"
+    "                             stack peaks of N threads besides the main one\n"
+    "                             (default 10)\n"
+    "      --stack-peak           With --sites: report only the stack peaks (the\n"
+    "                             frames that held each thread's deepest stack)\n"
     "      --leaks                With --sites: report only the blocks never freed,\n"
     "                             by stack, largest first\n"
     "      --leak-exitcode=N      With --leaks: exit with status N when there are leaks\n"
@@ -83,7 +87,7 @@ constexpr const char* kUsage =
     "            [--output=FILE] [--string=STRING] [--time] [--total]\n"
     "            [--x-size=VALUE] [--y-size=VALUE] [--help] [--usage] [--version]\n"
     "            DATAFILE [OUTFILE]\n"
-    "   or: memusagestat --sites=FILE [--top=N] [--leaks] [--leak-exitcode=N]\n"
+    "   or: memusagestat --sites=FILE [--top=N] [--stack-peak] [--leaks] [--leak-exitcode=N]\n"
     "            [--folded=OUT] [--folded-metric=METRIC] [--dhat=OUT]\n"
     "            [--events=FILE] [--long-lived=DURATION]\n"
     "   or: memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT]\n"
@@ -116,6 +120,7 @@ bool parse_size(const std::string& text, unsigned& out) {
 struct SitesRequest {
     std::string path, top, leak_exitcode, folded, folded_metric, dhat, events, long_lived;
     bool leaks = false;
+    bool stack_peak = false;
 };
 
 int report_sites(const SitesRequest& request) {
@@ -143,9 +148,10 @@ int report_sites(const SitesRequest& request) {
     outputs.leaks = request.leaks || !request.leak_exitcode.empty();
     outputs.folded_path = request.folded;
     outputs.dhat_path = request.dhat;
-    // The rankings, unless another report or an export is asked for.
+    // The rankings and the stack peaks, unless another report or an export is asked for.
     outputs.rankings = !outputs.leaks && !outputs.long_lived && outputs.folded_path.empty() &&
-                       outputs.dhat_path.empty();
+                       outputs.dhat_path.empty() && !request.stack_peak;
+    outputs.stack_peak = outputs.rankings || request.stack_peak;
 
     memusagestat::SitesResult result;
     std::string error = memusagestat::make_sites_outputs(request.path, outputs, result);
@@ -253,6 +259,7 @@ int main(int argc, char** argv) {
         ("sites", po::value(&sites.path))                    //
         ("top", po::value(&sites.top))                       //
         ("leaks", po::bool_switch(&sites.leaks))             //
+        ("stack-peak", po::bool_switch(&sites.stack_peak))   //
         ("leak-exitcode", po::value(&sites.leak_exitcode))   //
         ("folded", po::value(&sites.folded))                 //
         ("folded-metric", po::value(&sites.folded_metric))   //
@@ -306,8 +313,8 @@ int main(int argc, char** argv) {
 
     if (pictures.any()) {
         if (!files.empty()) return fail("the pictures take no DATAFILE: '" + files[0] + "'");
-        for (const char* option :
-             {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat", "long-lived"})
+        for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric",
+                                   "dhat", "long-lived", "stack-peak"})
             if (given.count(option) && !given[option].defaulted())
                 return fail(std::string("--") + option +
                             " goes with the sites report, not the pictures");
@@ -330,7 +337,7 @@ int main(int argc, char** argv) {
         return report_sites(sites);
     }
     for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat",
-                               "events", "long-lived"})
+                               "events", "long-lived", "stack-peak"})
         if (given.count(option) && !given[option].defaulted())
             return fail(std::string("--") + option + " only goes with --sites");
     if (files.empty()) return fail("missing DATAFILE");

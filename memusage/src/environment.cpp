@@ -99,7 +99,10 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
                              sizeof run_start))
             environment.set(kRunStartVariable, run_start);
     }
-    if (!sites_path.empty()) environment.set("MEMUSAGE_SITES", sites_path);
+    // --stack-peak alone needs the unwinder, not every allocation's stack.
+    if (!sites_path.empty())
+        environment.set(wants_stack_peak_only(options) ? "MEMUSAGE_STACK_PEAK" : "MEMUSAGE_SITES",
+                        sites_path);
     if (!sites_path.empty() && !options.sites_sample.empty())
         environment.set("MEMUSAGE_SITES_SAMPLE", options.sites_sample);
     if (!options.events_path.empty()) environment.set("MEMUSAGE_EVENTS", options.events_path);

@@ -119,7 +119,7 @@ int run(const DriverOptions& options) {
             "the allocation sites of " + options.events_path + " are kept in " +
             options.events_path + ".sites (memusagestat --sites=" + options.events_path +
             ".sites --events=" + options.events_path + "; --sites-file=FILE names another file)";
-    } else if (needs_sites) {
+    } else if (needs_sites || options.stack_peak) {
         if (std::string error = private_sites.create(); !error.empty()) {
             complain(error);
             return kSetupError;
@@ -169,7 +169,7 @@ int run(const DriverOptions& options) {
         // A picture asked for and not made is a failure, even of a successful program.
         if (graph.outcome == GraphOutcome::failed && status == 0) status = kGraphError;
     }
-    if (wants_sites(options) && may_have_profile) {
+    if ((wants_sites(options) || options.stack_peak) && may_have_profile) {
         SitesOutcome sites;
         std::string error =
             requested_sites_outputs(options, sites_path, run_options.events_path, sites);

@@ -16,6 +16,7 @@ po::options_description driver_option_table() {
     // --sites=N, or --sites alone (see optional_value_option_named); --sites-sample likewise.
     auto* optional_count = po::value<std::string>()->implicit_value("");
     auto* optional_interval = po::value<std::string>()->implicit_value("");
+    auto* optional_threads = po::value<std::string>()->implicit_value("");  // --stack-peak=N
     // Only the arity matters here; values are checked below, in command-line order.
     table.add_options()                                 //
         ("progname,n", po::value<std::string>())        //
@@ -27,6 +28,7 @@ po::options_description driver_option_table() {
         ("mmap,m", po::bool_switch())                   //
         ("color", po::value<std::string>())             //
         ("sites", optional_count)                       //
+        ("stack-peak", optional_threads)                //
         ("leaks", po::bool_switch())                    //
         ("leak-exitcode", po::value<std::string>())     //
         ("folded", po::value<std::string>())            //
@@ -54,9 +56,14 @@ po::options_description driver_option_table() {
     return table;
 }
 
-// "--sites" or "--sites-sample" (or a prefix only one of them has) without "=VALUE": their
+// "--sites", "--stack-peak" or "--sites-sample" (or a prefix only one of them has) without
+// "=VALUE": their
 // value is optional, and only ever given after "=". Boost would take the next word, the
 // program, for it. Returns the option's name, or empty.
+bool takes_optional_value(const std::string& long_name) {
+    return long_name == "sites" || long_name == "sites-sample" || long_name == "stack-peak";
+}
+
 std::string optional_value_option_named(const std::string& token) {
     if (!token.starts_with("--") || token.find('=') != std::string::npos) return {};
     const std::string name = token.substr(2);
@@ -65,14 +72,13 @@ std::string optional_value_option_named(const std::string& token) {
     const po::options_description table = driver_option_table();
     for (const auto& option : table.options()) {
         const std::string& long_name = option->long_name();
-        if (long_name == name)
-            return long_name == "sites" || long_name == "sites-sample" ? name : "";
+        if (long_name == name) return takes_optional_value(long_name) ? name : "";
         if (long_name.starts_with(name)) {
             if (!found.empty()) return {};  // ambiguous: Boost says so
             found = long_name;
         }
     }
-    return found == "sites" || found == "sites-sample" ? found : "";
+    return takes_optional_value(found) ? found : "";
 }
 
 // Options end at the first word that is not an option: everything from there on is the
@@ -171,6 +177,10 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
         out.sites =
             value.empty() ? std::optional<unsigned>(kDefaultSitesShown) : parse_unsigned(value);
         if (!out.sites || *out.sites == 0) return invalid("number of sites");
+    } else if (key == "stack-peak") {
+        out.stack_peak =
+            value.empty() ? std::optional<unsigned>(kDefaultSitesShown) : parse_unsigned(value);
+        if (!out.stack_peak || *out.stack_peak == 0) return invalid("number of threads");
     } else if (key == "leaks") {
         out.leaks = true;
     } else if (key == "leak-exitcode") {
@@ -318,6 +328,15 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
         result.error = "No program name given";  // glibc's words; scripts may match them
     }
     return result;
+}
+
+bool wants_sites(const DriverOptions& options) {
+    return options.sites || options.leaks || !options.folded_path.empty() ||
+           !options.dhat_path.empty() || !options.long_lived.empty();
+}
+
+bool wants_stack_peak_only(const DriverOptions& options) {
+    return options.stack_peak.has_value() && !wants_sites(options);
 }
 
 }  // namespace memusage

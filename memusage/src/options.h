@@ -24,6 +24,9 @@ struct DriverOptions {
     bool trace_mmap = false;         // -m
     std::optional<ColorWhen> color;  // --color; unset leaves the collector's own choice
     std::optional<unsigned> sites;   // --sites[=N]: report the top N allocation sites
+    // --stack-peak[=N]: report the frames of the main thread's stack peak and of the N
+    // deepest other threads' (with --sites, too, the N being its)
+    std::optional<unsigned> stack_peak;
     // Allocation-site reports and exports, as given (checked by sites_request_error); each
     // records the sites as --sites does.
     bool leaks = false;                     // --leaks: report the blocks never freed
@@ -66,5 +69,12 @@ struct ParsedCommandLine {
 
 // Never throws: bad input comes back as DriverAction::fail with a message.
 ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments);
+
+// The options ask for a report or an export of the allocation sites.
+bool wants_sites(const DriverOptions& options);
+
+// --stack-peak without anything that needs allocation sites: the collector keeps the stack
+// peaks in the sites file (MEMUSAGE_STACK_PEAK) without capturing every allocation's stack.
+bool wants_stack_peak_only(const DriverOptions& options);
 
 }  // namespace memusage

@@ -8,11 +8,6 @@
 
 namespace memusage {
 
-bool wants_sites(const DriverOptions& options) {
-    return options.sites || options.leaks || !options.folded_path.empty() ||
-           !options.dhat_path.empty() || !options.long_lived.empty();
-}
-
 bool wants_events(const DriverOptions& options) {
     return !options.dhat_path.empty() || !options.long_lived.empty();
 }
@@ -36,11 +31,14 @@ std::string requested_sites_outputs(const DriverOptions& options, const std::str
     // names, or it ended without running its exit handlers (_exit, a kill).
     struct stat status {};
     if (::stat(sites_path.c_str(), &status) != 0 || status.st_size == 0)
-        return "no allocation sites were recorded (the program did not exit normally, or was "
+        return std::string(wants_sites(options) ? "no allocation sites were recorded"
+                                                : "no stack peak was recorded") +
+               " (the program did not exit normally, or was "
                "not the profiled one)";
     memusagestat::SitesOutputs outputs;
     outputs.rankings = options.sites.has_value();
-    outputs.top = options.sites.value_or(kDefaultSitesShown);
+    outputs.top = options.stack_peak.value_or(options.sites.value_or(kDefaultSitesShown));
+    outputs.stack_peak = options.sites.has_value() || options.stack_peak.has_value();
     outputs.leaks = options.leaks;
     outputs.folded_path = options.folded_path;
     if (!options.folded_metric.empty())

@@ -8,9 +8,6 @@
 
 namespace memusage {
 
-// The options ask for a report or an export of the allocation sites.
-bool wants_sites(const DriverOptions& options);
-
 // The options need the run's event recording too (lifetimes: --dhat, --long-lived): the
 // one --events names, or a private one.
 bool wants_events(const DriverOptions& options);

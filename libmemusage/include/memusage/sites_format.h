@@ -5,6 +5,7 @@
 //   FileHeader
 //   module_count x { ModuleRecord, build-id bytes, path bytes, zeros up to 8-byte alignment }
 //   site_count   x { SiteRecord, depth x u64 return addresses, innermost first }
+//   stack_peak_count x { StackPeakRecord, depth x StackPeakFrame, innermost first }  (version 3)
 //   FileTrailer
 //
 // The header's magic is written last, so a run killed while writing leaves a file that
@@ -19,10 +20,17 @@ inline constexpr char kMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'S', '\n'};
 inline constexpr char kTrailerMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'N', 'D'};
 // 2: the header's sampling interval and first refused allocation (version 1 files have
 // neither, and are read as exact and without one).
-inline constexpr uint32_t kVersion = 2;
+// 3: the threads' stack peaks after the sites (the header's stack_peak_count, which was
+// reserved and zero). A reader of version 2 refuses the file by its version, rather than
+// taking the peaks for part of the sites or the trailer; versions 1 and 2 read as without.
+inline constexpr uint32_t kVersion = 3;
 
 // The deepest stack kept: frames beyond it (towards main) are dropped.
 inline constexpr uint32_t kMaxDepth = 64;
+
+// The most frames kept of a stack peak: a recursion a hundred deep fits. Frames beyond it
+// (towards main) are dropped, and what they held is only known in sum.
+inline constexpr uint32_t kMaxStackPeakDepth = 128;
 
 // The site of every stack first seen after the collector's stack table filled up; its
 // stack is empty.
@@ -32,6 +40,12 @@ inline constexpr uint32_t kTableFullSiteId = 1;
 inline constexpr uint32_t kEndedByCrash = 1;     // written from a fatal signal's handler
 inline constexpr uint32_t kStackTableFull = 2;   // later new stacks count under one site
 inline constexpr uint32_t kUnwinderMissing = 4;  // libunwind could not be loaded: no stacks
+// Version 3 on: the run kept stack peaks only (memusage --stack-peak without --sites): no
+// allocation site was recorded, so having none says nothing of the heap.
+inline constexpr uint32_t kNoAllocationSites = 8;
+// Version 3 on: more threads reached a stack peak than the collector keeps, and some peaks
+// (of ended threads, the smallest first) were dropped.
+inline constexpr uint32_t kStackPeaksDropped = 16;
 
 struct FileHeader {
     char magic[8];
@@ -50,7 +64,8 @@ struct FileHeader {
     // The site of the first allocation call the allocation limit or failure injection made
     // fail (its SiteRecord is written even without figures); 0 for none.
     uint32_t first_refused_site;
-    uint32_t reserved;
+    // Version 3 on (reserved and zero before): the StackPeakRecords after the sites.
+    uint32_t stack_peak_count;
 };
 static_assert(sizeof(FileHeader) == 64);
 inline constexpr uint32_t kVersion1HeaderBytes = 48;
@@ -78,6 +93,43 @@ struct SiteRecord {
     uint32_t id;             // the collector's id for the stack (for diagnostics)
 };
 static_assert(sizeof(SiteRecord) == 48);
+
+// Which stack a thread was on when its stack peak was captured (StackPeakRecord::stack).
+// A stack the collector does not know the base of (a coroutine's, makecontext's) is never
+// measured, so never a peak.
+inline constexpr uint32_t kThreadStack = 0;  // the thread's own, from its first stack pointer
+inline constexpr uint32_t kSignalStack =
+    1;  // its alternate signal stack (sigaltstack), from its top
+
+// One thread's stack at the deepest point the collector captured it (version 3 on): where a
+// call into the collector or a profiling tick found the thread's stack deeper than any time
+// before by a margin (1 KiB, or 5% of the last captured depth when that is more).
+struct StackPeakRecord {
+    uint64_t bytes;    // the stack's depth: its base less the stack pointer
+    uint64_t base;     // the address it is measured from (the outermost frame holds base - sp)
+    uint64_t time_ns;  // when, in nanoseconds since the collector started
+    uint64_t tid;      // the kernel's thread id
+    uint32_t is_main;  // 1 for the process's main thread
+    uint32_t stack;    // kThreadStack or kSignalStack
+    uint32_t depth;    // StackPeakFrames that follow, at most kMaxDepth
+    uint32_t flags;    // kPeakFromTick | kPeakFramesCut
+    char name[16];     // the thread's name (prctl) when captured, zero-padded
+};
+static_assert(sizeof(StackPeakRecord) == 64);
+
+// StackPeakRecord::flags
+inline constexpr uint32_t kPeakFromTick = 1;  // captured by a profiling tick, not in a call
+inline constexpr uint32_t kPeakFramesCut =
+    2;  // deeper than kMaxStackPeakDepth: outer frames dropped
+
+// A frame of a stack peak: its instruction pointer (a return address, except for the
+// innermost frame of a tick's capture: the interrupted instruction) and its stack pointer.
+// The bytes a frame holds are its caller's stack pointer less its own.
+struct StackPeakFrame {
+    uint64_t ip;
+    uint64_t sp;
+};
+static_assert(sizeof(StackPeakFrame) == 16);
 
 struct FileTrailer {
     char magic[8];

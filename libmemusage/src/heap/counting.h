@@ -11,6 +11,7 @@
 #include "record/thread_log.h"
 #include "sites/site_accounts.h"
 #include "sites/sites.h"
+#include "sites/stack_peaks.h"
 
 namespace memusage {
 
@@ -135,6 +136,7 @@ class Counting {
   private:
     void record(int64_t heap_change, uint32_t site = 0) {
         uint64_t stack = log_.stack_use(sp_);
+        if (__builtin_expect(stack > log_.stack_capture_above, 0)) note_stack_peak(stack);
         if (__builtin_expect(counting_extras::active(), 0))
             return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
         recorder_.record(log_, heap_change, stack, site);
@@ -149,10 +151,16 @@ class Counting {
                                                 uint64_t address, uint64_t old_address,
                                                 uint64_t size) {
         uint64_t stack = log_.stack_use(sp_);
+        if (__builtin_expect(stack > log_.stack_capture_above, 0)) note_stack_peak(stack);
         BlockChange block{address, old_address, size};
         if (__builtin_expect(counting_extras::active(), 0))
             return counting_extras::record(recorder_, log_, heap_change, stack, site, &block);
         recorder_.record_with_block(log_, heap_change, stack, site, block);
+    }
+    // A new stack peak of the thread's, maybe (stack_peaks.h): one compare on the way.
+    __attribute__((noinline, cold)) void note_stack_peak(uint64_t stack) {
+        log_.stack_capture_above =
+            stack_peaks::capture(stack, sp_, !log_.own_stack.holds(sp_), nullptr);
     }
     void released(uint64_t bytes) {
         if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);

@@ -19,10 +19,12 @@
 #include "memusage/summary.h"
 #include "memusage/summary_file.h"
 #include "platform/originals.h"
+#include "platform/stacks.h"
 #include "record/events_file.h"
 #include "record/output_claim.h"
 #include "record/summary_file.h"
 #include "sites/sites.h"
+#include "sites/stack_peaks.h"
 
 namespace memusage::collector {
 
@@ -363,6 +365,10 @@ State initialize() {
                              config.sites_seeded ? &config.sites_seed : nullptr))
             warn(problem, "");
         recorder.keep_site_figures(sites::accounts());
+    } else if (config.stack_peak != nullptr) {
+        if (const char* problem =
+                sites::start_stack_peaks_only(config.stack_peak, config.sites_owner))
+            warn(problem, "");
     }
     if (config.events != nullptr) open_events_file();
     if (config.summary_file != nullptr) open_summary_file();
@@ -388,7 +394,13 @@ UncommonCount begin_uncommon_count() {
     attaching = true;
     ThreadLog* log = recorder.attach_thread(&counting_log);
     if (log != nullptr) {
-        if (log->owner_thread == log->owner_process) log->stack_start = main_thread_stack_start;
+        bool main_thread = log->owner_thread == log->owner_process;
+        if (main_thread) log->stack_start = main_thread_stack_start;
+        // Where the thread's own stack lies, so that one of its calls on another stack (a
+        // handler's on its alternate stack, a coroutine's) is not measured from its start.
+        // pthread_getattr_np allocates: uncounted here, where the thread is attaching.
+        log->own_stack = this_thread_stack(main_thread, main_thread_stack_start);
+        log->stack_capture_above = stack_peaks::enabled ? 0 : UINT64_MAX;
         thread_log = log;
         pthread_setspecific(thread_key, log);
         fatal_signals::give_thread_a_stack(log->signal_stack);

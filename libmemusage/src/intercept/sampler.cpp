@@ -9,6 +9,7 @@
 
 #include "intercept/collector.h"
 #include "platform/originals.h"
+#include "sites/stack_peaks.h"
 
 namespace memusage::sampler {
 namespace {
@@ -35,6 +36,9 @@ void on_tick(int, siginfo_t*, void* context) {
     collector::counting_log = nullptr;
     uint64_t stack = log->stack_use(sp);
     log->note_stack(stack);
+    if (__builtin_expect(stack > log->stack_capture_above, 0))
+        log->stack_capture_above =
+            stack_peaks::capture(stack, sp, !log->own_stack.holds(sp), context);
     collector::recorder.record_from_signal(*log, cycle_counter(), stack);
     collector::counting_log = log;
     errno = saved_errno;

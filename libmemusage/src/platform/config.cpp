@@ -74,6 +74,8 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
     config.trace_mmap = getenv("MEMUSAGE_TRACE_MMAP") != nullptr;
     const char* sites = getenv("MEMUSAGE_SITES");
     if (sites != nullptr && sites[0] != '\0') config.sites = sites;
+    const char* stack_peak = getenv("MEMUSAGE_STACK_PEAK");
+    if (stack_peak != nullptr && stack_peak[0] != '\0') config.stack_peak = stack_peak;
     if (const char* owner = getenv(kSitesOwnerVariable))
         config.sites_owner = strtol(owner, nullptr, 10);
     if (const char* sample = getenv("MEMUSAGE_SITES_SAMPLE")) {

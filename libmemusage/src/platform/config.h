@@ -22,6 +22,9 @@ struct Config {
     const char* sites =
         nullptr;           // MEMUSAGE_SITES: the allocation-sites file; null when unset or empty
     long sites_owner = 0;  // MEMUSAGE_SITES_OWNER: the process writing it; 0 if none yet
+    // MEMUSAGE_STACK_PEAK: without MEMUSAGE_SITES, a sites file holding the threads' stack
+    // peaks only; null when unset or empty. MEMUSAGE_SITES keeps them anyway.
+    const char* stack_peak = nullptr;
     uint64_t sites_sample = 0;  // MEMUSAGE_SITES_SAMPLE: bytes between samples; 0 exact
     bool sites_seeded = false;  // MEMUSAGE_SITES_SEED given: the sampling's seed
     uint64_t sites_seed = 0;

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "memusage/stats.h"
+#include "platform/stacks.h"
 
 namespace memusage {
 
@@ -33,7 +34,12 @@ struct BlockChange {
 struct ThreadLog {
     // Owner only.
     Stats stats;
-    uintptr_t stack_start;  // the first stack pointer seen on this thread
+    uintptr_t stack_start;  // the first stack pointer seen on this thread's own stack
+    StackRange own_stack;   // where that stack lies (platform/stacks.h)
+    // Stack peaks (sites/stack_peaks.h): a depth above this is captured; UINT64_MAX while
+    // they are off. A hint kept where the hot path has it in a register: the capture
+    // decides from the thread's own figure.
+    uint64_t stack_capture_above;
     // The alternate signal stack of the thread that has the log, kept with the log so
     // that the next thread to have it needs no new one (fatal_signals.h).
     void* signal_stack;
@@ -87,8 +93,16 @@ struct ThreadLog {
     BlockChange* blocks() { return reinterpret_cast<BlockChange*>(events + capacity); }
 
     uint64_t stack_use(uintptr_t sp) {
+        if (__builtin_expect(!own_stack.holds(sp), 0)) return other_stack_use(sp);
         if (stack_start == 0) stack_start = sp;
         return stack_start > sp ? stack_start - sp : 0;
+    }
+    // Off the thread's own stack: on its alternate signal stack, the depth there (from its
+    // top); on a stack we know nothing of (a coroutine's), 0: it is not measured.
+    __attribute__((noinline, cold)) static uint64_t other_stack_use(uintptr_t sp) {
+        uint64_t depth = 0;
+        uintptr_t top;
+        return signal_stack_depth(sp, depth, top) ? depth : 0;
     }
     // For the per-thread table (kept only while that is on).
     void note_stack(uint64_t use) { stack_peak = use > stack_peak ? use : stack_peak; }

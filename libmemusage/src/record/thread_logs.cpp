@@ -11,6 +11,7 @@
 #include "platform/clock.h"
 #include "platform/pages.h"
 #include "record/process_barrier.h"
+#include "sites/stack_peaks.h"
 
 namespace memusage {
 namespace {
@@ -62,6 +63,10 @@ void ThreadLogs::init(uint32_t capacity) {
 void ThreadLogs::reset_log(ThreadLog& log, ThreadLog* parent) {
     memset(&log.stats, 0, sizeof(log.stats));
     log.stack_start = parent != nullptr ? parent->stack_start : 0;
+    log.own_stack = parent != nullptr ? parent->own_stack : StackRange{};
+    log.stack_capture_above = parent != nullptr      ? parent->stack_capture_above
+                              : stack_peaks::enabled ? 0
+                                                     : UINT64_MAX;
     log.stack_peak = 0;
     log.net_heap = 0;
     memset(log.name, 0, sizeof(log.name));

@@ -11,6 +11,7 @@
 #include "platform/config.h"
 #include "sites/sampling.h"
 #include "sites/sites_file.h"
+#include "sites/stack_peaks.h"
 #include "sites/stack_table.h"
 #include "sites/unwind.h"
 
@@ -49,26 +50,55 @@ const char* cannot_write(const char* path) {
 
 }  // namespace
 
-const char* start(const char* path, long owner, uint64_t interval, const uint64_t* seed) {
-    // Another process of the run (one that started this one) owns the file.
-    if (owner != 0 && owner != getpid()) return nullptr;
+namespace {
+
+// Another process of the run (one that started this one) owns the file: false, and no
+// message. Else the file is opened, and this process marked as its owner.
+bool open_file(const char* path, long owner, const char*& problem) {
+    problem = nullptr;
+    if (owner != 0 && owner != getpid()) return false;
     switch (file.open(path)) {
         case SitesFile::OpenResult::opened:
             break;
         case SitesFile::OpenResult::busy:
-            return nullptr;
+            return false;
         case SitesFile::OpenResult::failed:
-            return cannot_write(path);
+            problem = cannot_write(path);
+            return false;
     }
     config_path = path;
     char pid[24];
     snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
     setenv(kSitesOwnerVariable, pid, 1);
+    return true;
+}
+
+bool stack_peaks_only = false;
+
+}  // namespace
+
+const char* start_stack_peaks_only(const char* path, long owner) {
+    const char* problem;
+    if (!open_file(path, owner, problem)) return problem;
+    have_unwinder = unwind::load();
+    if (!stack_peaks::start()) {
+        file.close();
+        return "out of memory for the stack peaks";
+    }
+    stack_peaks_only = true;
+    return have_unwinder ? nullptr : "cannot load libunwind.so.8: stack peaks have no frames";
+}
+
+const char* start(const char* path, long owner, uint64_t interval, const uint64_t* seed) {
+    const char* problem;
+    if (!open_file(path, owner, problem)) return problem;
     if (!stacks.init(kMaxStacks, kMaxFrames) || !site_accounts.init(kMaxStacks, interval)) {
         file.close();
         return "out of memory for the allocation sites tables";
     }
     have_unwinder = unwind::load();
+    // Without room for them, the sites go on without stack peaks.
+    stack_peaks::start();
     sample_interval = interval;
     seed_base = seed != nullptr ? *seed : cycle_counter() ^ (static_cast<uint64_t>(getpid()) << 32);
     enabled = true;
@@ -132,15 +162,23 @@ void note_refused_call() {
 }
 
 void prepare_thread() {
-    if (!enabled) return;
-    uintptr_t frames[1];
-    unwind::capture(frames, 1);
+    if (enabled) {
+        uintptr_t frames[1];
+        unwind::capture(frames, 1);
+    }
+    if (stack_peaks::enabled) {  // the step-by-step unwind's first use, likewise
+        sites_format::StackPeakFrame frames[1];
+        unwind::capture_frames(frames, 1, nullptr);
+    }
 }
 
 const char* finish(bool crashed) {
-    if (!enabled || !file.is_open() || written.exchange(true)) return nullptr;
+    if ((!enabled && !stack_peaks_only) || !file.is_open() || written.exchange(true))
+        return nullptr;
     uint32_t flags = (crashed ? sites_format::kEndedByCrash : 0) |
-                     (have_unwinder ? 0 : sites_format::kUnwinderMissing);
+                     (have_unwinder ? 0 : sites_format::kUnwinderMissing) |
+                     (stack_peaks_only ? sites_format::kNoAllocationSites : 0) |
+                     (stack_peaks::dropped() ? sites_format::kStackPeaksDropped : 0);
     bool ok = file.write(stacks, site_accounts, flags,
                          first_refused_site.load(std::memory_order_relaxed));
     file.close();
@@ -148,6 +186,7 @@ const char* finish(bool crashed) {
 }
 
 void end_thread() {
+    stack_peaks::end_thread();
     if (enabled) unwind::end_thread();
 }
 

@@ -29,6 +29,12 @@ inline __thread uint64_t bytes_to_next_sample = 0;
 const char* start(const char* path, long owner, uint64_t interval = 0,
                   const uint64_t* seed = nullptr);
 
+// MEMUSAGE_STACK_PEAK without MEMUSAGE_SITES: the sites file at `path` (with `owner` as for
+// start()) keeps the threads' stack peaks (stack_peaks.h) and no allocation site. Stack
+// peaks need the unwinder, not the per-allocation capture: `enabled` stays off. start()
+// turns stack peaks on as well. Returns a message for the user, or null.
+const char* start_stack_peaks_only(const char* path, long owner);
+
 // What the recorder's stream keeps the figures in; null when sites are off.
 SiteAccounts* accounts();
 

@@ -12,6 +12,7 @@
 
 #include "memusage/sites_format.h"
 #include "platform/pages.h"
+#include "sites/stack_peaks.h"
 
 namespace memusage {
 namespace {
@@ -166,6 +167,23 @@ uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAc
     return count;
 }
 
+// The threads' stack peaks (stack_peaks.h), times made nanoseconds since the start.
+uint32_t write_stack_peaks(BufferedWriter& out) {
+    const stack_peaks::Slot* slots = stack_peaks::slots();
+    if (!stack_peaks::enabled || slots == nullptr) return 0;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < stack_peaks::kSlots; ++i) {
+        format::StackPeakRecord record = slots[i].record;
+        if (record.bytes == 0) continue;
+        if (record.depth > format::kMaxStackPeakDepth) record.depth = format::kMaxStackPeakDepth;
+        record.time_ns = stack_peaks::nanoseconds_since_start(record.time_ns);
+        out.put(&record, sizeof record);
+        out.put(slots[i].frames, record.depth * sizeof(format::StackPeakFrame));
+        ++count;
+    }
+    return count;
+}
+
 }  // namespace
 
 SitesFile::OpenResult SitesFile::open(const char* path) {
@@ -196,6 +214,7 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
     ModuleWriting modules = {&out, 0};
     dl_iterate_phdr(write_module, &modules);
     uint32_t site_count = write_sites(out, stacks, accounts, first_refused_site);
+    uint32_t stack_peak_count = write_stack_peaks(out);
     format::FileTrailer trailer = {};
     memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
     trailer.file_bytes = out.position() + sizeof trailer;
@@ -214,6 +233,7 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.pid = static_cast<uint64_t>(getpid());
         header.sample_interval = accounts.sample_interval();
         header.first_refused_site = first_refused_site;
+        header.stack_peak_count = stack_peak_count;
         written = out.write_at(&header, sizeof header, 0);
     }
     errno = saved_errno;

@@ -33,11 +33,15 @@ struct Cursor {
 };
 using GetContext = int (*)(ucontext_t* context);
 using InitLocal = int (*)(Cursor* cursor, ucontext_t* context);
+using InitLocal2 = int (*)(Cursor* cursor, ucontext_t* context, int flags);
 using Step = int (*)(Cursor* cursor);
 using GetRegister = int (*)(Cursor* cursor, int reg, Word* value);
 constexpr int kInstructionPointer = 16;
+constexpr int kStackPointer = 7;     // UNW_X86_64_RSP
+constexpr int kInitSignalFrame = 1;  // UNW_INIT_SIGNAL_FRAME
 GetContext get_context = nullptr;
 InitLocal init_local = nullptr;
+InitLocal2 init_local2 = nullptr;  // libunwind 1.3 on; without it, ticks capture nothing
 Step step = nullptr;
 GetRegister get_register = nullptr;
 
@@ -215,6 +219,45 @@ uint32_t depth_to_signal_frame(const uintptr_t* frames, uint32_t depth) {
 
 }  // namespace detail
 
+uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
+                        const void* signal_context, bool* cut) {
+    if (cut != nullptr) *cut = false;
+    if (detail::backtrace_function == nullptr) return 0;
+    Cursor cursor;
+    ucontext_t context;
+    if (signal_context != nullptr) {
+        if (init_local2 == nullptr) return 0;
+        // libunwind's signature takes the context as writable; it only reads it.
+        auto* interrupted = static_cast<ucontext_t*>(const_cast<void*>(signal_context));
+        if (init_local2(&cursor, interrupted, kInitSignalFrame) != 0) return 0;
+    } else if (get_context(&context) != 0 || init_local(&cursor, &context) != 0) {
+        return 0;
+    }
+    uint32_t depth = 0;
+    // Our frames on top of the program's are left out; bounded as capture() bounds them.
+    for (uint32_t steps = 0; depth < max && steps < max + detail::kOwnFramesRoom; ++steps) {
+        Word ip, sp;
+        if (get_register(&cursor, kInstructionPointer, &ip) != 0 ||
+            get_register(&cursor, kStackPointer, &sp) != 0)
+            break;
+        if (__builtin_expect(detail::is_collectors(ip), 0)) {
+            // A call of ours a signal handler interrupted: its frames belong to the
+            // interrupted call, which ends at the signal frame (detail::depth_to_signal_frame).
+            for (uint32_t i = depth; i > 0; --i) {
+                if (is_signal_frame(frames[i - 1].ip)) {
+                    depth = i;
+                    break;
+                }
+            }
+        } else {
+            frames[depth++] = {ip, sp};
+        }
+        if (step(&cursor) <= 0) return depth;
+    }
+    if (cut != nullptr) *cut = depth == max;
+    return depth;
+}
+
 bool load() {
     find_code_around(reinterpret_cast<const void*>(&load), detail::own_code_start,
                      detail::own_code_end);
@@ -225,6 +268,7 @@ bool load() {
     auto* local_space = static_cast<void**>(dlsym(library, "_ULx86_64_local_addr_space"));
     get_context = reinterpret_cast<GetContext>(dlsym(library, "_Ux86_64_getcontext"));
     init_local = reinterpret_cast<InitLocal>(dlsym(library, "_ULx86_64_init_local"));
+    init_local2 = reinterpret_cast<InitLocal2>(dlsym(library, "_ULx86_64_init_local2"));
     step = reinterpret_cast<Step>(dlsym(library, "_ULx86_64_step"));
     get_register = reinterpret_cast<GetRegister>(dlsym(library, "_ULx86_64_get_reg"));
     // Without its accessors libunwind would validate through its pipe: no stacks rather

@@ -24,6 +24,16 @@ void end_thread();
 // A forked child: the threads that held places did not come with it.
 void after_fork_in_child();
 
+// At most `max` frames of the caller's stack with their stack pointers, step by step
+// (unw_step: no memory kept for the thread), innermost first, without the collector's
+// frames as capture() leaves them out. From a signal handler, `signal_context` is the
+// interrupted context (a ucontext_t): the stack is the interrupted code's, whose innermost
+// frame is no return address. Null: the calling stack. Async-signal-safe as libunwind's
+// local unwinding is (its lock is taken with signals blocked).
+// `cut` says whether frames were left beyond `max`.
+uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
+                        const void* signal_context, bool* cut = nullptr);
+
 namespace detail {
 using Backtrace = int (*)(void** buffer, int size);
 inline constinit Backtrace backtrace_function = nullptr;

@@ -77,6 +77,10 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
         header.sample_interval = 0;
         header.first_refused_site = 0;
     }
+    if (header.version < 3) {  // no stack peaks: the field was reserved
+        header.stack_peak_count = 0;
+        header.flags &= ~(format::kNoAllocationSites | format::kStackPeaksDropped);
+    }
     format::FileTrailer trailer;
     std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
     if (std::memcmp(trailer.magic, format::kTrailerMagic, sizeof trailer.magic) != 0 ||
@@ -97,6 +101,8 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     profile.sample_interval = header.sample_interval;
     profile.first_refused_site = header.first_refused_site;
     profile.max_depth = header.max_depth;
+    profile.has_allocation_sites = (header.flags & format::kNoAllocationSites) == 0;
+    profile.stack_peaks_dropped = (header.flags & format::kStackPeaksDropped) != 0;
 
     // Counts are bounded by what the file could hold before anything is reserved.
     if (header.module_count > cursor.left() / sizeof(format::ModuleRecord)) return kTruncated;
@@ -131,6 +137,36 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
         site.frames.resize(record.depth);
         for (uint64_t& frame : site.frames) cursor.take(frame);
         profile.sites.push_back(std::move(site));
+    }
+
+    if (header.stack_peak_count > cursor.left() / sizeof(format::StackPeakRecord))
+        return kTruncated;
+    profile.stack_peaks.reserve(header.stack_peak_count);
+    for (uint32_t i = 0; i < header.stack_peak_count; ++i) {
+        format::StackPeakRecord record;
+        if (!cursor.take(record)) return kTruncated;
+        if (record.depth > format::kMaxStackPeakDepth ||
+            record.depth > cursor.left() / sizeof(format::StackPeakFrame))
+            return kTruncated;
+        if (record.stack != format::kThreadStack && record.stack != format::kSignalStack)
+            return kTruncated;
+        StackPeak peak;
+        peak.tid = record.tid;
+        peak.main_thread = record.is_main != 0;
+        peak.thread_name.assign(record.name, strnlen(record.name, sizeof record.name));
+        peak.stack = record.stack == format::kSignalStack ? PeakStack::signal : PeakStack::thread;
+        peak.from_tick = (record.flags & format::kPeakFromTick) != 0;
+        peak.frames_cut = (record.flags & format::kPeakFramesCut) != 0;
+        peak.time_ns = record.time_ns;
+        peak.bytes = record.bytes;
+        peak.base = record.base;
+        peak.frames.resize(record.depth);
+        for (StackPeak::Frame& frame : peak.frames) {
+            format::StackPeakFrame stored;
+            cursor.take(stored);
+            frame = {stored.ip, stored.sp};
+        }
+        profile.stack_peaks.push_back(std::move(peak));
     }
     if (cursor.left() != 0) return kTruncated;
     return {};

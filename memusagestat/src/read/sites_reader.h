@@ -33,6 +33,50 @@ struct AllocationSite {
     }
 };
 
+// Which stack a stack peak was on.
+enum class PeakStack { thread, signal };
+
+// One thread's stack at the deepest point the collector captured it: a new peak beyond the
+// last captured by 1 KiB or 5% (so within that margin of the thread's true peak).
+struct StackPeak {
+    struct Frame {
+        uint64_t ip;  // a return address, except the innermost frame of a tick's capture
+        uint64_t sp;  // the frame's stack pointer
+    };
+    uint64_t tid = 0;
+    bool main_thread = false;
+    std::string thread_name;  // as the thread was named when captured; may be empty
+    PeakStack stack = PeakStack::thread;
+    bool from_tick = false;     // captured by a profiling tick, not in an allocation call
+    bool frames_cut = false;    // more frames than the collector keeps: the outer ones dropped
+    uint64_t time_ns = 0;       // since the collector started
+    uint64_t bytes = 0;         // the stack's depth: base - the stack pointer where measured
+    uint64_t base = 0;          // what the depth is measured from
+    std::vector<Frame> frames;  // innermost first
+
+    // The bytes frame `i` holds of the measured stack: from its stack pointer up to its
+    // caller's (the base for the outermost frame), within [base - bytes, base]. Frames of
+    // another stack (the code a handler on an alternate stack interrupted) and frames above
+    // the base (the C library's start of the program, above where main's stack is measured
+    // from) hold none of it. The outermost frame kept of a cut stack: unknown, 0.
+    uint64_t frame_bytes(size_t i) const {
+        if (i + 1 == frames.size() && frames_cut) return 0;
+        uint64_t outer = i + 1 < frames.size() ? frames[i + 1].sp : base;
+        return measured_between(frames[i].sp, outer);
+    }
+    // What the frames dropped from a cut stack held, with the outermost kept one.
+    uint64_t outer_bytes() const {
+        if (!frames_cut || frames.empty()) return 0;
+        return measured_between(frames.back().sp, base);
+    }
+    uint64_t measured_between(uint64_t low, uint64_t high) const {
+        uint64_t deepest = base > bytes ? base - bytes : 0;
+        low = low > deepest ? low : deepest;
+        high = high < base ? high : base;
+        return high > low ? high - low : 0;
+    }
+};
+
 struct SitesProfile {
     uint64_t heap_peak = 0;
     uint64_t pid = 0;
@@ -48,8 +92,14 @@ struct SitesProfile {
     // The most frames the collector kept of a stack: a stack this deep was cut, its outer
     // callers not recorded. 0 when not known.
     uint32_t max_depth = 0;
+    // False when the run kept stack peaks only (memusage --stack-peak): no site recorded.
+    bool has_allocation_sites = true;
+    // More threads reached a stack peak than the collector keeps: some ended threads'
+    // smaller peaks are missing.
+    bool stack_peaks_dropped = false;
     std::vector<SitesModule> modules;
     std::vector<AllocationSite> sites;
+    std::vector<StackPeak> stack_peaks;  // version 3 on; in no particular order
 };
 
 // Interprets a whole sites file held in memory. Returns an empty string on success, else

@@ -10,6 +10,7 @@
 #include "reports/leak_report.h"
 #include "reports/long_lived_report.h"
 #include "reports/sites_report.h"
+#include "reports/stack_peak_report.h"
 #include "sites/shown_sites.h"
 #include "sites/site_replay.h"
 
@@ -39,8 +40,15 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
     Symbolizer symbolizer(profile.modules);
     std::vector<ShownSite> sites = shown_sites(profile, symbolizer);
 
-    if (outputs.rankings)
+    // A file of stack peaks only (memusage --stack-peak) has no site to rank.
+    if (outputs.rankings && profile.has_allocation_sites)
         result.text += sites_report(profile, sites, symbolizer, SitesReportOptions{outputs.top});
+    if (outputs.stack_peak) {
+        std::string peaks =
+            stack_peak_report(profile, symbolizer, StackPeakReportOptions{outputs.top});
+        if (!result.text.empty() && !peaks.empty()) result.text += "\n";
+        result.text += peaks;
+    }
     if (outputs.leaks) {
         LeakReport leaks = leak_report(profile, sites, symbolizer);
         if (!result.text.empty()) result.text += "\n";

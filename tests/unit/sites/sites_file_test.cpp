@@ -8,6 +8,7 @@
 #include <random>
 
 #include "sites/sampling.h"
+#include "sites/stack_peaks.h"
 #include "sites_test_support.h"
 
 namespace memusage {
@@ -76,10 +77,68 @@ TEST(SitesFile, Version1FilesAreStillRead) {
     EXPECT_EQ(profile.first_refused_site, 0u);
     ASSERT_EQ(profile.sites.size(), 1u);
     EXPECT_EQ(profile.sites[0].bytes_allocated, 100u);
-    header.version = 3;
+    header.version = 4;
     memcpy(old.data(), &header, sites_format::kVersion1HeaderBytes);
-    EXPECT_NE(memusagestat::parse_sites(old, profile).find("version 3 is not supported"),
+    EXPECT_NE(memusagestat::parse_sites(old, profile).find("version 4 is not supported"),
               std::string::npos);
+}
+
+// Stack peaks (version 3): a thread's capture is kept only when deeper than its last by the
+// margin (1 KiB, or 5%), and read back with what it says of the thread. Without the unwinder
+// (never loaded here, where the collector's code is the test's own) it has no frames.
+TEST(SitesFile, StackPeaksAreKeptBeyondTheMarginAndReadBack) {
+    ASSERT_TRUE(stack_peaks::start());
+    uintptr_t sp = 0x7ffd00000000;
+    EXPECT_EQ(stack_peaks::capture(1000, sp, false, nullptr), 1000u + 1024);
+    EXPECT_EQ(stack_peaks::capture(1500, sp, false, nullptr), 1000u + 1024) << "within 1 KiB";
+    EXPECT_EQ(stack_peaks::capture(40000, sp, true, nullptr), 40000u + 2000) << "5% of 40000";
+    WrittenSites written;
+    ASSERT_TRUE(written.ready());
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile), "");
+    ASSERT_EQ(profile.stack_peaks.size(), 1u);
+    const memusagestat::StackPeak& peak = profile.stack_peaks[0];
+    EXPECT_EQ(peak.bytes, 40000u);
+    EXPECT_EQ(peak.base, sp + 40000);
+    EXPECT_EQ(peak.stack, memusagestat::PeakStack::signal);
+    EXPECT_EQ(peak.tid, static_cast<uint64_t>(gettid()));
+    EXPECT_TRUE(peak.main_thread);
+    EXPECT_FALSE(peak.from_tick);
+    EXPECT_TRUE(peak.frames.empty());
+    EXPECT_TRUE(profile.has_allocation_sites);
+
+    // Every cut through the peaks is refused, not read as fewer peaks.
+    std::vector<std::byte> bytes = bytes_of(written.path());
+    for (size_t cut = 1; cut <= sizeof(sites_format::StackPeakRecord); cut += 8) {
+        std::vector<std::byte> shorter(bytes.begin(), bytes.end() - static_cast<long>(cut) -
+                                                          sizeof(sites_format::FileTrailer));
+        sites_format::FileTrailer trailer;
+        memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
+        trailer.file_bytes = shorter.size() + sizeof trailer;
+        const auto* raw = reinterpret_cast<const std::byte*>(&trailer);
+        shorter.insert(shorter.end(), raw, raw + sizeof trailer);
+        EXPECT_NE(memusagestat::parse_sites(shorter, profile).find("truncated"), std::string::npos)
+            << "cut " << cut;
+    }
+
+    // A version 2 file: its header's last field was reserved, its flags had no stack bits.
+    sites_format::FileHeader header;
+    memcpy(&header, bytes.data(), sizeof header);
+    header.version = 2;
+    header.stack_peak_count = 0;
+    header.flags |= sites_format::kNoAllocationSites;
+    std::vector<std::byte> old(
+        bytes.begin(), bytes.end() - static_cast<long>(sizeof(sites_format::FileTrailer) +
+                                                       sizeof(sites_format::StackPeakRecord)));
+    memcpy(old.data(), &header, sizeof header);
+    sites_format::FileTrailer trailer;
+    memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
+    trailer.file_bytes = old.size() + sizeof trailer;
+    const auto* raw = reinterpret_cast<const std::byte*>(&trailer);
+    old.insert(old.end(), raw, raw + sizeof trailer);
+    ASSERT_EQ(memusagestat::parse_sites(old, profile), "");
+    EXPECT_TRUE(profile.stack_peaks.empty());
+    EXPECT_TRUE(profile.has_allocation_sites);
 }
 
 TEST(SitesFile, WhatTheCollectorWritesTheReaderReadsBack) {
