@@ -1,6 +1,7 @@
 // The two readings every event carries: when, and how deep the stack is.
 #pragma once
 
+#include <time.h>
 #include <x86intrin.h>
 
 #include <cstdint>
@@ -27,6 +28,14 @@ inline uint64_t cycle_counter_fenced() {
     uint64_t now = __rdtsc();
     _mm_lfence();
     return now;
+}
+
+// Wall-clock-rate time for what is stamped in nanoseconds (files' clock readings, waits):
+// clock_gettime is async-signal-safe and needs no allocation.
+inline uint64_t monotonic_nanoseconds() {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
 }
 
 // Read directly: __builtin_frame_address would force a frame pointer on every hook.

@@ -17,12 +17,6 @@ namespace {
 
 namespace format = events_format;
 
-uint64_t monotonic_ns() {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
-}
-
 }  // namespace
 
 EventsFile::OpenResult EventsFile::open(const char* path, uint32_t flags) {
@@ -56,7 +50,7 @@ EventsFile::OpenResult EventsFile::open(const char* path, uint32_t flags) {
     file_.take(fd, path, st);
     chunk_start_ = end_ = sizeof header;
     open_cycles_ = cycle_counter();
-    open_ns_ = monotonic_ns();
+    open_ns_ = monotonic_nanoseconds();
     return OpenResult::opened;
 }
 
@@ -71,7 +65,7 @@ void EventsFile::start_chunk(uint64_t cycles) {
         cycles = time << format::kTimeShift;
     }
     uint64_t now_cycles = cycle_counter();
-    uint64_t now_ns = monotonic_ns();
+    uint64_t now_ns = monotonic_nanoseconds();
     uint64_t ns = now_ns;
     if (cycles < now_cycles && now_cycles > open_cycles_) {
         unsigned __int128 back = static_cast<unsigned __int128>(now_cycles - cycles) *
@@ -145,7 +139,7 @@ void EventsFile::finish() {
     trailer.event_count = written_events_;
     uint64_t time = end_time >> format::kTimeShift;
     trailer.end_time = time > encoder_.time() ? time : encoder_.time();
-    trailer.end_ns = monotonic_ns();
+    trailer.end_ns = monotonic_nanoseconds();
     trailer.dropped = dropped_;
     trailer.file_bytes = chunk_start_ + sizeof trailer;
     if (file_.still_ours() &&

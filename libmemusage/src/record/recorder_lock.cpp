@@ -3,6 +3,8 @@
 #include <sched.h>
 #include <time.h>
 
+#include "platform/clock.h"
+
 namespace memusage {
 namespace {
 
@@ -11,12 +13,6 @@ __thread unsigned lock_wanted_here = 0;
 __thread char this_thread;
 
 }  // namespace
-
-uint64_t monotonic_nanoseconds() {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
-}
 
 void pause_briefly(int round) {
     if (round < 64) {

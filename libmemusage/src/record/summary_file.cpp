@@ -17,12 +17,6 @@ namespace {
 
 namespace format = summary_file;
 
-uint64_t monotonic_ns() {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
-}
-
 }  // namespace
 
 SummaryFile::OpenResult SummaryFile::open(const char* path) {
@@ -42,7 +36,7 @@ SummaryFile::OpenResult SummaryFile::open(const char* path) {
     }
     file_.take(fd, path, st);
     start_cycles_ = cycle_counter();
-    start_ns_ = monotonic_ns();
+    start_ns_ = monotonic_nanoseconds();
     return OpenResult::opened;
 }
 
@@ -60,7 +54,7 @@ bool SummaryFile::write(const Stats& stats, uint32_t flags) {
     header.start_cycles = start_cycles_;
     header.start_ns = start_ns_;
     header.end_cycles = cycle_counter();
-    header.end_ns = monotonic_ns();
+    header.end_ns = monotonic_nanoseconds();
     bool ok = write_fully_at(file_.fd(), &header, sizeof header, 0) &&
               write_fully_at(file_.fd(), &stats, sizeof stats, sizeof header);
     if (ok) {

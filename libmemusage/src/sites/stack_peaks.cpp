@@ -31,12 +31,6 @@ __thread uint64_t capture_above = 0;
 __thread bool capturing = false;
 __thread bool ended = false;
 
-uint64_t monotonic_ns() {
-    timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
-}
-
 // A deepening stack (a recursion, a loop calling deeper and deeper) would be captured at
 // every call: only a depth beyond the last by 1 KiB, or 5% when that is more, is taken. A
 // thread is captured a hundred times at most on its way to a megabyte, and its reported
@@ -85,7 +79,7 @@ bool start() {
     slots_ = static_cast<Slot*>(reserve_pages(sizeof(Slot) * kSlots));
     if (slots_ == nullptr) return false;
     start_cycles = cycle_counter();
-    start_ns = monotonic_ns();
+    start_ns = monotonic_nanoseconds();
     enabled = true;
     return true;
 }
@@ -138,7 +132,7 @@ bool dropped() { return dropped_.load(std::memory_order_relaxed); }
 
 uint64_t nanoseconds_since_start(uint64_t cycles) {
     uint64_t now_cycles = cycle_counter();
-    uint64_t now_ns = monotonic_ns();
+    uint64_t now_ns = monotonic_nanoseconds();
     if (cycles <= start_cycles || now_cycles <= start_cycles) return 0;
     double per_cycle =
         static_cast<double>(now_ns - start_ns) / static_cast<double>(now_cycles - start_cycles);
