@@ -6,7 +6,9 @@
 //   ids      #summary (dd[data-field=heap_peak] ...), #timeline, #event-details, #window-figures,
 //            #flame, #flame-search, #flame-search-result, #flame-metric, #flame-direction,
 //            #sites-table, #sites-filter, #block-map, #block-tooltip, #threads, #leaks,
-//            #selected-window, #thinned-notice
+//            #long-lived (its figures in data-threshold, in seconds, data-bytes, data-blocks,
+//            data-sites), #long-lived-ms (the duration, in ms), #long-lived-sites (details
+//            [data-site] per site, largest first), #selected-window, #thinned-notice
 //   data-    #event-details[data-index] (the shown event, or record "r<index>"),
 //            #selected-window[data-t0][data-t1], #flame-search-result[data-matches][data-share],
 //            #block-tooltip[data-block], tr.site-row[data-site], [data-field] on every figure
@@ -25,8 +27,11 @@
 //     .searchFlame(text)          as typing into #flame-search; returns the match count
 //     .blockPosition(index)       the viewport's {x, y} of a block in the block map, or null
 //     .showBlock(index)           the block's tooltip, as when hovered
+//     .setLongLived(ms)           as typing ms into #long-lived-ms; returns the long-lived
+//                                 blocks' figures ({ threshold, blocks, bytes, sites: [{ site,
+//                                 bytes, blocks, freed, total, longest }] ...}), or null
 /* global ReportFormat, ReportData, SummaryView, TimelineView, WindowFiguresView, FlameView, SitesTableView,
-   BlockMapView, ThreadsView, LeaksView */
+   BlockMapView, ThreadsView, LeaksView, LongLivedView */
 "use strict";
 
 (() => {
@@ -188,6 +193,7 @@
   let windowFigures = null;
   let flame = null;
   let blockMap = null;
+  let longLived = null;
   const later = [
     () => {
       windowFigures = new WindowFiguresView(data, byId("window-figures"));
@@ -219,7 +225,10 @@
       byId("block-reset").addEventListener("click", () => blockMap.resetZoom());
     },
     () => ThreadsView(data, byId("threads")),
-    () => LeaksView(data, byId("leaks")),
+    () => {
+      LeaksView(data, byId("leaks-list"));
+      longLived = new LongLivedView(data, byId("long-lived"), byId("long-lived-ms"));
+    },
     () => {
       // A window chosen before these views were drawn.
       if (windowRange[0] > 0 || windowRange[1] < data.duration) selectWindow(...windowRange);
@@ -258,6 +267,9 @@
       return Number(byId("flame-search-result").dataset.matches);
     },
     blockPosition: (index) => (data.blocks && blockMap ? blockMap.blockPosition(index) : null),
+    setLongLived(ms) {
+      return longLived ? longLived.set(ms) : null;
+    },
     showBlock(index) {
       if (!data.blocks || !blockMap) return false;
       const p = blockMap.blockPosition(index);

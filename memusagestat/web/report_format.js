@@ -71,6 +71,13 @@ const ReportFormat = (() => {
     return t.toFixed(3) + " s";
   }
 
+  // A lifetime or a duration as memusage's text reports write it: "1.25 s", "18.5 ms", "250 µs".
+  function duration(t) {
+    if (t >= 1) return t.toFixed(2) + " s";
+    if (t >= 1e-3) return (t * 1e3).toFixed(1) + " ms";
+    return (t * 1e6).toFixed(0) + " µs";
+  }
+
   function address(a) {
     return "0x" + a.toString(16);
   }
@@ -147,6 +154,7 @@ const ReportFormat = (() => {
     byteTicks,
     seconds,
     secondsTick,
+    duration,
     address,
     percent,
     eventKind,

@@ -1,5 +1,7 @@
-// The views made of figures and tables: summary, window figures, sites, threads, leaks.
-/* exported SummaryView, WindowFiguresView, SitesTableView, ThreadsView, LeaksView */
+// The views made of figures and tables: summary, window figures, sites, threads, leaks and
+// long-lived blocks.
+/* exported SummaryView, WindowFiguresView, SitesTableView, ThreadsView, LeaksView,
+   LongLivedView */
 /* global ReportFormat */
 "use strict";
 
@@ -508,4 +510,180 @@ function LeaksView(data, section) {
         F.count(s.leaked, "byte", "bytes") + " in " + F.count(s.leaked_blocks, "block", "blocks"),
     ),
   );
+}
+
+// The blocks that lived longer than a duration the user sets, by site, counted as
+// `memusage --long-lived=DURATION` counts them (long_lived_report.cpp, site_replay.cpp): a
+// block lives from its first allocation (a resize keeps its life) to its free, or to the
+// recording's end when never freed; it is long-lived when it lived strictly longer than the
+// duration; its bytes are its size at the end of its life. The blocks the C/C++ runtime keeps
+// until exit are totalled apart. Sites are listed by bytes, then by the longest lifetime.
+class LongLivedView {
+  constructor(data, container, input) {
+    this.data = data;
+    this.container = container;
+    this.input = input;
+    this.list = container.querySelector("#long-lived-list");
+    this.figures = null;
+    const F = ReportFormat;
+    const blocks = data.json.blocks;
+    if (!blocks || !data.sites) {
+      input.disabled = true;
+      this.list.append(F.missing(...(blocks ? missingSites : missingEvents)));
+      return;
+    }
+    // A tenth of the run, to three significant digits, in milliseconds.
+    const tenth = Number((data.duration * 100).toPrecision(3));
+    input.value = String(tenth);
+    input.addEventListener("input", () => {
+      const ms = Number(input.value);
+      if (input.value !== "" && Number.isFinite(ms) && ms >= 0) this.show(ms / 1000);
+    });
+    this.show(tenth / 1000);
+  }
+
+  // The long-lived blocks' figures for a threshold in seconds.
+  compute(threshold) {
+    const b = this.data.json.blocks;
+    const end = b.end !== undefined ? b.end : this.data.duration;
+    const bySite = new Map();
+    const figures = { threshold, blocks: 0, bytes: 0, sites: [], kept: { blocks: 0, bytes: 0 } };
+    figures.noSite = { blocks: 0, bytes: 0 };
+    figures.neverFreed = 0;
+    for (let i = 0; i < b.born.length; i++) {
+      if (b.resized && b.resized[i]) continue; // its life goes on in a later block
+      const died = b.died[i];
+      const lived = (died < 0 ? end : died) - b.born[i] + (b.lived_before ? b.lived_before[i] : 0);
+      if (!(lived > threshold)) continue;
+      const size = b.size[i];
+      if (b.kept && b.kept[i]) {
+        figures.kept.blocks += 1;
+        figures.kept.bytes += size;
+        continue;
+      }
+      const site = b.site[i];
+      if (site < 0) {
+        figures.noSite.blocks += 1;
+        figures.noSite.bytes += size;
+        continue;
+      }
+      let f = bySite.get(site);
+      if (!f) {
+        f = { site, bytes: 0, blocks: 0, freed: 0, total: 0, longest: 0 };
+        bySite.set(site, f);
+      }
+      f.bytes += size;
+      f.blocks += 1;
+      if (died >= 0) f.freed += 1;
+      else figures.neverFreed += 1;
+      f.total += lived;
+      if (lived > f.longest) f.longest = lived;
+      figures.blocks += 1;
+      figures.bytes += size;
+    }
+    figures.sites = [...bySite.values()].sort(
+      (x, y) => y.bytes - x.bytes || y.longest - x.longest || x.site - y.site,
+    );
+    return figures;
+  }
+
+  show(threshold) {
+    const F = ReportFormat;
+    const data = this.data;
+    const b = data.json.blocks;
+    const f = this.compute(threshold);
+    this.figures = f;
+    const box = this.container;
+    box.dataset.threshold = threshold;
+    box.dataset.bytes = f.bytes;
+    box.dataset.blocks = f.blocks;
+    box.dataset.sites = f.sites.length;
+    const limit = F.duration(threshold);
+    const run = " (of a " + F.duration(data.duration) + " run)";
+    const total = F.element(
+      "p",
+      { className: "long-lived-total", "data-field": "long_lived" },
+      f.sites.length
+        ? "Long-lived blocks: " +
+            F.count(f.blocks, "block", "blocks") +
+            " (" +
+            F.count(f.bytes, "byte", "bytes") +
+            ") lived longer than " +
+            limit +
+            run +
+            ", from " +
+            F.count(f.sites.length, "site", "sites") +
+            "."
+        : "No long-lived blocks: none lived longer than " + limit + run + ".",
+    );
+    const notes = F.element("ul", { className: "long-lived-notes" });
+    const note = (...parts) => notes.append(F.element("li", {}, ...parts));
+    note(
+      "A block lives from its allocation (a realloc keeps its life) to its free; its bytes are " +
+        "its size at the end of its life. A block never freed lives until the run's end: " +
+        "those allocated longer than the duration before the end are listed here as well as " +
+        "among the leaks above" +
+        (f.neverFreed ? " (" + F.count(f.neverFreed, "block", "blocks") + " here)" : "") +
+        ".",
+    );
+    if (b.thinned)
+      note(
+        F.element("strong", {}, "From the blocks kept: "),
+        "the block map is thinned to " +
+          F.integer(b.born.length) +
+          " of " +
+          F.integer(b.total) +
+          " blocks, those covering most of it (size times lifetime), which favours " +
+          "long-lived blocks; memusage --long-lived=DURATION counts every block.",
+      );
+    if (data.run.window)
+      note("The report covers a window of the run: only the blocks alive in it are counted.");
+    if (f.noSite.blocks)
+      note(
+        "Not listed: " +
+          F.count(f.noSite.bytes, "byte", "bytes") +
+          " in " +
+          F.count(f.noSite.blocks, "block", "blocks") +
+          " of no site the report holds.",
+      );
+    if (f.kept.blocks)
+      note(
+        "Not counted: " +
+          F.count(f.kept.bytes, "byte", "bytes") +
+          " in " +
+          F.count(f.kept.blocks, "block", "blocks") +
+          " the C and C++ runtimes keep until exit.",
+      );
+    const fates = (s) => {
+      const kept = s.blocks - s.freed;
+      if (kept === 0) return "all freed";
+      if (s.freed === 0) return "never freed";
+      return s.freed + " freed, " + kept + " never freed";
+    };
+    const list = siteRows(
+      data,
+      f.sites.map((s) => [s.site, s]),
+      "",
+      (s) =>
+        F.count(s.bytes, "byte", "bytes") +
+        " in " +
+        F.count(s.blocks, "block", "blocks") +
+        " (" +
+        fates(s) +
+        "); lifetime mean " +
+        F.duration(s.total / s.blocks) +
+        ", longest " +
+        F.duration(s.longest),
+    );
+    list.id = "long-lived-sites";
+    this.list.replaceChildren(total, list, notes);
+    return f;
+  }
+
+  // As typing `ms` into the input; returns the figures.
+  set(ms) {
+    if (this.input.disabled) return null;
+    this.input.value = String(ms);
+    return this.show(ms / 1000);
+  }
 }

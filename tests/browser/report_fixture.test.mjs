@@ -5,6 +5,7 @@
 // sites report, and with a replay of the event recording read by events_file.mjs (not by
 // the report's writer, not by the page).
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -401,6 +402,124 @@ test("axes read at round binary values, counts agree in number, number cells ali
   assert.ok(shown.numberCells.length > 0 && shown.numberCells.every(Boolean));
   assert.equal(shown.frameWords[0], "at", "the event's stack starts with its site, at");
   assert.ok(shown.frameWords.slice(1).every((w) => w === "by" || w === "via"));
+});
+
+// `memusagestat --long-lived=DURATION`'s report of the same run's files: its totals and each
+// entry's figures and innermost frame, in its order.
+function textLongLived(duration) {
+  const args = [
+    "--sites=" + fixture.sites,
+    "--events=" + fixture.events,
+    "--long-lived=" + duration,
+  ];
+  const result = spawnSync(builtFile("bin", "memusagestat"), args, { encoding: "utf8" });
+  assert.equal(result.status, 0, "memusagestat " + args.join(" ") + ":\n" + result.stderr);
+  const text = result.stdout;
+  const head =
+    /^Long-lived blocks: (\d+) blocks? \((\d+) bytes?\) lived longer than .*, from (\d+) stacks?/m.exec(
+      text,
+    );
+  assert.ok(head || /^No long-lived blocks/m.test(text), text);
+  const sites = [];
+  for (const line of text.split("\n")) {
+    const entry =
+      /^\s+#\d+ (\d+) bytes? in (\d+) blocks? \(([^)]*)\); lifetime mean .*, longest ([\d.]+) (s|ms|µs)$/.exec(
+        line,
+      );
+    if (entry) {
+      const scale = { s: 1, ms: 1e-3, µs: 1e-6 }[entry[5]];
+      sites.push({
+        bytes: +entry[1],
+        blocks: +entry[2],
+        fates: entry[3],
+        longest: entry[4] * scale,
+      });
+      continue;
+    }
+    const at = /^\s+at (\S+) \((.*):(\d+)\)/.exec(line);
+    if (at && sites.length && !sites.at(-1).at) sites.at(-1).at = `${at[1]} (${at[2]}:${at[3]})`;
+  }
+  return {
+    blocks: head ? +head[1] : 0,
+    bytes: head ? +head[2] : 0,
+    sites,
+    text,
+  };
+}
+
+// The page's long-lived list as shown: totals and each site's figures and innermost frame.
+async function pageLongLived() {
+  const shown = await page.$eval("#long-lived", (box) => ({
+    threshold: Number(box.dataset.threshold),
+    blocks: Number(box.dataset.blocks),
+    bytes: Number(box.dataset.bytes),
+    total: box.querySelector(".long-lived-total")?.textContent ?? "",
+    sites: [...box.querySelectorAll("#long-lived-sites details")].map((d) => ({
+      site: Number(d.dataset.site),
+      summary: d.querySelector("summary").textContent,
+    })),
+  }));
+  shown.sites = shown.sites.map(({ site, summary }) => {
+    const figures =
+      /^([\d,]+) bytes? in ([\d,]+) blocks? \(([^)]*)\); .*, longest ([\d.]+) (s|ms|µs)/.exec(
+        summary,
+      );
+    assert.ok(figures, summary);
+    const frame = json.frames[json.sites[site].frames[0]];
+    return {
+      bytes: digits(figures[1]),
+      blocks: digits(figures[2]),
+      fates: figures[3],
+      longest: figures[4] * { s: 1, ms: 1e-3, µs: 1e-6 }[figures[5]],
+      at: `${frame.function} (${frame.file}:${frame.line})`,
+    };
+  });
+  return shown;
+}
+
+function assertSameLongLived(shown, text, what) {
+  const context = what + "\n" + shown.total + "\n" + text.text;
+  assert.equal(shown.blocks, text.blocks, context);
+  assert.equal(shown.bytes, text.bytes, context);
+  const figures = (sites) => sites.map((s) => [s.at, s.bytes, s.blocks, s.fates]);
+  assert.deepEqual(figures(shown.sites), figures(text.sites), context);
+  // Lifetimes as printed, to their last digit (the page's times are rounded to 100 ns).
+  shown.sites.forEach((s, i) =>
+    assert.ok(Math.abs(s.longest - text.sites[i].longest) <= 0.11e-3, context),
+  );
+}
+
+test("the long-lived blocks are memusagestat --long-lived's for the duration set", async () => {
+  // The default, a tenth of the run, in ms.
+  const input = await page.$eval("#long-lived-ms", (box) => box.value);
+  assert.ok(Number(input) > 0, "no default duration: " + input);
+  assert.ok(Math.abs(Number(input) - json.run.seconds * 100) <= json.run.seconds * 0.5);
+  assertSameLongLived(await pageLongLived(), textLongLived(input + "ms"), "the default, " + input);
+
+  // Typed: 30 ms, past the first phases' blocks (microseconds), short of window_phase's
+  // blocks freed after the next two pauses (120 ms and more).
+  await centreOf("#long-lived-ms");
+  await page.click("#long-lived-ms");
+  await page.keyboard.down("Control");
+  await page.keyboard.press("a");
+  await page.keyboard.up("Control");
+  await page.keyboard.type("30");
+  const shown = await pageLongLived();
+  assert.equal(shown.threshold, 0.03);
+  const text = textLongLived("30ms");
+  assertSameLongLived(shown, text, "30 ms");
+  const { WINDOW_COUNT, WINDOW_SIZE, WINDOW_FREED } = constants;
+  assert.deepEqual(
+    shown.sites.map((s) => [s.at, s.blocks, s.bytes, s.fates]),
+    [
+      [
+        `window_phase (${fixtureSource}:${marks.window})`,
+        WINDOW_COUNT - WINDOW_FREED,
+        (WINDOW_COUNT - WINDOW_FREED) * WINDOW_SIZE,
+        "all freed",
+      ],
+    ],
+  );
 });
 
 test("the page made no request and logged no error", () => {

@@ -205,6 +205,7 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
             ReportSites* shown = &*sites;
             input.site_of = [shown](uint32_t id) { return shown->index_of(id); };
             input.temporary = &shown->temporary();
+            input.kept_by_runtime = [shown](uint32_t id) { return shown->kept_by_runtime(id); };
         }
         ReportEvents events = report_events(reader, input);
         data["events"] = std::move(events.events);

@@ -1,6 +1,7 @@
 #include "report/report_events.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "read/block_replay.h"
@@ -24,7 +25,10 @@ struct BlockRow {
     double born, died;  // died: -1 never freed
     uint32_t thread;
     int32_t site;
-    double area;  // size times lifetime: how much of the block map it covers
+    double area;          // size times lifetime: how much of the block map it covers
+    double lived_before;  // seconds from the block's first allocation to `born` (resized)
+    bool resized;         // its life goes on at a new address or size
+    bool kept;            // a block the C or C++ runtime keeps until exit
 };
 
 // The blocks kept: all of them up to the bound, then those covering the most of the map.
@@ -108,9 +112,13 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
         const double born = clock.seconds(life.start), ended = clock.seconds(life.end);
         if (input.window && !input.window->overlaps(born, ended)) return;
         const bool died = life.freed || life.resized_away;
+        // As the rounded times are: the difference of two of them, without a float's tail.
+        const double lived_before = std::round((born - clock.seconds(life.born)) * 1e7) / 1e7;
         blocks.add({life.address, life.size, born, died ? ended : -1.0, life.thread,
                     site_of(life.site),
-                    static_cast<double>(life.size) * static_cast<double>(life.end - life.start)});
+                    static_cast<double>(life.size) * static_cast<double>(life.end - life.start),
+                    lived_before, life.resized_away,
+                    input.kept_by_runtime && life.site != 0 && input.kept_by_runtime(life.site)});
     };
 
     uint64_t total = 0;
@@ -178,7 +186,17 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
                   {"born", column(kept, [](const BlockRow& r) { return r.born; })},
                   {"died", column(kept, [](const BlockRow& r) { return r.died; })},
                   {"thread", column(kept, [](const BlockRow& r) { return r.thread; })},
-                  {"site", column(kept, [](const BlockRow& r) { return r.site; })}};
+                  {"site", column(kept, [](const BlockRow& r) { return r.site; })},
+                  // 0 as an integer: "0", not "0.0", for the many blocks never resized.
+                  {"lived_before", column(kept,
+                                          [](const BlockRow& r) {
+                                              return r.lived_before == 0
+                                                         ? nlohmann::json(0)
+                                                         : nlohmann::json(r.lived_before);
+                                          })},
+                  {"resized", column(kept, [](const BlockRow& r) { return r.resized ? 1 : 0; })},
+                  {"kept", column(kept, [](const BlockRow& r) { return r.kept ? 1 : 0; })},
+                  {"end", clock.seconds(end)}};
     if (kept.size() < block_total)
         out.notes.push_back("The block map is thinned: the report holds the " +
                             std::to_string(kept.size()) + " blocks of " +

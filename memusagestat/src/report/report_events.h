@@ -32,6 +32,8 @@ struct ReportEventsInput {
     // are counted; either may be empty.
     std::function<int32_t(uint32_t)> site_of;
     std::vector<uint64_t>* temporary = nullptr;
+    // Whether a raw site id's blocks are the C or C++ runtime's, kept until exit; may be empty.
+    std::function<bool(uint32_t)> kept_by_runtime;
 };
 
 struct ReportEvents {

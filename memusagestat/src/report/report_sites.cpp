@@ -91,6 +91,8 @@ ReportSites::ReportSites(const SitesProfile& profile, Symbolizer& symbolizer,
     for (size_t index = 0; index < kept_.size(); ++index)
         for (uint32_t id : shown_[kept_[index]].ids)
             index_of_id_.emplace(id, static_cast<int32_t>(index));
+    for (const ShownSite& site : shown_)
+        kept_ids_.insert(site.kept_ids.begin(), site.kept_ids.end());
 }
 
 void ReportSites::write(nlohmann::json& frames, nlohmann::json& sites,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "read/sites_reader.h"
@@ -31,6 +32,9 @@ class ReportSites {
         auto found = index_of_id_.find(raw_id);
         return found == index_of_id_.end() ? -1 : found->second;
     }
+    // Whether a raw site's blocks are ones the C or C++ runtime keeps until exit
+    // (ShownSite::kept_ids), which the leak and long-lived reports count apart.
+    bool kept_by_runtime(uint32_t raw_id) const { return kept_ids_.contains(raw_id); }
     size_t size() const { return kept_.size(); }
     // Blocks freed before their thread's next allocation, per report site (the replay adds).
     std::vector<uint64_t>& temporary() { return temporary_; }
@@ -42,6 +46,7 @@ class ReportSites {
     std::vector<ShownSite> shown_;
     std::vector<size_t> kept_;  // indexes into shown_, in its order
     std::unordered_map<uint32_t, int32_t> index_of_id_;
+    std::unordered_set<uint32_t> kept_ids_;
     std::vector<uint64_t> temporary_;
     ReportSiteBounds bounds_;
 };

@@ -116,5 +116,34 @@ TEST(ReportEvents, TemporaryBlocksAreThoseFreedBeforeTheirThreadsNextAllocation)
     EXPECT_EQ(out.events["site"], nlohmann::json::parse("[0,0,0,1,0,1,1]"));
 }
 
+TEST(ReportEvents, ABlockSaysWhenItWasFirstAllocatedWhetherResizedAwayAndWhetherTheRuntimesKeepIt) {
+    // 16 ns a cycle, from cycle 100: cycle c is (c - 100) * 16 ns into the run.
+    events_test::EventsFileBuilder recording;
+    recording.clock(100, 1600).thread(1, 10);
+    recording.allocate(200, 0x1000, 32, 2);     // 1.6 µs
+    recording.allocate(300, 0x2000, 8, 3);      // the runtime's, never freed
+    recording.resize(600, 0x1000, 0x5000, 64);  // 8 µs: its life goes on at 0x5000
+    recording.release(900, 0x5000);             // 12.8 µs
+    recording.trailer(1100, 17600);             // 16 µs
+    ReportEventsInput input;
+    input.site_of = [](uint32_t id) { return static_cast<int32_t>(id) - 2; };
+    input.kept_by_runtime = [](uint32_t id) { return id == 3; };
+    ReportEvents out = events_of(recording, input);
+    const nlohmann::json& b = out.blocks;
+    ASSERT_EQ(b["born"].size(), 3u);  // by `born`: 0x1000, 0x2000, then 0x5000
+    EXPECT_EQ(b["address"], nlohmann::json::parse("[4096, 8192, 20480]"));
+    EXPECT_EQ(b["resized"], nlohmann::json::parse("[1, 0, 0]"));
+    EXPECT_EQ(b["kept"], nlohmann::json::parse("[0, 1, 0]"));
+    EXPECT_NEAR(b["died"][0].get<double>(), 8e-6, 1e-9);
+    EXPECT_EQ(b["died"][1], -1);
+    EXPECT_NEAR(b["born"][2].get<double>(), 8e-6, 1e-9);
+    EXPECT_NEAR(b["died"][2].get<double>(), 12.8e-6, 1e-9);
+    // The resized block's life, 1.6 µs to 12.8 µs, counts from its first allocation.
+    EXPECT_EQ(b["lived_before"][0], 0);
+    EXPECT_EQ(b["lived_before"][1], 0);
+    EXPECT_NEAR(b["lived_before"][2].get<double>(), 6.4e-6, 1e-9);
+    EXPECT_NEAR(b["end"].get<double>(), 16e-6, 1e-9);
+}
+
 }  // namespace
 }  // namespace memusagestat
