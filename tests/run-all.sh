@@ -7,10 +7,8 @@ find libmemusage memusage memusagestat tests -name '*.c' -o -name '*.cpp' -o -na
     xargs clang-format --dry-run --Werror
 # The HTML report's page and its browser tests keep prettier's layout and pass eslint
 # (eslint.config.mjs), with the versions package-lock.json pins.
-web=(memusagestat/web)
-[ -d tests/browser ] && web+=(tests/browser)
-npx --no-install prettier --check "${web[@]}"
-npx --no-install eslint "${web[@]}"
+npx --no-install prettier --check memusagestat/web tests/browser
+npx --no-install eslint memusagestat/web tests/browser
 cmake --workflow --preset asan   # the tools and the unit tests under ASan and UBSan
 cmake --workflow --preset tsan   # the collector's threaded tests under TSan
 cmake --workflow --preset fuzz   # the data-file reader under libFuzzer, for a bounded time
