@@ -5,11 +5,13 @@
 // What the browser tests may rely on:
 //   ids      #summary (dd[data-field=heap_peak] ...), #timeline, #event-details, #window-figures,
 //            #flame, #flame-search, #flame-search-result, #flame-metric, #flame-direction,
-//            #sites-table, #sites-filter, #block-map, #block-tooltip, #threads, #leaks,
-//            #selected-window, #thinned-notice
+//            #sites-table, #sites-filter, #block-map, #block-tooltip, #threads, #stack-peak,
+//            #leaks, #selected-window, #thinned-notice
 //   data-    #event-details[data-index] (the shown event, or record "r<index>"),
 //            #selected-window[data-t0][data-t1], #flame-search-result[data-matches][data-share],
-//            #block-tooltip[data-block], tr.site-row[data-site], [data-field] on every figure
+//            #block-tooltip[data-block], tr.site-row[data-site], [data-field] on every figure,
+//            #stack-peak .stack-peak[data-tid][data-bytes][data-stack] (a thread's peak) and
+//            its li.stack-peak-frame[data-function][data-frames][data-bytes] (a folded line)
 //   window.memusageReport
 //     .data                       the parsed JSON
 //     .ready                      true once every view has drawn (the header, summary and
@@ -26,7 +28,7 @@
 //     .blockPosition(index)       the viewport's {x, y} of a block in the block map, or null
 //     .showBlock(index)           the block's tooltip, as when hovered
 /* global ReportFormat, ReportData, SummaryView, TimelineView, WindowFiguresView, FlameView, SitesTableView,
-   BlockMapView, ThreadsView, LeaksView */
+   BlockMapView, ThreadsView, StackPeakView, LeaksView */
 "use strict";
 
 (() => {
@@ -219,6 +221,7 @@
       byId("block-reset").addEventListener("click", () => blockMap.resetZoom());
     },
     () => ThreadsView(data, byId("threads")),
+    () => StackPeakView(data, byId("stack-peak")),
     () => LeaksView(data, byId("leaks")),
     () => {
       // A window chosen before these views were drawn.
