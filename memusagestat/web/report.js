@@ -5,13 +5,15 @@
 // What the browser tests may rely on:
 //   ids      #summary (dd[data-field=heap_peak] ...), #timeline, #event-details, #window-figures,
 //            #flame, #flame-search, #flame-search-result, #flame-metric, #flame-direction,
-//            #sites-table, #sites-filter, #block-map, #block-tooltip, #threads, #leaks,
-//            #long-lived (its figures in data-threshold, in seconds, data-bytes, data-blocks,
-//            data-sites), #long-lived-ms (the duration, in ms), #long-lived-sites (details
-//            [data-site] per site, largest first), #selected-window, #thinned-notice
+//            #sites-table, #sites-filter, #block-map, #block-tooltip, #threads, #stack-peak,
+//            #leaks, #long-lived (its figures in data-threshold, in seconds, data-bytes,
+//            data-blocks, data-sites), #long-lived-ms (the duration, in ms), #long-lived-sites
+//            (details [data-site] per site, largest first), #selected-window, #thinned-notice
 //   data-    #event-details[data-index] (the shown event, or record "r<index>"),
 //            #selected-window[data-t0][data-t1], #flame-search-result[data-matches][data-share],
-//            #block-tooltip[data-block], tr.site-row[data-site], [data-field] on every figure
+//            #block-tooltip[data-block], tr.site-row[data-site], [data-field] on every figure,
+//            #stack-peak .stack-peak[data-tid][data-bytes][data-stack] (a thread's peak) and
+//            its li.stack-peak-frame[data-function][data-frames][data-bytes] (a folded line)
 //   window.memusageReport
 //     .data                       the parsed JSON
 //     .ready                      true once every view has drawn (the header, summary and
@@ -31,7 +33,7 @@
 //                                 blocks' figures ({ threshold, blocks, bytes, sites: [{ site,
 //                                 bytes, blocks, freed, total, longest }] ...}), or null
 /* global ReportFormat, ReportData, SummaryView, TimelineView, WindowFiguresView, FlameView, SitesTableView,
-   BlockMapView, ThreadsView, LeaksView, LongLivedView */
+   BlockMapView, ThreadsView, StackPeakView, LeaksView, LongLivedView */
 "use strict";
 
 (() => {
@@ -225,6 +227,7 @@
       byId("block-reset").addEventListener("click", () => blockMap.resetZoom());
     },
     () => ThreadsView(data, byId("threads")),
+    () => StackPeakView(data, byId("stack-peak")),
     () => {
       LeaksView(data, byId("leaks-list"));
       longLived = new LongLivedView(data, byId("long-lived"), byId("long-lived-ms"));

@@ -8,6 +8,7 @@
 #include "read/mapped_data_file.h"
 #include "read/sites_reader.h"
 #include "read/summary_reader.h"
+#include "report/report_stack_peaks.h"
 #include "report/report_summary.h"
 #include "sites/site_names.h"
 
@@ -215,8 +216,23 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
     }
     data["frames"] = nlohmann::json::array();
     data["sites"] = nullptr;
+    data["stack_peaks"] = nullptr;
     if (sites) {
-        sites->write(data["frames"], data["sites"], notes);
+        FrameTable table(bounds.sites.frames, data["frames"]);
+        sites->write(table, data["sites"], notes);
+        data["stack_peaks"] =
+            stack_peaks_json(sites_profile, *symbolizer, table, clock, data["threads"]);
+        if (table.full())
+            notes.push_back("Some stacks are cut: the report holds at most " +
+                            std::to_string(bounds.sites.frames) + " distinct frames.");
+        if (!sites_profile.stack_peaks.empty() && clock.relative())
+            notes.push_back(
+                "The stack peaks' times are not given: the report's clock has no rate "
+                "(a summary file or an event recording gives it).");
+        if (sites_profile.stack_peaks_dropped)
+            notes.push_back(
+                "More threads reached a stack peak than the collector keeps: some ended "
+                "threads' smaller peaks are missing.");
         add_profile_notes(profile_notes(sites_profile, *symbolizer), notes);
     }
     run["notes"] = notes;

@@ -1,11 +1,9 @@
 #include "report/report_sites.h"
 
 #include <algorithm>
-#include <map>
 #include <numeric>
-#include <tuple>
 
-#include "report/source_lines.h"
+#include "report/frame_table.h"
 
 namespace memusagestat {
 namespace {
@@ -42,44 +40,6 @@ std::vector<size_t> best_ranked(const std::vector<ShownSite>& sites, size_t boun
     return order;
 }
 
-std::string base_name(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// The shared table of frames: each (function, file, line, module) once.
-class FrameTable {
-  public:
-    FrameTable(size_t bound, nlohmann::json& frames) : bound_(bound), frames_(frames) {}
-
-    // The frame's index; -1 when the table is full.
-    int64_t index_of(const SourceFrame& frame) {
-        const std::string function = frame.function.empty() ? describe(frame) : frame.function;
-        auto key = std::make_tuple(function, frame.file, frame.line, frame.module);
-        auto found = indexes_.find(key);
-        if (found != indexes_.end()) return found->second;
-        if (indexes_.size() >= bound_) return -1;
-        nlohmann::json entry = {
-            {"function", function},
-            {"file", frame.file.empty() ? nlohmann::json() : nlohmann::json(frame.file)},
-            {"line", frame.file.empty() ? nlohmann::json() : nlohmann::json(frame.line)},
-            {"module", base_name(frame.module)}};
-        std::optional<std::string> text;
-        if (!frame.file.empty()) text = sources_.line(frame.file, frame.line);
-        entry["source"] = text ? nlohmann::json(*text) : nlohmann::json();
-        const int64_t index = static_cast<int64_t>(frames_.size());
-        frames_.push_back(std::move(entry));
-        indexes_.emplace(std::move(key), index);
-        return index;
-    }
-
-  private:
-    size_t bound_;
-    nlohmann::json& frames_;
-    std::map<std::tuple<std::string, std::string, int, std::string>, int64_t> indexes_;
-    SourceLines sources_;
-};
-
 }  // namespace
 
 ReportSites::ReportSites(const SitesProfile& profile, Symbolizer& symbolizer,
@@ -95,12 +55,8 @@ ReportSites::ReportSites(const SitesProfile& profile, Symbolizer& symbolizer,
         kept_ids_.insert(site.kept_ids.begin(), site.kept_ids.end());
 }
 
-void ReportSites::write(nlohmann::json& frames, nlohmann::json& sites,
-                        std::vector<std::string>& notes) {
-    frames = nlohmann::json::array();
+void ReportSites::write(FrameTable& table, nlohmann::json& sites, std::vector<std::string>& notes) {
     sites = nlohmann::json::array();
-    FrameTable table(bounds_.frames, frames);
-    bool frames_full = false;
     for (size_t index = 0; index < kept_.size(); ++index) {
         const ShownSite& site = shown_[kept_[index]];
         nlohmann::json stack = nlohmann::json::array();
@@ -108,7 +64,7 @@ void ReportSites::write(nlohmann::json& frames, nlohmann::json& sites,
         for (const SourceFrame& frame : site.frames) {
             const int64_t at = table.index_of(frame);
             if (at < 0) {
-                cut = frames_full = true;
+                cut = true;
                 break;
             }
             stack.push_back(at);
@@ -133,9 +89,6 @@ void ReportSites::write(nlohmann::json& frames, nlohmann::json& sites,
                         std::to_string(shown_.size()) +
                         " allocation sites: those ranked highest by bytes at the peak, leaked, "
                         "allocated or blocks (memusage --sites lists them all).");
-    if (frames_full)
-        notes.push_back("Some stacks are cut: the report holds at most " +
-                        std::to_string(bounds_.frames) + " distinct frames.");
 }
 
 }  // namespace memusagestat

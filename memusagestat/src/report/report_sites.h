@@ -1,7 +1,7 @@
-// The report's `frames` and `sites` (web/DATA.md): the shown sites of `memusage --sites`, with
-// its figures, each stack's frames once in a shared table with their source lines. Bounded:
-// beyond kMaxSites the sites ranked highest by any figure are kept, beyond kMaxFrames a
-// stack's further frames are cut.
+// The report's `sites` (web/DATA.md): the shown sites of `memusage --sites`, with its
+// figures, each stack's frames once in the shared FrameTable with their source lines.
+// Bounded: beyond kMaxSites the sites ranked highest by any figure are kept, beyond
+// kMaxFrames a stack's further frames are cut.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "read/sites_reader.h"
+#include "report/frame_table.h"
 #include "sites/shown_sites.h"
 
 namespace memusagestat {
@@ -39,8 +40,9 @@ class ReportSites {
     // Blocks freed before their thread's next allocation, per report site (the replay adds).
     std::vector<uint64_t>& temporary() { return temporary_; }
 
-    // `frames` and `sites`; also says in `notes` what the bounds left out.
-    void write(nlohmann::json& frames, nlohmann::json& sites, std::vector<std::string>& notes);
+    // `sites`, their frames into `table` (of ReportSiteBounds::frames frames; a stack
+    // meeting it full is cut); also says in `notes` how many sites the bound left out.
+    void write(FrameTable& table, nlohmann::json& sites, std::vector<std::string>& notes);
 
   private:
     std::vector<ShownSite> shown_;

@@ -36,11 +36,13 @@ struct FrameName {
 
 // A frame's function (the one holding the frame, with the functions inlined into it at
 // that point) and where in it: the innermost inlined function's line.
-FrameName name_of(const StackPeak& peak, size_t i, Symbolizer& symbolizer) {
+FrameName name_of(const StackPeak& peak, size_t i, Symbolizer& symbolizer,
+                  const std::vector<SourceFrame>*& source) {
     // Return addresses are looked up one byte back, inside the call; the interrupted
     // instruction of a tick's innermost frame is looked up one byte on to stay on it.
     bool exact = peak.from_tick && i == 0;
     const std::vector<SourceFrame>& frames = symbolizer.frames_of(peak.frames[i].ip + exact);
+    source = &frames;
     FrameName name;
     if (frames.empty()) return {"?", ""};
     const SourceFrame& holder = frames.back();
@@ -133,6 +135,41 @@ void write_peak(std::string& out, const StackPeak& peak, Symbolizer& symbolizer)
 
 }  // namespace
 
+std::vector<const StackPeak*> ordered_stack_peaks(const SitesProfile& profile) {
+    std::vector<const StackPeak*> peaks;
+    for (const StackPeak& peak : profile.stack_peaks) peaks.push_back(&peak);
+    // The main thread first, then the deepest.
+    std::stable_sort(peaks.begin(), peaks.end(), [](const StackPeak* a, const StackPeak* b) {
+        if (a->main_thread != b->main_thread) return a->main_thread;
+        return a->bytes > b->bytes;
+    });
+    return peaks;
+}
+
+std::vector<StackPeakFrame> stack_peak_frames(const StackPeak& peak, Symbolizer& symbolizer) {
+    std::vector<StackPeakFrame> frames;
+    // The outermost frame kept of a cut stack holds an unknown part of outer_bytes().
+    size_t outermost = peak.frames.size() - (peak.frames_cut && !peak.frames.empty() ? 1 : 0);
+    for (size_t i = outermost; i > 0; --i) {
+        StackPeakFrame frame;
+        FrameName name = name_of(peak, i - 1, symbolizer, frame.source);
+        frame.function = std::move(name.function);
+        frame.location = std::move(name.location);
+        frame.bytes = peak.frame_bytes(i - 1);
+        uint64_t sp = peak.frames[i - 1].sp;
+        frame.measured = sp < peak.base && sp + peak.bytes >= peak.base;
+        // The outermost frame on an alternate signal stack, called from another stack, is
+        // the kernel's signal frame (the C library's return trampoline, often nameless).
+        if (frame.function == "?" && frame.measured && peak.stack == PeakStack::signal &&
+            i < peak.frames.size() && peak.frames[i].sp >= peak.base) {
+            frame.function = "(signal frame)";
+            frame.signal_frame = true;
+        }
+        frames.push_back(std::move(frame));
+    }
+    return frames;
+}
+
 std::vector<StackPeakLine> stack_peak_lines(const StackPeak& peak, Symbolizer& symbolizer) {
     std::vector<StackPeakLine> lines;
     // A folded line's location is the one most of its frames share: the recursive call,
@@ -148,31 +185,21 @@ std::vector<StackPeakLine> stack_peak_lines(const StackPeak& peak, Symbolizer& s
         }
         locations.clear();
     };
-    // The outermost frame kept of a cut stack holds an unknown part of outer_bytes().
-    size_t outermost = peak.frames.size() - (peak.frames_cut && !peak.frames.empty() ? 1 : 0);
-    for (size_t i = outermost; i > 0; --i) {
-        FrameName name = name_of(peak, i - 1, symbolizer);
-        uint64_t bytes = peak.frame_bytes(i - 1);
-        uint64_t sp = peak.frames[i - 1].sp;
-        bool measured = sp < peak.base && sp + peak.bytes >= peak.base;
-        // The outermost frame on an alternate signal stack, called from another stack, is
-        // the kernel's signal frame (the C library's return trampoline, often nameless).
-        if (name.function == "?" && measured && peak.stack == PeakStack::signal &&
-            i < peak.frames.size() && peak.frames[i].sp >= peak.base)
-            name.function = "(signal frame)";
-        if (!lines.empty() && lines.back().function == name.function && name.function != "?" &&
-            lines.back().measured == measured) {
+    for (const StackPeakFrame& frame : stack_peak_frames(peak, symbolizer)) {
+        const uint64_t bytes = frame.bytes;
+        if (!lines.empty() && lines.back().function == frame.function && frame.function != "?" &&
+            lines.back().measured == frame.measured) {
             StackPeakLine& line = lines.back();
             ++line.frames;
             line.bytes += bytes;
             line.least_bytes = std::min(line.least_bytes, bytes);
             line.most_bytes = std::max(line.most_bytes, bytes);
-            if (!name.location.empty()) ++locations[name.location];
+            if (!frame.location.empty()) ++locations[frame.location];
             continue;
         }
         if (!lines.empty()) settle_location();
-        lines.push_back({name.function, name.location, 1, bytes, bytes, bytes, measured});
-        if (!name.location.empty()) ++locations[name.location];
+        lines.push_back({frame.function, frame.location, 1, bytes, bytes, bytes, frame.measured});
+        if (!frame.location.empty()) ++locations[frame.location];
     }
     if (!lines.empty()) settle_location();
     return lines;
@@ -181,13 +208,7 @@ std::vector<StackPeakLine> stack_peak_lines(const StackPeak& peak, Symbolizer& s
 std::string stack_peak_report(const SitesProfile& profile, Symbolizer& symbolizer,
                               const StackPeakReportOptions& options) {
     if (profile.stack_peaks.empty()) return {};
-    std::vector<const StackPeak*> peaks;
-    for (const StackPeak& peak : profile.stack_peaks) peaks.push_back(&peak);
-    // The main thread first, then the deepest.
-    std::stable_sort(peaks.begin(), peaks.end(), [](const StackPeak* a, const StackPeak* b) {
-        if (a->main_thread != b->main_thread) return a->main_thread;
-        return a->bytes > b->bytes;
-    });
+    std::vector<const StackPeak*> peaks = ordered_stack_peaks(profile);
     size_t others = peaks.size() - (peaks.front()->main_thread ? 1 : 0);
     std::string out =
         "Stack peaks (each thread's frames where its stack was deepest, within 1 KiB "
