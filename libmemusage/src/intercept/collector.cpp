@@ -17,7 +17,7 @@
 #include "intercept/fatal_signals.h"
 #include "intercept/sampler.h"
 #include "memusage/summary.h"
-#include "memusage/summary_file.h"
+#include "memusage/summary_format.h"
 #include "platform/originals.h"
 #include "platform/stacks.h"
 #include "record/events_file.h"
@@ -274,7 +274,7 @@ __attribute__((destructor)) void finish_with_program() {
     }
     // The figures the summary prints, whether or not there is a standard error to print on.
     if (figures_file.is_open() &&
-        !figures_file.write(totals, config.trace_mmap ? summary_file::kMmapRows : 0))
+        !figures_file.write(totals, config.trace_mmap ? summary_format::kMmapRows : 0))
         warn("cannot write the summary file: ", config.summary_file);
     print_final_report();
 }

@@ -9,13 +9,13 @@
 #include <cerrno>
 #include <cstring>
 
-#include "memusage/summary_file.h"
+#include "memusage/summary_format.h"
 #include "platform/clock.h"
 
 namespace memusage {
 namespace {
 
-namespace format = summary_file;
+namespace format = summary_format;
 
 }  // namespace
 

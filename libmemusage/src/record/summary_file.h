@@ -1,4 +1,4 @@
-// The summary file (memusage/summary_file.h) as the profiled process owns it: opened (and
+// The summary file (memusage/summary_format.h) as the profiled process owns it: opened (and
 // locked) at start, when the clock's first readings are taken, written once at exit from
 // the Stats the summary prints. Allocates nothing and throws nothing: it runs at exit,
 // inside other people's programs.
@@ -20,7 +20,7 @@ class SummaryFile {
     OpenResult open(const char* path);
     bool is_open() const { return file_.is_open(); }
 
-    // The header (its magic last) and `stats`; `flags`: summary_file's. False if the file
+    // The header (its magic last) and `stats`; `flags`: summary_format's. False if the file
     // could not be written whole. Closes the file.
     bool write(const Stats& stats, uint32_t flags);
 

@@ -1,7 +1,7 @@
 #include "read/summary_reader.h"
 
 #include <fcntl.h>
-#include <memusage/summary_file.h>
+#include <memusage/summary_format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 namespace memusagestat {
 namespace {
 
-namespace format = memusage::summary_file;
+namespace format = memusage::summary_format;
 
 uint32_t byte_swapped(uint32_t value) { return __builtin_bswap32(value); }
 

@@ -1,4 +1,4 @@
-// A summary file (memusage/summary_file.h) read and checked: nothing in it is trusted, and a
+// A summary file (memusage/summary_format.h) read and checked: nothing in it is trusted, and a
 // file of another machine (byte order, word size) or of a newer version is refused with a
 // message that says so.
 #pragma once

@@ -1,7 +1,7 @@
 #include "read/summary_reader.h"
 
 #include <gtest/gtest.h>
-#include <memusage/summary_file.h>
+#include <memusage/summary_format.h>
 
 #include <cstring>
 #include <vector>
@@ -11,7 +11,7 @@
 namespace memusagestat {
 namespace {
 
-namespace format = memusage::summary_file;
+namespace format = memusage::summary_format;
 
 std::vector<std::byte> summary_file(const memusage::Stats& stats, uint32_t flags = 0) {
     format::FileHeader header{};

@@ -15,7 +15,7 @@
 
 #include "memusage/stats.h"
 
-namespace memusage::summary_file {
+namespace memusage::summary_format {
 
 inline constexpr char kMagic[8] = {'M', 'U', 'S', 'U', 'M', 'M', 'R', '\n'};
 inline constexpr uint32_t kVersion = 1;
@@ -44,4 +44,4 @@ static_assert(sizeof(FileHeader) == 72);
 
 inline constexpr uint32_t kStatsBytes = sizeof(Stats);
 
-}  // namespace memusage::summary_file
+}  // namespace memusage::summary_format
