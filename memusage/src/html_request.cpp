@@ -38,7 +38,7 @@ std::string write_requested_html(const DriverOptions& options, const std::string
                "profiled one), so " +
                options.html_path + " was not written";
     std::string error = memusagestat::write_html_report(request, options.html_path, warnings);
-    if (!error.empty()) return "cannot write " + options.html_path + ": " + error;
+    if (!error.empty()) return "the HTML report was not written: " + error;
     return {};
 }
 
