@@ -21,46 +21,11 @@ build_dir=${1:-$source_dir/build-bench}
 runs=${RUNS:-5}
 events=${EVENTS:-10000000}
 
-cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF \
-    >/dev/null
-cmake --build "$build_dir" -j2 --target memusagestat memusage >/dev/null
-ours=$build_dir/bin/memusagestat
-helpers=$build_dir/bench-stat
-mkdir -p "$helpers"
-here=$source_dir/tests/bench/stat
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
-    -I"$source_dir/tests/unit/events" -o "$helpers/make_events" "$here/make_events.cpp"
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
-    -I"$source_dir/memusagestat/src" -o "$helpers/read_events" "$here/read_events.cpp" \
-    "$source_dir/memusagestat/src/read/events_reader.cpp"
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
-${CXX:-c++} -std=c++20 -O2 -g -o "$helpers/word_census" "$source_dir/tests/example/word_census.cpp"
-measure=$helpers/measure
-
-work=${WORK_DIR:-$(mktemp -d)}
-cleanup() { [ -z "${WORK_DIR:-}" ] && rm -rf "$work"; }
-trap cleanup EXIT
+source "$source_dir/tests/bench/stat/stat_bench_setup.sh"
 
 recording=$work/run.events
-sites=$work/run.sites
 "$helpers/make_events" "$events" "$recording"
-# The example's sites name the recording's site ids 2-9 (a different run: memusagestat
-# warns, which the benchmark ignores).
-MEMUSAGE_SITES=$sites LD_PRELOAD=$build_dir/lib/libmemusage.so "$helpers/word_census" \
-    >/dev/null 2>&1
 cat "$recording" >/dev/null  # every contender reads from the page cache
-
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-time_of() {
-    local out=$1
-    shift
-    read -r ns rss status _ < <("$measure" "$@" 2>/dev/null)
-    if [ "$status" != 0 ]; then
-        echo "$* exited with $status" >&2
-        exit 1
-    fi
-    echo "$ns $rss" >>"$out"
-}
 
 names=(read stacked map_site map_thread map_size flame)
 for name in "${names[@]}"; do : >"$work/$name"; done
@@ -74,7 +39,6 @@ for ((i = 0; i < runs; i++)); do
     time_of "$work/flame" "$ours" --sites="$sites" --flame="$work/f.png"
 done
 
-ms() { awk -v ns="$1" 'BEGIN {printf "%.0f ms", ns / 1e6}'; }
 size=$(stat -c %s "$recording")
 printf 'recording: %s events, %d MB (medians of %d runs)\n' "$events" $((size / 1000000)) "$runs"
 worst=0

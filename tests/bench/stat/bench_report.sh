@@ -23,35 +23,7 @@ runs=${RUNS:-5}
 events=${EVENTS:-5000000}
 big_events=${BIG_EVENTS:-10000000}
 
-if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-    cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DMEMUSAGE_TESTS=OFF >/dev/null
-fi
-cmake --build "$build_dir" -j2 --target memusagestat memusage >/dev/null
-ours=$build_dir/bin/memusagestat
-helpers=$build_dir/bench-stat
-mkdir -p "$helpers"
-here=$source_dir/tests/bench/stat
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
-    -I"$source_dir/tests/unit/events" -o "$helpers/make_events" "$here/make_events.cpp"
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
-    -o "$helpers/make_profile" "$here/make_profile.cpp"
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -I"$source_dir/libmemusage/include" \
-    -I"$source_dir/memusagestat/src" -o "$helpers/read_events" "$here/read_events.cpp" \
-    "$source_dir/memusagestat/src/read/events_reader.cpp"
-${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
-${CXX:-c++} -std=c++20 -O2 -g -o "$helpers/word_census" "$source_dir/tests/example/word_census.cpp"
-measure=$helpers/measure
-
-work=${WORK_DIR:-$(mktemp -d)}
-cleanup() { [ -z "${WORK_DIR:-}" ] && rm -rf "$work"; }
-trap cleanup EXIT
-
-# The example's sites name the recording's site ids 2-9 (a different run: memusagestat
-# warns, which the benchmark ignores).
-sites=$work/names.sites
-MEMUSAGE_SITES=$sites LD_PRELOAD=$build_dir/lib/libmemusage.so "$helpers/word_census" \
-    >/dev/null 2>&1
+source "$source_dir/tests/bench/stat/stat_bench_setup.sh"
 
 make_run() {  # make_run EVENTS PREFIX
     "$helpers/make_events" "$1" "$2.events"
@@ -59,18 +31,6 @@ make_run() {  # make_run EVENTS PREFIX
     cat "$2.events" "$2.dat" >/dev/null  # every contender reads from the page cache
 }
 make_run "$events" "$work/run"
-
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-time_of() {
-    local out=$1
-    shift
-    read -r ns rss status _ < <("$measure" "$@" 2>/dev/null)
-    if [ "$status" != 0 ]; then
-        echo "$* exited with $status" >&2
-        exit 1
-    fi
-    echo "$ns $rss" >>"$out"
-}
 
 : >"$work/t_read" && : >"$work/t_cat" && : >"$work/t_report"
 for ((i = 0; i < runs; i++)); do
@@ -80,7 +40,6 @@ for ((i = 0; i < runs; i++)); do
         --sites="$sites" --events="$work/run.events"
 done
 
-ms() { awk -v ns="$1" 'BEGIN {printf "%.0f ms", ns / 1e6}'; }
 read_ns=$(cut -d' ' -f1 "$work/t_read" | median)
 cat_ns=$(cut -d' ' -f1 "$work/t_cat" | median)
 report_ns=$(cut -d' ' -f1 "$work/t_report" | median)
