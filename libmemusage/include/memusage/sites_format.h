@@ -6,6 +6,7 @@
 //   module_count x { ModuleRecord, build-id bytes, path bytes, zeros up to 8-byte alignment }
 //   site_count   x { SiteRecord, depth x u64 return addresses, innermost first }
 //   stack_peak_count x { StackPeakRecord, depth x StackPeakFrame, innermost first }  (version 3)
+//   site_count x SiteExtraRecord, in the sites' order             (when flags has kHasSiteExtras)
 //   FileTrailer
 //
 // The header's magic is written last, so a run killed while writing leaves a file that
@@ -46,6 +47,10 @@ inline constexpr uint32_t kNoAllocationSites = 8;
 // Version 3 on: more threads reached a stack peak than the collector keeps, and some peaks
 // (of ended threads, the smallest first) were dropped.
 inline constexpr uint32_t kStackPeaksDropped = 16;
+// The sites' extra figures (SiteExtraRecord) follow the stack peaks. A flag rather than a
+// version, so that the change stands alone; readers without it refuse the file as longer
+// than its parts.
+inline constexpr uint32_t kHasSiteExtras = 32;
 
 struct FileHeader {
     char magic[8];
@@ -93,6 +98,15 @@ struct SiteRecord {
     uint32_t id;             // the collector's id for the stack (for diagnostics)
 };
 static_assert(sizeof(SiteRecord) == 48);
+
+// Figures of a site that SiteRecord has no room for, one per SiteRecord, in the same order.
+struct SiteExtraRecord {
+    uint64_t blocks_at_peak;    // blocks held when the heap was at heap_peak, exactly
+    uint64_t temporary_blocks;  // of blocks_freed, those freed before their thread's next
+                                // allocation (heaptrack's "temporary allocations")
+    uint64_t temporary_bytes;   // their bytes
+};
+static_assert(sizeof(SiteExtraRecord) == 24);
 
 // Which stack a thread was on when its stack peak was captured (StackPeakRecord::stack).
 // A stack the collector does not know the base of (a coroutine's, makecontext's) is never

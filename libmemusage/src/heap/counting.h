@@ -48,6 +48,8 @@ class Counting {
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
     void allocated(uint64_t size, const void* block) {
+        if (__builtin_expect(sites::enabled, 0))
+            log_.latest_block = site_ != 0 ? address_of(block) : 0;
         if (__builtin_expect(recording_blocks(), 0))
             return record_block(static_cast<int64_t>(size), site_, address_of(block), 0, size);
         record(static_cast<int64_t>(size), site_);
@@ -72,15 +74,18 @@ class Counting {
         released(old_size);
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
+        const uint32_t site = freed_site(block);
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(-static_cast<int64_t>(old_size),
-                                site_word(SiteChange::freed, site_), 0, address_of(block), 0);
-        record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_));
+            return record_block(-static_cast<int64_t>(old_size), site, 0, address_of(block), 0);
+        record(-static_cast<int64_t>(old_size), site);
     }
     // "nomove" counts resizes done in place, whatever the label suggests. `old_block`
     // is null for realloc(NULL, n), which makes a new block.
     void reallocated(uint64_t old_size, uint64_t new_size, bool moved, const void* old_block,
                      const void* new_block) {
+        // realloc(NULL, n) makes a new block; a resize is an allocation after the latest.
+        if (__builtin_expect(sites::enabled, 0))
+            log_.latest_block = old_block == nullptr && site_ != 0 ? address_of(new_block) : 0;
         if (!moved) ++log_.stats.realloc_nomove;
         if (new_size < old_size) {
             ++log_.stats.realloc_dec;
@@ -98,10 +103,10 @@ class Counting {
         released(size);
         ++log_.stats.calls_of(Call::free);
         log_.stats.bytes_of(Call::free) += size;
+        const uint32_t site = freed_site(block);
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_), 0,
-                                address_of(block), 0);
-        record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_));
+            return record_block(-static_cast<int64_t>(size), site, 0, address_of(block), 0);
+        record(-static_cast<int64_t>(size), site);
     }
 
     // munmap: the row counts what was asked; the heap loses only the accessible bytes
@@ -134,6 +139,15 @@ class Counting {
     void keep_site(uint32_t tag) { site_ = site_word(SiteChange::resize, tag); }
 
   private:
+    // A freed block's site word: temporary when it is the thread's latest new block and
+    // the thread allocated nothing since (a compare, no lock: the thread's own state).
+    uint32_t freed_site(const void* block) {
+        if (__builtin_expect(log_.latest_block == address_of(block), 0) && site_ != 0) {
+            log_.latest_block = 0;
+            return site_word(SiteChange::freed_temporary, site_);
+        }
+        return site_word(SiteChange::freed, site_);
+    }
     void record(int64_t heap_change, uint32_t site = 0) {
         uint64_t stack = log_.stack_use(sp_);
         if (__builtin_expect(stack > log_.stack_capture_above, 0)) note_stack_peak(stack);

@@ -40,6 +40,10 @@ struct ThreadLog {
     // they are off. A hint kept where the hot path has it in a register: the capture
     // decides from the thread's own figure.
     uint64_t stack_capture_above;
+    // Allocation sites (sites/site_accounts.h): the thread's latest new block while it has
+    // allocated nothing since; 0 when it has. Its free before the next allocation makes it
+    // a temporary block (heaptrack's meaning).
+    uint64_t latest_block;
     // The alternate signal stack of the thread that has the log, kept with the log so
     // that the next thread to have it needs no new one (fatal_signals.h).
     void* signal_stack;

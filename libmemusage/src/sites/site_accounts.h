@@ -11,8 +11,11 @@ namespace memusage {
 
 // What an event did to its site, in the two high bits of the event's site word; the low
 // bits are the block's site tag (below). A word of 0 touches no site (sites off, mmap,
-// timer ticks).
+// timer ticks): a tag is never 0, so a word with a tag and no change bits is the fourth
+// change, freed_temporary.
 enum class SiteChange : uint32_t {
+    // one of its blocks was freed before its thread allocated anything after it
+    freed_temporary = 0,
     new_block = 1u << 30,  // a block was allocated at the site
     resize = 2u << 30,     // one of its blocks was resized (realloc keeps a block's site)
     freed = 3u << 30,      // one of its blocks was freed
@@ -41,13 +44,21 @@ struct SiteFigures {
     uint64_t blocks_allocated;
     uint64_t bytes_allocated;  // new blocks, plus the growth of resizes
     uint64_t blocks_freed;
-    uint64_t bytes_freed;  // freed blocks, plus what resizes gave back
-    int64_t current;       // bytes held now
-    int64_t at_peak;       // bytes held at the peak, once the site changed after it
-    uint64_t changed_at;   // the event that last changed `current`
+    uint64_t bytes_freed;    // freed blocks, plus what resizes gave back
+    int64_t current;         // bytes held now
+    int64_t at_peak;         // bytes held at the peak, once the site changed after it
+    uint64_t changed_at;     // the event that last changed `current`
+    int64_t current_blocks;  // the same for blocks
+    int64_t blocks_at_peak_;
+    uint64_t temporary_blocks;  // of blocks_freed, those freed before their thread's next
+    uint64_t temporary_bytes;   // allocation, and their bytes
 
     uint64_t bytes_at_peak(uint64_t peak_at) const {
         int64_t held = changed_at <= peak_at ? current : at_peak;
+        return held > 0 ? static_cast<uint64_t>(held) : 0;
+    }
+    uint64_t blocks_at_peak(uint64_t peak_at) const {
+        int64_t held = changed_at <= peak_at ? current_blocks : blocks_at_peak_;
         return held > 0 ? static_cast<uint64_t>(held) : 0;
     }
 };
@@ -78,6 +89,7 @@ class SiteAccounts {
     // Figures as kept: in bytes and blocks when exact, else see in_units.
     const SiteFigures& site(uint32_t id) const { return sites_[id]; }
     uint64_t bytes_at_peak(uint32_t id) const { return sites_[id].bytes_at_peak(peak_at_); }
+    uint64_t blocks_at_peak(uint32_t id) const { return sites_[id].blocks_at_peak(peak_at_); }
     uint64_t heap_peak() const { return peak_; }
     // A kept figure in bytes or blocks (rounded).
     uint64_t in_units(uint64_t kept) const {
@@ -93,7 +105,10 @@ class SiteAccounts {
         int64_t amount;
         if (__builtin_mul_overflow(heap_change, factor, &amount))
             amount = heap_change < 0 ? INT64_MIN / 4 : INT64_MAX / 4;
-        if (site.changed_at <= peak_at_) site.at_peak = site.current;
+        if (site.changed_at <= peak_at_) {
+            site.at_peak = site.current;
+            site.blocks_at_peak_ = site.current_blocks;
+        }
         site.current += amount;
         site.changed_at = now_;
         uint64_t bytes =
@@ -102,10 +117,19 @@ class SiteAccounts {
             site.bytes_allocated += bytes;
         else
             site.bytes_freed += bytes;
-        if (change == static_cast<uint32_t>(SiteChange::new_block))
+        if (change == static_cast<uint32_t>(SiteChange::new_block)) {
             site.blocks_allocated += static_cast<uint64_t>(factor);
-        if (change == static_cast<uint32_t>(SiteChange::freed))
+            site.current_blocks += factor;
+        }
+        if (change == static_cast<uint32_t>(SiteChange::freed) ||
+            change == static_cast<uint32_t>(SiteChange::freed_temporary)) {
             site.blocks_freed += static_cast<uint64_t>(factor);
+            site.current_blocks -= factor;
+        }
+        if (change == static_cast<uint32_t>(SiteChange::freed_temporary)) {
+            site.temporary_blocks += static_cast<uint64_t>(factor);
+            site.temporary_bytes += bytes;
+        }
     }
 
     SiteFigures* sites_ = nullptr;

@@ -167,6 +167,23 @@ uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAc
     return count;
 }
 
+// The sites' extra figures, in write_sites' order.
+void write_site_extras(BufferedWriter& out, const StackTable& stacks, const SiteAccounts& accounts,
+                       uint32_t also_without_figures) {
+    uint32_t limit = stacks.id_limit();
+    if (limit > accounts.capacity()) limit = accounts.capacity();
+    for (uint32_t id = StackTable::kTableFull; id < limit; ++id) {
+        const SiteFigures& figures = accounts.site(id);
+        if (figures.blocks_allocated == 0 && figures.bytes_allocated == 0 &&
+            id != also_without_figures)
+            continue;
+        format::SiteExtraRecord record = {accounts.in_units(accounts.blocks_at_peak(id)),
+                                          accounts.in_units(figures.temporary_blocks),
+                                          accounts.in_units(figures.temporary_bytes)};
+        out.put(&record, sizeof record);
+    }
+}
+
 // The threads' stack peaks (stack_peaks.h), times made nanoseconds since the start.
 uint32_t write_stack_peaks(BufferedWriter& out) {
     const stack_peaks::Slot* slots = stack_peaks::slots();
@@ -215,6 +232,7 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
     dl_iterate_phdr(write_module, &modules);
     uint32_t site_count = write_sites(out, stacks, accounts, first_refused_site);
     uint32_t stack_peak_count = write_stack_peaks(out);
+    write_site_extras(out, stacks, accounts, first_refused_site);
     format::FileTrailer trailer = {};
     memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
     trailer.file_bytes = out.position() + sizeof trailer;
@@ -228,7 +246,8 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.heap_peak = accounts.heap_peak();
         header.module_count = modules.count;
         header.site_count = site_count;
-        header.flags = flags | (stacks.overflowed() ? format::kStackTableFull : 0);
+        header.flags =
+            flags | (stacks.overflowed() ? format::kStackTableFull : 0) | format::kHasSiteExtras;
         header.max_depth = format::kMaxDepth;
         header.pid = static_cast<uint64_t>(getpid());
         header.sample_interval = accounts.sample_interval();

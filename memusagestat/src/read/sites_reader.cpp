@@ -79,7 +79,8 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     }
     if (header.version < 3) {  // no stack peaks: the field was reserved
         header.stack_peak_count = 0;
-        header.flags &= ~(format::kNoAllocationSites | format::kStackPeaksDropped);
+        header.flags &=
+            ~(format::kNoAllocationSites | format::kStackPeaksDropped | format::kHasSiteExtras);
     }
     format::FileTrailer trailer;
     std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
@@ -167,6 +168,18 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
             frame = {stored.ip, stored.sp};
         }
         profile.stack_peaks.push_back(std::move(peak));
+    }
+    if ((header.flags & format::kHasSiteExtras) != 0) {
+        if (profile.sites.size() > cursor.left() / sizeof(format::SiteExtraRecord))
+            return kTruncated;
+        for (AllocationSite& site : profile.sites) {
+            format::SiteExtraRecord record;
+            cursor.take(record);
+            site.blocks_at_peak = record.blocks_at_peak;
+            site.temporary_blocks = record.temporary_blocks;
+            site.temporary_bytes = record.temporary_bytes;
+        }
+        profile.has_site_extras = true;
     }
     if (cursor.left() != 0) return kTruncated;
     return {};

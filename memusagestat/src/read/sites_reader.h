@@ -21,6 +21,10 @@ struct AllocationSite {
     uint64_t blocks_allocated = 0, bytes_allocated = 0;
     uint64_t blocks_freed = 0, bytes_freed = 0;
     uint64_t bytes_at_peak = 0;
+    // From the site extras (sites_format.h, kHasSiteExtras); 0 in files without them.
+    uint64_t blocks_at_peak = 0;
+    uint64_t temporary_blocks = 0;  // freed before their thread's next allocation
+    uint64_t temporary_bytes = 0;
     uint32_t id = 0;
     std::vector<uint64_t> frames;  // return addresses, innermost first
 
@@ -97,6 +101,9 @@ struct SitesProfile {
     // More threads reached a stack peak than the collector keeps: some ended threads'
     // smaller peaks are missing.
     bool stack_peaks_dropped = false;
+    // The sites' blocks at the peak and temporary blocks are known (sites_format.h's
+    // kHasSiteExtras); false for files written before them, where they read as 0.
+    bool has_site_extras = false;
     std::vector<SitesModule> modules;
     std::vector<AllocationSite> sites;
     std::vector<StackPeak> stack_peaks;  // version 3 on; in no particular order
