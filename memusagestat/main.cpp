@@ -1,6 +1,6 @@
 // memusagestat [OPTION]... DATAFILE [OUTFILE]: options in, one picture out.
 // memusagestat --sites=FILE [--top=N]: the allocation-site report of a sites file, or its
-// leak report, folded stacks, DHAT JSON.
+// leak report, folded stacks, DHAT JSON, pprof profile.
 // memusagestat [--sites=FILE] [--events=FILE] --flame=OUT|--stacked=OUT|--block-map=OUT: pictures.
 // memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE] [--summary=FILE]: the
 // HTML report of a run.
@@ -24,7 +24,7 @@ constexpr const char* kHelp =
     "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
     "  or:  memusagestat --sites=FILE [--top=N] [--stack-peak] [--leaks] [--leak-exitcode=N]\n"
     "                    [--folded=OUT [--folded-metric=METRIC]] [--dhat=OUT]\n"
-    "                    [--events=FILE] [--long-lived=DURATION]\n"
+    "                    [--pprof=OUT] [--events=FILE] [--long-lived=DURATION]\n"
     "  or:  memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT] [--stacked=OUT]\n"
     "                    [--block-map=OUT] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
     "  or:  memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
@@ -54,6 +54,9 @@ constexpr const char* kHelp =
     "      --folded-metric=METRIC What they weigh: peak (default), leaked, allocated\n"
     "                             or blocks\n"
     "      --dhat=OUT             With --sites: write DHAT JSON to OUT (dh_view.html)\n"
+    "      --pprof=OUT            With --sites: write a pprof profile to OUT (go tool\n"
+    "                             pprof, fleet profilers): allocated, at the peak\n"
+    "                             (inuse_*) and leaked (leaked_*)\n"
     "      --long-lived=DURATION  With --sites and --events: report the sites of blocks\n"
     "                             that lived longer than DURATION (500ms, 2s, 100us)\n"
     "      --events=FILE          The run's event recording (memusage --events or\n"
@@ -88,7 +91,7 @@ constexpr const char* kUsage =
     "            [--x-size=VALUE] [--y-size=VALUE] [--help] [--usage] [--version]\n"
     "            DATAFILE [OUTFILE]\n"
     "   or: memusagestat --sites=FILE [--top=N] [--stack-peak] [--leaks] [--leak-exitcode=N]\n"
-    "            [--folded=OUT] [--folded-metric=METRIC] [--dhat=OUT]\n"
+    "            [--folded=OUT] [--folded-metric=METRIC] [--dhat=OUT] [--pprof=OUT]\n"
     "            [--events=FILE] [--long-lived=DURATION]\n"
     "   or: memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT]\n"
     "            [--flame-metric=peak|leaked|allocated] [--stacked=OUT] [--block-map=OUT]\n"
@@ -118,7 +121,7 @@ bool parse_size(const std::string& text, unsigned& out) {
 
 // What --sites makes, as given on the command line.
 struct SitesRequest {
-    std::string path, top, leak_exitcode, folded, folded_metric, dhat, events, long_lived;
+    std::string path, top, leak_exitcode, folded, folded_metric, dhat, pprof, events, long_lived;
     bool leaks = false;
     bool stack_peak = false;
 };
@@ -148,9 +151,11 @@ int report_sites(const SitesRequest& request) {
     outputs.leaks = request.leaks || !request.leak_exitcode.empty();
     outputs.folded_path = request.folded;
     outputs.dhat_path = request.dhat;
+    outputs.pprof_path = request.pprof;
     // The rankings and the stack peaks, unless another report or an export is asked for.
     outputs.rankings = !outputs.leaks && !outputs.long_lived && outputs.folded_path.empty() &&
-                       outputs.dhat_path.empty() && !request.stack_peak;
+                       outputs.dhat_path.empty() && outputs.pprof_path.empty() &&
+                       !request.stack_peak;
     outputs.stack_peak = outputs.rankings || request.stack_peak;
 
     memusagestat::SitesResult result;
@@ -264,6 +269,7 @@ int main(int argc, char** argv) {
         ("folded", po::value(&sites.folded))                 //
         ("folded-metric", po::value(&sites.folded_metric))   //
         ("dhat", po::value(&sites.dhat))                     //
+        ("pprof", po::value(&sites.pprof))                   //
         ("events", po::value(&sites.events))                 //
         ("long-lived", po::value(&sites.long_lived))         //
         ("flame", po::value(&pictures.flame))                //
@@ -301,9 +307,9 @@ int main(int argc, char** argv) {
     if (given.count("html")) {
         if (html.out.empty()) return fail("--html needs a file name: --html=OUT");
         for (const char* option :
-             {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat", "long-lived",
-              "flame", "flame-metric", "stacked", "block-map", "color-by", "output", "string",
-              "time", "total", "x-size", "y-size"})
+             {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat", "pprof",
+              "long-lived", "flame", "flame-metric", "stacked", "block-map", "color-by", "output",
+              "string", "time", "total", "x-size", "y-size"})
             if (given.count(option) && !given[option].defaulted())
                 return fail(std::string("--") + option + " does not go with --html");
         return write_html(html, sites, files);
@@ -314,7 +320,7 @@ int main(int argc, char** argv) {
     if (pictures.any()) {
         if (!files.empty()) return fail("the pictures take no DATAFILE: '" + files[0] + "'");
         for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric",
-                                   "dhat", "long-lived", "stack-peak"})
+                                   "dhat", "pprof", "long-lived", "stack-peak"})
             if (given.count(option) && !given[option].defaulted())
                 return fail(std::string("--") + option +
                             " goes with the sites report, not the pictures");
@@ -337,7 +343,7 @@ int main(int argc, char** argv) {
         return report_sites(sites);
     }
     for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat",
-                               "events", "long-lived", "stack-peak"})
+                               "pprof", "events", "long-lived", "stack-peak"})
         if (given.count(option) && !given[option].defaulted())
             return fail(std::string("--") + option + " only goes with --sites");
     if (files.empty()) return fail("missing DATAFILE");

@@ -1,5 +1,6 @@
 // memusage: runs a program with the collector preloaded, then optionally draws its profile.
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -152,7 +153,16 @@ int run(const DriverOptions& options) {
 
     std::vector<std::string> environment = child_environment(inherited_environment(), run_options,
                                                              collector.path, data_path, sites_path);
+    RunTimes run_times;
+    timespec started{}, ended{};
+    ::clock_gettime(CLOCK_REALTIME, &started);
     ProgramOutcome outcome = run_child(lookup.path, options.command, environment);
+    ::clock_gettime(CLOCK_REALTIME, &ended);
+    auto nanoseconds = [](const timespec& t) {
+        return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
+    };
+    run_times.start_ns = nanoseconds(started);
+    run_times.duration_ns = nanoseconds(ended) - run_times.start_ns;
     // Messages after the run must not kill the driver before it cleans up, should the
     // reader of standard error be gone.
     ::signal(SIGPIPE, SIG_IGN);
@@ -172,7 +182,7 @@ int run(const DriverOptions& options) {
     if ((wants_sites(options) || options.stack_peak) && may_have_profile) {
         SitesOutcome sites;
         std::string error =
-            requested_sites_outputs(options, sites_path, run_options.events_path, sites);
+            requested_sites_outputs(options, sites_path, run_options.events_path, run_times, sites);
         if (!sites.report.empty()) print(stderr, "\n" + sites.report);
         if (!sites.warning.empty()) complain(sites.warning);
         if (!error.empty()) complain(error);

@@ -34,6 +34,7 @@ po::options_description driver_option_table() {
         ("folded", po::value<std::string>())            //
         ("folded-metric", po::value<std::string>())     //
         ("dhat", po::value<std::string>())              //
+        ("pprof", po::value<std::string>())             //
         ("long-lived", po::value<std::string>())        //
         ("sites-sample", optional_interval)             //
         ("sites-file", po::value<std::string>())        //
@@ -194,6 +195,9 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
         out.folded_metric = value;
     } else if (key == "dhat") {
         out.dhat_path = value;
+    } else if (key == "pprof") {
+        if (value.empty()) return invalid("file name");
+        out.pprof_path = value;
     } else if (key == "long-lived") {
         out.long_lived = value;
     } else if (key == "sites-sample") {
@@ -332,7 +336,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
 
 bool wants_sites(const DriverOptions& options) {
     return options.sites || options.leaks || !options.folded_path.empty() ||
-           !options.dhat_path.empty() || !options.long_lived.empty();
+           !options.dhat_path.empty() || !options.pprof_path.empty() || !options.long_lived.empty();
 }
 
 bool wants_stack_peak_only(const DriverOptions& options) {

@@ -26,7 +26,8 @@ std::string sites_request_error(const DriverOptions& options) {
 }
 
 std::string requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
-                                    const std::string& events_path, SitesOutcome& outcome) {
+                                    const std::string& events_path, const RunTimes& run,
+                                    SitesOutcome& outcome) {
     // An empty file means the collector never wrote it: the program was not the one -n
     // names, or it ended without running its exit handlers (_exit, a kill).
     struct stat status {};
@@ -44,6 +45,9 @@ std::string requested_sites_outputs(const DriverOptions& options, const std::str
     if (!options.folded_metric.empty())
         memusagestat::parse_folded_metric(options.folded_metric, outputs.folded_metric);
     outputs.dhat_path = options.dhat_path;
+    outputs.pprof_path = options.pprof_path;
+    outputs.run_start_ns = run.start_ns;
+    outputs.run_duration_ns = run.duration_ns;
     outputs.events_path = events_path;
     if (!options.long_lived.empty())
         outputs.long_lived = memusagestat::parse_duration(options.long_lived);

@@ -1,7 +1,8 @@
-// `memusage --sites`, `--leaks`, `--folded`, `--dhat`, `--long-lived`: the allocation-site
-// reports and exports of the run, made with the code memusagestat --sites uses.
+// `memusage --sites`, `--leaks`, `--folded`, `--dhat`, `--pprof`, `--long-lived`: the
+// allocation-site reports and exports of the run, made with the code memusagestat --sites uses.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "options.h"
@@ -21,10 +22,17 @@ struct SitesOutcome {
     bool leaks_found = false;  // the program's leaks, as --leaks counts them
 };
 
+// When the program ran, as the driver timed it (the pprof profile's time and duration).
+struct RunTimes {
+    uint64_t start_ns = 0;  // since the epoch
+    uint64_t duration_ns = 0;
+};
+
 // The reports and exports of the sites file (and of the event recording at events_path, if
 // not empty) into `outcome`; a message for the user when some could not be made (`outcome`
 // then holds those that could).
 std::string requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
-                                    const std::string& events_path, SitesOutcome& outcome);
+                                    const std::string& events_path, const RunTimes& run,
+                                    SitesOutcome& outcome);
 
 }  // namespace memusage

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "exports/dhat_export.h"
+#include "exports/pprof_export.h"
 #include "reports/leak_report.h"
 #include "reports/long_lived_report.h"
 #include "reports/sites_report.h"
@@ -28,6 +29,27 @@ std::string write_file(const std::string& path, const std::string& text) {
     }
     if (!written) return "cannot write " + path + ": " + std::strerror(error);
     return {};
+}
+
+// When the run began and how long it took: as the driver saw it, else from the sites file's
+// time of writing (the collector writes it at exit) less the recording's length when the
+// recording was replayed for another output (0, not known, when not).
+PprofRun pprof_run(const std::string& sites_path, const SitesOutputs& outputs,
+                   const RunLifetimes& lifetimes) {
+    PprofRun run;
+    run.command = outputs.command;
+    run.start_ns = outputs.run_start_ns;
+    run.duration_ns = outputs.run_duration_ns;
+    if (run.start_ns != 0) return run;
+    if (run.duration_ns == 0 && lifetimes.duration > 0)
+        run.duration_ns = static_cast<uint64_t>(lifetimes.duration * 1e9);
+    struct stat written {};
+    if (::stat(sites_path.c_str(), &written) == 0) {
+        uint64_t end = static_cast<uint64_t>(written.st_mtim.tv_sec) * 1000000000u +
+                       static_cast<uint64_t>(written.st_mtim.tv_nsec);
+        run.start_ns = end > run.duration_ns ? end - run.duration_ns : end;
+    }
+    return run;
 }
 
 }  // namespace
@@ -104,6 +126,12 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
                 "the DHAT file has no lifetimes (" + no_lifetimes + "): dh_view shows totals only";
         else if (!lifetimes.problem.empty())
             result.warning = "the DHAT file's lifetimes: " + lifetimes.problem;
+    }
+    if (!outputs.pprof_path.empty()) {
+        std::string error =
+            write_file(outputs.pprof_path,
+                       pprof_profile(profile, sites, pprof_run(sites_path, outputs, lifetimes)));
+        if (!error.empty()) return error;
     }
     return deferred_error;
 }

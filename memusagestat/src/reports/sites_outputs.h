@@ -1,5 +1,5 @@
 // Everything made from one sites file, as memusagestat --sites and memusage ask for it: the
-// rankings, the leak report, folded stacks, DHAT JSON, and with the run's event recording
+// rankings, the leak report, folded stacks, DHAT JSON, pprof, and with the run's event recording
 // the lifetimes in DHAT JSON and the long-lived report. The file is read and its stacks
 // symbolised once for all of them.
 #pragma once
@@ -18,7 +18,11 @@ struct SitesOutputs {
     bool leaks = false;       // the leak report (leak_report.h)
     std::string folded_path;  // write folded stacks here, if not empty
     FoldedMetric folded_metric = FoldedMetric::peak;
-    std::string dhat_path;             // write DHAT JSON here, if not empty
+    std::string dhat_path;   // write DHAT JSON here, if not empty
+    std::string pprof_path;  // write a pprof profile here, if not empty
+    // The run's start (ns since the epoch) and length, for the pprof profile; 0: not known
+    // (then the sites file's time of writing, the run's end, and the recording's length).
+    uint64_t run_start_ns = 0, run_duration_ns = 0;
     std::string command;               // DHAT's "cmd"; the program's path when empty
     std::string events_path;           // the run's event recording, if any (lifetimes)
     std::optional<double> long_lived;  // the long-lived report's threshold, in seconds

@@ -76,6 +76,9 @@ AllocationSite ShownSite::program_figures() const {
     program.blocks_freed -= kept_by_runtime.blocks_freed;
     program.bytes_freed -= kept_by_runtime.bytes_freed;
     program.bytes_at_peak -= kept_by_runtime.bytes_at_peak;
+    program.blocks_at_peak -= kept_by_runtime.blocks_at_peak;
+    program.temporary_blocks -= kept_by_runtime.temporary_blocks;
+    program.temporary_bytes -= kept_by_runtime.temporary_bytes;
     return program;
 }
 
@@ -85,6 +88,9 @@ void add_figures(AllocationSite& into, const AllocationSite& site) {
     into.blocks_freed += site.blocks_freed;
     into.bytes_freed += site.bytes_freed;
     into.bytes_at_peak += site.bytes_at_peak;
+    into.blocks_at_peak += site.blocks_at_peak;
+    into.temporary_blocks += site.temporary_blocks;
+    into.temporary_bytes += site.temporary_bytes;
 }
 
 std::string plural(uint64_t count, const char* one, const char* many) {
