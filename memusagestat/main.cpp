@@ -4,6 +4,7 @@
 // memusagestat [--sites=FILE] [--events=FILE] --flame=OUT|--stacked=OUT|--block-map=OUT: pictures.
 // memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE] [--summary=FILE]: the
 // HTML report of a run.
+// memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT]: what changed between two runs.
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
 #include "report/html_report.h"
+#include "reports/diff_report.h"
 #include "reports/duration.h"
 #include "reports/sites_outputs.h"
 
@@ -29,6 +31,7 @@ constexpr const char* kHelp =
     "                    [--block-map=OUT] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
     "  or:  memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
     "                    [--summary=FILE] [--html-window=START..END]\n"
+    "  or:  memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT] [--top=N]\n"
     "Generate graphic from memory profiling data, or report allocation sites\n"
     "\n"
     "  -o, --output=FILE          Name output file (.png, .svg or .pdf; default\n"
@@ -78,6 +81,10 @@ constexpr const char* kHelp =
     "      --html-window=START..END  With --html: report only this part of the run,\n"
     "                             every event of it (times as --long-lived takes\n"
     "                             them: 1.5s..2s, 100ms..)\n"
+    "      --diff BEFORE AFTER    Compare two runs' sites files (totals, and the sites\n"
+    "                             that changed most), or two data files (totals)\n"
+    "      --fail-if-grown=LIMIT  With --diff: exit with status 3 when the heap peak\n"
+    "                             grew by more than LIMIT (10%, or a size: 64k)\n"
     "  -?, --help                 Give this help list\n"
     "      --usage                Give a short usage message\n"
     "  -V, --version              Print program version\n"
@@ -97,7 +104,8 @@ constexpr const char* kUsage =
     "            [--flame-metric=peak|leaked|allocated] [--stacked=OUT] [--block-map=OUT]\n"
     "            [--color-by=site|thread|size] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
     "   or: memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
-    "            [--summary=FILE] [--html-window=START..END]\n";
+    "            [--summary=FILE] [--html-window=START..END]\n"
+    "   or: memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT] [--top=N]\n";
 
 constexpr const char* kVersion =
     "memusagestat (memusage) " MEMUSAGE_VERSION
@@ -243,6 +251,30 @@ int write_html(const HtmlRequest& html, const SitesRequest& sites,
     return 0;
 }
 
+// memusagestat --diff BEFORE AFTER.
+int diff_runs(const std::vector<std::string>& files, const std::string& top,
+              const std::string& limit) {
+    if (files.size() != 2) return fail("--diff takes two files: BEFORE AFTER");
+    memusagestat::DiffOptions options;
+    if (!top.empty() && (!parse_size(top, options.top) || options.top == 0))
+        return fail("invalid count '" + top + "' for --top (want a number above 0)");
+    if (!limit.empty()) {
+        memusagestat::GrowthLimit parsed;
+        if (!memusagestat::parse_growth_limit(limit, parsed))
+            return fail("invalid limit '" + limit +
+                        "' for --fail-if-grown (want a percentage, 10%, or a size, 64k)");
+        options.fail_if_grown = parsed;
+    }
+    memusagestat::DiffResult result;
+    std::string error = memusagestat::diff_files(files[0], files[1], options, result);
+    if (!error.empty()) {
+        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+        return 1;
+    }
+    if (std::fputs(result.text.c_str(), stdout) < 0) return 1;
+    return result.grown_beyond_limit ? memusagestat::kGrownExitStatus : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -251,7 +283,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> files;
     PictureRequest pictures;
     HtmlRequest html;
-    bool time_based = false, total = false;
+    bool time_based = false, total = false, diff = false;
+    std::string fail_if_grown;
 
     po::options_description options;
     options.add_options()                                    //
@@ -280,6 +313,8 @@ int main(int argc, char** argv) {
         ("html", po::value(&html.out))                       //
         ("html-window", po::value(&html.window))             //
         ("summary", po::value(&html.summary))                //
+        ("diff", po::bool_switch(&diff))                     //
+        ("fail-if-grown", po::value(&fail_if_grown))         //
         ("help,?", "")                                       //
         ("usage", "")                                        //
         ("version,V", "")                                    //
@@ -303,6 +338,19 @@ int main(int argc, char** argv) {
     if (given.count("help")) return std::fputs(kHelp, stdout) < 0;
     if (given.count("usage")) return std::fputs(kUsage, stdout) < 0;
     if (given.count("version")) return std::fputs(kVersion, stdout) < 0;
+
+    if (diff) {
+        for (const char* option :
+             {"sites", "leaks",        "leak-exitcode", "folded",     "folded-metric",
+              "dhat",  "pprof",        "events",        "long-lived", "stack-peak",
+              "flame", "flame-metric", "stacked",       "block-map",  "color-by",
+              "html",  "html-window",  "summary",       "output",     "string",
+              "time",  "total",        "x-size",        "y-size"})
+            if (given.count(option) && !given[option].defaulted())
+                return fail(std::string("--") + option + " does not go with --diff");
+        return diff_runs(files, sites.top, fail_if_grown);
+    }
+    if (given.count("fail-if-grown")) return fail("--fail-if-grown goes with --diff");
 
     if (given.count("html")) {
         if (html.out.empty()) return fail("--html needs a file name: --html=OUT");

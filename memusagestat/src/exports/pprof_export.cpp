@@ -233,7 +233,8 @@ std::string pprof_profile(const SitesProfile& profile, const std::vector<ShownSi
         const AllocationSite& figures = sites[i].figures;
         std::vector<uint64_t> values = {figures.blocks_allocated, figures.bytes_allocated,
                                         figures.blocks_at_peak,   figures.bytes_at_peak,
-                                        figures.blocks_leaked(),  figures.bytes_leaked()};
+                                        figures.blocks_leaked(),  figures.bytes_leaked(),
+                                        figures.temporary_blocks, figures.temporary_bytes};
         Message sample;
         sample.packed(field::kLocationId, stack_of(sites[i], tables)).packed(field::kValue, values);
         document.message(field::kSample, sample);

@@ -97,6 +97,14 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
     if (profile.sample_interval == 0 && total.bytes_at_peak < profile.heap_peak)
         out += "(" + plural(profile.heap_peak - total.bytes_at_peak, "byte", "bytes") +
                " held at the heap peak belong to no site: memory maps traced with -m have none)\n";
+    // Temporary blocks (heaptrack's): the cheapest allocations to remove, a stack buffer
+    // or a reused one would do.
+    if (profile.has_site_extras && total.temporary_blocks != 0)
+        out += "Temporary blocks (freed before their thread's next allocation): " +
+               std::to_string(total.temporary_blocks) + " of " +
+               std::to_string(total.blocks_allocated) +
+               percent_of(total.temporary_blocks, total.blocks_allocated) + ", " +
+               plural(total.temporary_bytes, "byte", "bytes") + "\n";
     uint64_t peak = profile.heap_peak;
     write_ranking(
         out,
@@ -121,6 +129,16 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
                               plural(s.blocks_allocated, "call", "calls");
                    }},
                   sites, options.top);
+    if (profile.has_site_extras && total.temporary_blocks != 0)
+        write_ranking(out,
+                      {"Temporary blocks (freed before the thread's next allocation)",
+                       [](const AllocationSite& s) { return s.temporary_blocks; },
+                       [](const AllocationSite& s) {
+                           return plural(s.temporary_blocks, "block", "blocks") + " of " +
+                                  std::to_string(s.blocks_allocated) + ", " +
+                                  plural(s.temporary_bytes, "byte", "bytes");
+                       }},
+                      sites, options.top);
 
     write_first_refused(out, profile, symbolizer);
     out += profile_notes(profile, symbolizer);

@@ -1,8 +1,8 @@
 // The allocation-site report: the top sites by bytes held at the heap peak, by bytes still
-// allocated at exit, and by bytes allocated, each with its stack symbolised, the program's
-// own innermost frame first. Wrapper frames (operator new, the standard library, the C
-// runtime, g_malloc) are folded into the site that called them, and sites that are the
-// same once folded are counted as one.
+// allocated at exit, by bytes allocated, and by temporary blocks when there are any, each with its
+// stack symbolised, the program's own innermost frame first. Wrapper frames (operator new, the
+// standard library, the C runtime, g_malloc) are folded into the site that called them, and sites
+// that are the same once folded are counted as one.
 #pragma once
 
 #include <string>

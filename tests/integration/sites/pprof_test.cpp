@@ -130,7 +130,8 @@ TEST_F(Pprof, FunctionsHaveFilesAndLinesMappingsTheBuildIds) {
     EXPECT_NE(raw.out.find(" lib_leak " + location("sites_library.c", "library") + " "),
               std::string::npos)
         << raw.out;
-    Outcome notes = collector_test::run({"/usr/bin/readelf", "-n", fixture("sites_fixture_c")}, {}, "");
+    Outcome notes =
+        collector_test::run({"/usr/bin/readelf", "-n", fixture("sites_fixture_c")}, {}, "");
     std::smatch build_id;
     ASSERT_TRUE(std::regex_search(notes.out, build_id, std::regex("Build ID: ([0-9a-f]+)")));
     EXPECT_NE(raw.out.find(fixture("sites_fixture_c") + " " + build_id[1].str()), std::string::npos)

@@ -53,7 +53,7 @@ std::vector<Entry> entries_of(const std::string& report) {
     std::string line, section;
     while (std::getline(lines, line)) {
         std::string trimmed = line.substr(std::min(line.find_first_not_of(' '), line.size()));
-        if (line.starts_with("Bytes ")) {
+        if (line.starts_with("Bytes ") || line.starts_with("Temporary blocks (freed before the ")) {
             section = line;
         } else if (trimmed.starts_with("#") && !section.empty()) {
             entries.push_back(Entry{section, trimmed, {}});

@@ -1,0 +1,275 @@
+#include "reports/diff_report.h"
+
+#include <fcntl.h>
+#include <memusage/quantities.h>
+#include <memusage/sites_format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "read/mapped_data_file.h"
+#include "read/sites_reader.h"
+#include "sites/shown_sites.h"
+
+namespace memusagestat {
+namespace {
+
+bool is_sites_file(const std::string& path) {
+    char magic[sizeof memusage::sites_format::kMagic] = {};
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool sites = ::read(fd, magic, sizeof magic) == static_cast<ssize_t>(sizeof magic) &&
+                 std::memcmp(magic, memusage::sites_format::kMagic, sizeof magic) == 0;
+    ::close(fd);
+    return sites;
+}
+
+std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+// A site as two builds of a program both name it: each frame's function with its source
+// file's name and line (or its module's name), never an address.
+std::string site_key(const ShownSite& site) {
+    std::string key = site.cut_at != 0 ? cut_root(site.cut_at) : "";
+    key += site.via;
+    for (const SourceFrame& frame : site.frames) {
+        key += "\n" + frame.function;
+        if (!frame.file.empty())
+            key += " " + file_name(frame.file) + ":" + std::to_string(frame.line);
+        else if (frame.function.empty())
+            key += file_name(frame.module) + "+" + std::to_string(frame.offset);
+        else
+            key += " in " + file_name(frame.module);
+    }
+    if (site.frames.empty())
+        for (const std::string& line : site.lines) key += "\n" + line;
+    return key;
+}
+
+std::string signed_number(int64_t value) { return (value > 0 ? "+" : "") + std::to_string(value); }
+
+std::string change_of(uint64_t before, uint64_t after) {
+    int64_t change = static_cast<int64_t>(after) - static_cast<int64_t>(before);
+    std::string text = signed_number(change);
+    if (before != 0 && change != 0) {
+        char percent[32];
+        std::snprintf(percent, sizeof percent, " (%+.1f%%)",
+                      100.0 * static_cast<double>(change) / static_cast<double>(before));
+        text += percent;
+    }
+    return text;
+}
+
+void table_row(std::string& out, const char* label, uint64_t before, uint64_t after) {
+    char row[160];
+    std::snprintf(row, sizeof row, "  %-22s %14" PRIu64 " %14" PRIu64 "   %s\n", label, before,
+                  after, change_of(before, after).c_str());
+    out += row;
+}
+
+void table_head(std::string& out) {
+    char row[160];
+    std::snprintf(row, sizeof row, "  %-22s %14s %14s   %s\n", "", "before", "after", "change");
+    out += row;
+}
+
+struct Read {
+    SitesProfile profile;
+    std::vector<ShownSite> sites;
+    AllocationSite total;
+};
+
+std::string read_sites(const std::string& path, Read& read) {
+    if (std::string error = read_sites_file(path, read.profile); !error.empty()) return error;
+    Symbolizer symbolizer(read.profile.modules);
+    read.sites = shown_sites(read.profile, symbolizer);
+    for (const ShownSite& site : read.sites) add_figures(read.total, site.figures);
+    return {};
+}
+
+struct MatchedSite {
+    const ShownSite* before = nullptr;
+    const ShownSite* after = nullptr;
+    AllocationSite before_figures, after_figures;  // summed: folding may join sites
+};
+
+struct Measure {
+    const char* title;
+    const char* unit_one;
+    const char* unit_many;
+    std::function<uint64_t(const AllocationSite&)> value;
+};
+
+void write_changes(std::string& out, const Measure& measure, const std::vector<MatchedSite>& sites,
+                   unsigned top) {
+    std::vector<const MatchedSite*> changed;
+    auto change = [&](const MatchedSite* site) {
+        return static_cast<int64_t>(measure.value(site->after_figures)) -
+               static_cast<int64_t>(measure.value(site->before_figures));
+    };
+    for (const MatchedSite& site : sites)
+        if (change(&site) != 0) changed.push_back(&site);
+    std::stable_sort(changed.begin(), changed.end(),
+                     [&](const MatchedSite* a, const MatchedSite* b) {
+                         return std::llabs(change(a)) > std::llabs(change(b));
+                     });
+    out += "\n";
+    out += measure.title;
+    if (changed.size() > top)
+        out += " (top " + std::to_string(top) + " of " + std::to_string(changed.size()) + ")";
+    out += ":\n";
+    if (changed.empty()) out += "   none\n";
+    for (size_t i = 0; i < changed.size() && i < top; ++i) {
+        const MatchedSite& site = *changed[i];
+        uint64_t before = measure.value(site.before_figures),
+                 after = measure.value(site.after_figures);
+        std::string figures =
+            signed_number(change(&site)) + " " +
+            (std::llabs(change(&site)) == 1 ? measure.unit_one : measure.unit_many) + " (" +
+            std::to_string(before) + " -> " + std::to_string(after) + ")";
+        if (site.before == nullptr) figures += " new";
+        if (site.after == nullptr) figures += " gone";
+        write_entry(out, i + 1, figures, site.after != nullptr ? *site.after : *site.before);
+    }
+}
+
+std::string diff_sites(const Read& before, const Read& after, const DiffOptions& options) {
+    std::string out;
+    table_head(out);
+    table_row(out, "heap peak", before.profile.heap_peak, after.profile.heap_peak);
+    table_row(out, "bytes allocated", before.total.bytes_allocated, after.total.bytes_allocated);
+    table_row(out, "calls (blocks)", before.total.blocks_allocated, after.total.blocks_allocated);
+    table_row(out, "bytes leaked", before.total.bytes_leaked(), after.total.bytes_leaked());
+    table_row(out, "blocks leaked", before.total.blocks_leaked(), after.total.blocks_leaked());
+    if (before.profile.has_site_extras && after.profile.has_site_extras)
+        table_row(out, "temporary blocks", before.total.temporary_blocks,
+                  after.total.temporary_blocks);
+    table_row(out, "sites", before.sites.size(), after.sites.size());
+
+    std::map<std::string, MatchedSite> by_key;
+    std::vector<std::string> order;
+    auto add = [&](const Read& read, bool is_after) {
+        for (const ShownSite& site : read.sites) {
+            std::string key = site_key(site);
+            auto [found, inserted] = by_key.try_emplace(key);
+            if (inserted) order.push_back(key);
+            MatchedSite& matched = found->second;
+            if (is_after) {
+                if (matched.after == nullptr) matched.after = &site;
+                add_figures(matched.after_figures, site.figures);
+            } else {
+                if (matched.before == nullptr) matched.before = &site;
+                add_figures(matched.before_figures, site.figures);
+            }
+        }
+    };
+    add(before, false);
+    add(after, true);
+    std::vector<MatchedSite> matched;
+    for (const std::string& key : order) matched.push_back(by_key[key]);
+
+    const Measure measures[] = {
+        {"Change in bytes held at the heap peak", "byte", "bytes",
+         [](const AllocationSite& s) { return s.bytes_at_peak; }},
+        {"Change in bytes still allocated at exit (leaks)", "byte", "bytes",
+         [](const AllocationSite& s) { return s.bytes_leaked(); }},
+        {"Change in bytes allocated", "byte", "bytes",
+         [](const AllocationSite& s) { return s.bytes_allocated; }},
+        {"Change in calls (blocks allocated)", "call", "calls",
+         [](const AllocationSite& s) { return s.blocks_allocated; }},
+    };
+    for (const Measure& measure : measures) write_changes(out, measure, matched, options.top);
+    return out;
+}
+
+std::string diff_data(const ProfileHeader& before, uint64_t before_events,
+                      const ProfileHeader& after, uint64_t after_events) {
+    std::string out;
+    table_head(out);
+    table_row(out, "heap peak", before.heap_peak, after.heap_peak);
+    table_row(out, "stack peak", before.stack_peak, after.stack_peak);
+    table_row(out, "heap + stack peak", before.total_peak, after.total_peak);
+    table_row(out, "records", before_events, after_events);
+    out +=
+        "(data files hold totals only: give sites files (memusage --sites-file) for the sites)\n";
+    return out;
+}
+
+std::string growth_verdict(uint64_t before, uint64_t after, const GrowthLimit& limit,
+                           bool& grown_beyond) {
+    uint64_t growth = after > before ? after - before : 0;
+    std::string allowed;
+    if (limit.is_percent) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g%%", limit.percent);
+        allowed = text;
+        grown_beyond =
+            growth > 0 && (before == 0 || static_cast<double>(growth) * 100.0 >
+                                              limit.percent * static_cast<double>(before));
+    } else {
+        allowed = std::to_string(limit.bytes) + " bytes";
+        grown_beyond = growth > limit.bytes;
+    }
+    return "\nThe heap peak grew by " + std::to_string(growth) + " bytes" +
+           (grown_beyond ? ": more than " : ": within ") + allowed + " (--fail-if-grown)\n";
+}
+
+}  // namespace
+
+bool parse_growth_limit(const std::string& text, GrowthLimit& limit) {
+    if (text.ends_with("%")) {
+        const std::string number = text.substr(0, text.size() - 1);
+        if (number.empty() || number.find_first_not_of("0123456789.") != std::string::npos)
+            return false;
+        char* end = nullptr;
+        double percent = std::strtod(number.c_str(), &end);
+        if (end != number.c_str() + number.size() || !std::isfinite(percent)) return false;
+        limit = GrowthLimit{true, percent, 0};
+        return true;
+    }
+    uint64_t bytes = 0;
+    if (!memusage::parse_size(text.c_str(), bytes)) return false;
+    limit = GrowthLimit{false, 0, bytes};
+    return true;
+}
+
+std::string diff_files(const std::string& before, const std::string& after,
+                       const DiffOptions& options, DiffResult& result) {
+    result = DiffResult{};
+    const bool sites_before = is_sites_file(before), sites_after = is_sites_file(after);
+    if (sites_before != sites_after)
+        return "--diff compares two sites files or two data files: " +
+               (sites_before ? before : after) + " is a sites file, " +
+               (sites_before ? after : before) + " is not";
+    result.text = "Comparing " + before + " (before) with " + after + " (after)\n\n";
+    uint64_t peak_before = 0, peak_after = 0;
+    if (sites_before) {
+        Read read_before, read_after;
+        if (std::string error = read_sites(before, read_before); !error.empty()) return error;
+        if (std::string error = read_sites(after, read_after); !error.empty()) return error;
+        result.text += diff_sites(read_before, read_after, options);
+        peak_before = read_before.profile.heap_peak;
+        peak_after = read_after.profile.heap_peak;
+    } else {
+        MappedDataFile file_before, file_after;
+        if (std::string error = file_before.open(before); !error.empty()) return error;
+        if (std::string error = file_after.open(after); !error.empty()) return error;
+        const Profile& a = file_before.profile();
+        const Profile& b = file_after.profile();
+        result.text += diff_data(a.header, a.events.size(), b.header, b.events.size());
+        peak_before = a.header.heap_peak;
+        peak_after = b.header.heap_peak;
+    }
+    if (options.fail_if_grown)
+        result.text += growth_verdict(peak_before, peak_after, *options.fail_if_grown,
+                                      result.grown_beyond_limit);
+    return {};
+}
+
+}  // namespace memusagestat
