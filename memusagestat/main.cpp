@@ -26,7 +26,8 @@ constexpr const char* kHelp =
     "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
     "  or:  memusagestat --sites=FILE [--top=N] [--stack-peak] [--leaks] [--leak-exitcode=N]\n"
     "                    [--folded=OUT [--folded-metric=METRIC]] [--dhat=OUT]\n"
-    "                    [--pprof=OUT] [--events=FILE] [--long-lived=DURATION]\n"
+    "                    [--pprof=OUT] [--massif=OUT] [--events=FILE]\n"
+    "                    [--long-lived=DURATION]\n"
     "  or:  memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT] [--stacked=OUT]\n"
     "                    [--block-map=OUT] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
     "  or:  memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
@@ -60,6 +61,8 @@ constexpr const char* kHelp =
     "      --pprof=OUT            With --sites: write a pprof profile to OUT (go tool\n"
     "                             pprof, fleet profilers): allocated, at the peak\n"
     "                             (inuse_*) and leaked (leaked_*)\n"
+    "      --massif=OUT           With --sites and --events: write massif's format to\n"
+    "                             OUT (ms_print): the heap's peak and end, by stack\n"
     "      --long-lived=DURATION  With --sites and --events: report the sites of blocks\n"
     "                             that lived longer than DURATION (500ms, 2s, 100us)\n"
     "      --events=FILE          The run's event recording (memusage --events or\n"
@@ -99,6 +102,7 @@ constexpr const char* kUsage =
     "            DATAFILE [OUTFILE]\n"
     "   or: memusagestat --sites=FILE [--top=N] [--stack-peak] [--leaks] [--leak-exitcode=N]\n"
     "            [--folded=OUT] [--folded-metric=METRIC] [--dhat=OUT] [--pprof=OUT]\n"
+    "            [--massif=OUT]\n"
     "            [--events=FILE] [--long-lived=DURATION]\n"
     "   or: memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT]\n"
     "            [--flame-metric=peak|leaked|allocated] [--stacked=OUT] [--block-map=OUT]\n"
@@ -129,7 +133,8 @@ bool parse_size(const std::string& text, unsigned& out) {
 
 // What --sites makes, as given on the command line.
 struct SitesRequest {
-    std::string path, top, leak_exitcode, folded, folded_metric, dhat, pprof, events, long_lived;
+    std::string path, top, leak_exitcode, folded, folded_metric, dhat, pprof, massif, events,
+        long_lived;
     bool leaks = false;
     bool stack_peak = false;
 };
@@ -160,10 +165,11 @@ int report_sites(const SitesRequest& request) {
     outputs.folded_path = request.folded;
     outputs.dhat_path = request.dhat;
     outputs.pprof_path = request.pprof;
+    outputs.massif_path = request.massif;
     // The rankings and the stack peaks, unless another report or an export is asked for.
     outputs.rankings = !outputs.leaks && !outputs.long_lived && outputs.folded_path.empty() &&
                        outputs.dhat_path.empty() && outputs.pprof_path.empty() &&
-                       !request.stack_peak;
+                       outputs.massif_path.empty() && !request.stack_peak;
     outputs.stack_peak = outputs.rankings || request.stack_peak;
 
     memusagestat::SitesResult result;
@@ -303,6 +309,7 @@ int main(int argc, char** argv) {
         ("folded-metric", po::value(&sites.folded_metric))   //
         ("dhat", po::value(&sites.dhat))                     //
         ("pprof", po::value(&sites.pprof))                   //
+        ("massif", po::value(&sites.massif))                 //
         ("events", po::value(&sites.events))                 //
         ("long-lived", po::value(&sites.long_lived))         //
         ("flame", po::value(&pictures.flame))                //
@@ -341,11 +348,11 @@ int main(int argc, char** argv) {
 
     if (diff) {
         for (const char* option :
-             {"sites", "leaks",        "leak-exitcode", "folded",     "folded-metric",
-              "dhat",  "pprof",        "events",        "long-lived", "stack-peak",
-              "flame", "flame-metric", "stacked",       "block-map",  "color-by",
-              "html",  "html-window",  "summary",       "output",     "string",
-              "time",  "total",        "x-size",        "y-size"})
+             {"sites",      "leaks", "leak-exitcode", "folded",  "folded-metric",
+              "dhat",       "pprof", "massif",        "events",  "long-lived",
+              "stack-peak", "flame", "flame-metric",  "stacked", "block-map",
+              "color-by",   "html",  "html-window",   "summary", "output",
+              "string",     "time",  "total",         "x-size",  "y-size"})
             if (given.count(option) && !given[option].defaulted())
                 return fail(std::string("--") + option + " does not go with --diff");
         return diff_runs(files, sites.top, fail_if_grown);
@@ -355,9 +362,10 @@ int main(int argc, char** argv) {
     if (given.count("html")) {
         if (html.out.empty()) return fail("--html needs a file name: --html=OUT");
         for (const char* option :
-             {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat", "pprof",
-              "long-lived", "flame", "flame-metric", "stacked", "block-map", "color-by", "output",
-              "string", "time", "total", "x-size", "y-size"})
+             {"top",          "leaks",   "leak-exitcode", "folded",     "folded-metric",
+              "dhat",         "pprof",   "massif",        "long-lived", "flame",
+              "flame-metric", "stacked", "block-map",     "color-by",   "output",
+              "string",       "time",    "total",         "x-size",     "y-size"})
             if (given.count(option) && !given[option].defaulted())
                 return fail(std::string("--") + option + " does not go with --html");
         return write_html(html, sites, files);
@@ -368,7 +376,7 @@ int main(int argc, char** argv) {
     if (pictures.any()) {
         if (!files.empty()) return fail("the pictures take no DATAFILE: '" + files[0] + "'");
         for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric",
-                                   "dhat", "pprof", "long-lived", "stack-peak"})
+                                   "dhat", "pprof", "massif", "long-lived", "stack-peak"})
             if (given.count(option) && !given[option].defaulted())
                 return fail(std::string("--") + option +
                             " goes with the sites report, not the pictures");
@@ -391,7 +399,7 @@ int main(int argc, char** argv) {
         return report_sites(sites);
     }
     for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat",
-                               "pprof", "events", "long-lived", "stack-peak"})
+                               "pprof", "massif", "events", "long-lived", "stack-peak"})
         if (given.count(option) && !given[option].defaulted())
             return fail(std::string("--") + option + " only goes with --sites");
     if (files.empty()) return fail("missing DATAFILE");

@@ -35,6 +35,7 @@ po::options_description driver_option_table() {
         ("folded-metric", po::value<std::string>())     //
         ("dhat", po::value<std::string>())              //
         ("pprof", po::value<std::string>())             //
+        ("massif", po::value<std::string>())            //
         ("long-lived", po::value<std::string>())        //
         ("sites-sample", optional_interval)             //
         ("sites-file", po::value<std::string>())        //
@@ -198,6 +199,9 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
     } else if (key == "pprof") {
         if (value.empty()) return invalid("file name");
         out.pprof_path = value;
+    } else if (key == "massif") {
+        if (value.empty()) return invalid("file name");
+        out.massif_path = value;
     } else if (key == "long-lived") {
         out.long_lived = value;
     } else if (key == "sites-sample") {
@@ -336,7 +340,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
 
 bool wants_sites(const DriverOptions& options) {
     return options.sites || options.leaks || !options.folded_path.empty() ||
-           !options.dhat_path.empty() || !options.pprof_path.empty() || !options.long_lived.empty();
+           !options.dhat_path.empty() || !options.pprof_path.empty() ||
+           !options.massif_path.empty() || !options.long_lived.empty();
 }
 
 bool wants_stack_peak_only(const DriverOptions& options) {

@@ -35,6 +35,7 @@ struct DriverOptions {
     std::string folded_metric;              // --folded-metric=METRIC
     std::string dhat_path;                  // --dhat=OUT
     std::string pprof_path;                 // --pprof=OUT
+    std::string massif_path;                // --massif=OUT
     std::string long_lived;                 // --long-lived=DURATION
     std::string sites_sample;               // --sites-sample[=BYTES]: as given, or the default
     std::string sites_path;                 // --sites-file: keep the sites file here; empty: none

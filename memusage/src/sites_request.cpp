@@ -9,7 +9,8 @@
 namespace memusage {
 
 bool wants_events(const DriverOptions& options) {
-    return !options.dhat_path.empty() || !options.long_lived.empty();
+    return !options.dhat_path.empty() || !options.massif_path.empty() ||
+           !options.long_lived.empty();
 }
 
 std::string sites_request_error(const DriverOptions& options) {
@@ -46,6 +47,7 @@ std::string requested_sites_outputs(const DriverOptions& options, const std::str
         memusagestat::parse_folded_metric(options.folded_metric, outputs.folded_metric);
     outputs.dhat_path = options.dhat_path;
     outputs.pprof_path = options.pprof_path;
+    outputs.massif_path = options.massif_path;
     outputs.run_start_ns = run.start_ns;
     outputs.run_duration_ns = run.duration_ns;
     outputs.events_path = events_path;

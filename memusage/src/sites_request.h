@@ -1,4 +1,4 @@
-// `memusage --sites`, `--leaks`, `--folded`, `--dhat`, `--pprof`, `--long-lived`: the
+// `memusage --sites`, `--leaks`, `--folded`, `--dhat`, `--pprof`, `--massif`, `--long-lived`: the
 // allocation-site reports and exports of the run, made with the code memusagestat --sites uses.
 #pragma once
 
@@ -9,8 +9,8 @@
 
 namespace memusage {
 
-// The options need the run's event recording too (lifetimes: --dhat, --long-lived): the
-// one --events names, or a private one.
+// The options need the run's event recording too (lifetimes: --dhat, --long-lived; times:
+// --massif): the one --events names, or a private one.
 bool wants_events(const DriverOptions& options);
 
 // A message for the options that cannot work, before the program runs; empty if none.

@@ -79,8 +79,8 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     }
     if (header.version < 3) {  // no stack peaks: the field was reserved
         header.stack_peak_count = 0;
-        header.flags &=
-            ~(format::kNoAllocationSites | format::kStackPeaksDropped | format::kHasSiteExtras);
+        // kHasSiteExtras stands alone, whatever the version: no writer set it by chance.
+        header.flags &= ~(format::kNoAllocationSites | format::kStackPeaksDropped);
     }
     format::FileTrailer trailer;
     std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);

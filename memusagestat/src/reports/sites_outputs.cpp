@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "exports/dhat_export.h"
+#include "exports/massif_export.h"
 #include "exports/pprof_export.h"
 #include "reports/leak_report.h"
 #include "reports/long_lived_report.h"
@@ -85,12 +86,13 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
     std::string no_lifetimes = "no event recording", deferred_error;
     bool replayed = false;
     struct stat events {};
-    if (!outputs.events_path.empty() && (outputs.long_lived || !outputs.dhat_path.empty())) {
+    const bool lifetimes_wanted = !outputs.dhat_path.empty() || !outputs.massif_path.empty();
+    if (!outputs.events_path.empty() && (outputs.long_lived || lifetimes_wanted)) {
         if (::stat(outputs.events_path.c_str(), &events) == 0 && events.st_size == 0) {
             no_lifetimes = "the event recording is empty: the run did not write it";
         } else {
             no_lifetimes = replay_sites(outputs.events_path, profile, sites, outputs.long_lived,
-                                        !outputs.dhat_path.empty(), lifetimes);
+                                        lifetimes_wanted, lifetimes);
             replayed = no_lifetimes.empty();
             deferred_error = no_lifetimes;
         }
@@ -103,6 +105,17 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         if (!result.text.empty()) result.text += "\n";
         result.text +=
             long_lived_report(profile, sites, lifetimes, *outputs.long_lived, symbolizer);
+    }
+    // The massif file's snapshot times are the recording's (its peak and end).
+    if (!outputs.massif_path.empty() && replayed) {
+        MassifRun run{outputs.command, lifetimes.peak_time * 1e3, lifetimes.duration * 1e3};
+        std::string error = write_file(outputs.massif_path, massif_text(profile, sites, run));
+        if (!error.empty()) return error;
+    } else if (!outputs.massif_path.empty() && deferred_error.empty()) {
+        deferred_error = outputs.events_path.empty()
+                             ? "the massif file needs the run's event recording (--events) for "
+                               "its snapshots' times"
+                             : "no massif file: " + no_lifetimes;
     }
     if (!outputs.folded_path.empty()) {
         std::string error =

@@ -1,6 +1,6 @@
 // Everything made from one sites file, as memusagestat --sites and memusage ask for it: the
-// rankings, the leak report, folded stacks, DHAT JSON, pprof, and with the run's event recording
-// the lifetimes in DHAT JSON and the long-lived report. The file is read and its stacks
+// rankings, the leak report, folded stacks, DHAT JSON, pprof, massif, and with the run's event
+// recording the lifetimes in DHAT JSON and the long-lived report. The file is read and its stacks
 // symbolised once for all of them.
 #pragma once
 
@@ -19,7 +19,8 @@ struct SitesOutputs {
     std::string folded_path;  // write folded stacks here, if not empty
     FoldedMetric folded_metric = FoldedMetric::peak;
     std::string dhat_path;   // write DHAT JSON here, if not empty
-    std::string pprof_path;  // write a pprof profile here, if not empty
+    std::string pprof_path;   // write a pprof profile here, if not empty
+    std::string massif_path;  // write massif's format here (needs events_path)
     // The run's start (ns since the epoch) and length, for the pprof profile; 0: not known
     // (then the sites file's time of writing, the run's end, and the recording's length).
     uint64_t run_start_ns = 0, run_duration_ns = 0;

@@ -191,7 +191,7 @@ TEST(DriverOptions, HelpUsageVersion) {
 
 TEST(DriverOptions, AmbiguousPrefixesAreErrors) {
     EXPECT_EQ(parse_error({"--p", "x", "prog"}),
-              "memusage: option '--p' is ambiguous; possibilities: '--progname' '--png'");
+              "memusage: option '--p' is ambiguous; possibilities: '--progname' '--png' '--pprof'");
     EXPECT_EQ(parse_error({"--t", "prog"}),
               "memusage: option '--t' is ambiguous; possibilities: '--threads' '--time-based' "
               "'--total' '--title'");
