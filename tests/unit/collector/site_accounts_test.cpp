@@ -39,6 +39,35 @@ TEST(SiteAccounts, BytesAtThePeakAreThoseOfThePeaksMoment) {
     EXPECT_EQ(accounts.site(3).bytes_allocated, 110u);
 }
 
+TEST(SiteAccounts, BlocksAtThePeakAreCountedAsItsBytesAre) {
+    Accounts accounts(8);
+    accounts.event(SiteChange::new_block, 2, 10);
+    accounts.event(SiteChange::new_block, 2, 10);
+    accounts.event(SiteChange::new_block, 3, 100);  // the peak: 120, site 2 holds 2 blocks
+    accounts.event(SiteChange::freed, 2, -10);
+    accounts.event(SiteChange::resize, 3, 5);  // a resize: bytes, no block
+    EXPECT_EQ(accounts.blocks_at_peak(2), 2u);
+    EXPECT_EQ(accounts.blocks_at_peak(3), 1u);
+    EXPECT_EQ(accounts.site(2).current_blocks, 1);
+    EXPECT_EQ(accounts.blocks_at_peak(4), 0u);
+}
+
+TEST(SiteAccounts, TemporaryFreesAreFreesCountedApartToo) {
+    Accounts accounts(8);
+    accounts.event(SiteChange::new_block, 2, 300);
+    accounts.event(SiteChange::freed_temporary, 2, -300);
+    accounts.event(SiteChange::new_block, 2, 200);
+    accounts.event(SiteChange::freed, 2, -200);
+    const SiteFigures& site = accounts.site(2);
+    EXPECT_EQ(site.blocks_freed, 2u);
+    EXPECT_EQ(site.bytes_freed, 500u);
+    EXPECT_EQ(site.temporary_blocks, 1u);
+    EXPECT_EQ(site.temporary_bytes, 300u);
+    EXPECT_EQ(site.current_blocks, 0);
+    // The word of a temporary free is never 0, the word of no site.
+    EXPECT_NE(site_word(SiteChange::freed_temporary, 2), 0u);
+}
+
 TEST(SiteAccounts, TheFirstMomentAtTheLargestHeapIsThePeak) {
     Accounts accounts(8);
     accounts.event(SiteChange::new_block, 2, 100);  // 100: the peak
