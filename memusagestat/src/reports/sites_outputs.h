@@ -18,7 +18,7 @@ struct SitesOutputs {
     bool leaks = false;       // the leak report (leak_report.h)
     std::string folded_path;  // write folded stacks here, if not empty
     FoldedMetric folded_metric = FoldedMetric::peak;
-    std::string dhat_path;   // write DHAT JSON here, if not empty
+    std::string dhat_path;    // write DHAT JSON here, if not empty
     std::string pprof_path;   // write a pprof profile here, if not empty
     std::string massif_path;  // write massif's format here (needs events_path)
     // The run's start (ns since the epoch) and length, for the pprof profile; 0: not known

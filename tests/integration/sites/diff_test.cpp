@@ -10,8 +10,8 @@ namespace sites_test {
 namespace {
 
 using collector_test::fixture;
-using collector_test::Outcome;
 using collector_test::kOurMemusagestat;
+using collector_test::Outcome;
 using collector_test::Scratch;
 
 const std::string kSource = "sites_diff.c";
