@@ -205,7 +205,8 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         if (sites && reader.has_sites()) {
             ReportSites* shown = &*sites;
             input.site_of = [shown](uint32_t id) { return shown->index_of(id); };
-            input.temporary = &shown->temporary();
+            // The collector's counts, exact for the whole run, when the sites file has them.
+            if (!shown->temporary_known()) input.temporary = &shown->temporary();
             input.kept_by_runtime = [shown](uint32_t id) { return shown->kept_by_runtime(id); };
         }
         ReportEvents events = report_events(reader, input);

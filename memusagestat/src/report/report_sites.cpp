@@ -47,10 +47,13 @@ ReportSites::ReportSites(const SitesProfile& profile, Symbolizer& symbolizer,
     : shown_(shown_sites(profile, symbolizer)),
       kept_(best_ranked(shown_, bounds.sites)),
       temporary_(kept_.size()),
+      temporary_known_(profile.has_site_extras),
       bounds_(bounds) {
-    for (size_t index = 0; index < kept_.size(); ++index)
+    for (size_t index = 0; index < kept_.size(); ++index) {
         for (uint32_t id : shown_[kept_[index]].ids)
             index_of_id_.emplace(id, static_cast<int32_t>(index));
+        if (temporary_known_) temporary_[index] = shown_[kept_[index]].figures.temporary_blocks;
+    }
     for (const ShownSite& site : shown_)
         kept_ids_.insert(site.kept_ids.begin(), site.kept_ids.end());
 }

@@ -37,8 +37,10 @@ class ReportSites {
     // (ShownSite::kept_ids), which the leak and long-lived reports count apart.
     bool kept_by_runtime(uint32_t raw_id) const { return kept_ids_.contains(raw_id); }
     size_t size() const { return kept_.size(); }
-    // Blocks freed before their thread's next allocation, per report site (the replay adds).
+    // Blocks freed before their thread's next allocation, per report site: the sites file's
+    // counts when it has them (temporary_known), else the replay adds them.
     std::vector<uint64_t>& temporary() { return temporary_; }
+    bool temporary_known() const { return temporary_known_; }
 
     // `sites`, their frames into `table` (of ReportSiteBounds::frames frames; a stack
     // meeting it full is cut); also says in `notes` how many sites the bound left out.
@@ -50,6 +52,7 @@ class ReportSites {
     std::unordered_map<uint32_t, int32_t> index_of_id_;
     std::unordered_set<uint32_t> kept_ids_;
     std::vector<uint64_t> temporary_;
+    bool temporary_known_ = false;
     ReportSiteBounds bounds_;
 };
 
