@@ -39,6 +39,24 @@ TEST(Temporary, TheReportCountsThemPerSiteAndInTotal) {
     EXPECT_EQ(find_entry(entries, ranking, location(kSource, "buffer")), nullptr) << text;
 }
 
+TEST(Temporary, AnotherThreadsAllocationDoesNotCount) {
+    Scratch scratch;
+    std::string sites = scratch / "sites";
+    Outcome run = run_with_sites({fixture("sites_fixture_temporary_threads")}, sites);
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    Outcome report = report_of(sites);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    std::vector<Entry> entries = entries_of(report.out);
+    const std::string ranking = "Temporary blocks (freed before the thread's next allocation)";
+    const std::string source = "sites_temporary_threads.c";
+    const Entry* main_block = find_entry(entries, ranking, location(source, "main_block"));
+    ASSERT_NE(main_block, nullptr) << report.out;
+    EXPECT_NE(main_block->header.find(" 1 block of 1, 128 bytes"), std::string::npos)
+        << main_block->header;
+    EXPECT_EQ(find_entry(entries, ranking, location(source, "other_thread")), nullptr)
+        << report.out;
+}
+
 TEST(Temporary, TheDriversSummaryWithSitesSaysHowMany) {
     Scratch scratch;
     Outcome run = run_memusage({"--sites", fixture("sites_fixture_diff")}, scratch.path());
