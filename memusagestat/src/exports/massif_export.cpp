@@ -114,15 +114,26 @@ std::string massif_text(const SitesProfile& profile, const std::vector<ShownSite
         out += " (estimates from sampling every " + std::to_string(profile.sample_interval) +
                " bytes)";
     out += "\ncmd: " + without_hash(command) + "\ntime_unit: ms\n";
-    write_snapshot(out, 0, 0, 0, "empty");
+    int number = 0;
+    write_snapshot(out, number++, 0, 0, "empty");
+    size_t next = 0;
+    auto snapshots_until = [&](double ms) {
+        for (; next < run.heap_over_time.size() && run.heap_over_time[next].first <= ms; ++next)
+            write_snapshot(out, number++, run.heap_over_time[next].first,
+                           run.heap_over_time[next].second, "empty");
+    };
 
     // A tree is never larger than its snapshot's heap (ms_print checks): sampled sites'
     // estimates may sum above the peak the collector measured.
     AllocationSite total;
     for (const ShownSite& site : sites) add_figures(total, site.figures);
-    write_snapshot(out, 1, run.peak_ms, std::max(profile.heap_peak, total.bytes_at_peak), "peak");
+    snapshots_until(run.peak_ms);
+    write_snapshot(out, number++, run.peak_ms, std::max(profile.heap_peak, total.bytes_at_peak),
+                   "peak");
     write_tree(out, profile, sites, [](const AllocationSite& s) { return s.bytes_at_peak; });
-    write_snapshot(out, 2, std::max(run.end_ms, run.peak_ms), total.bytes_leaked(), "detailed");
+    const double end_ms = std::max(run.end_ms, run.peak_ms);
+    snapshots_until(end_ms);
+    write_snapshot(out, number, end_ms, total.bytes_leaked(), "detailed");
     write_tree(out, profile, sites, [](const AllocationSite& s) { return s.bytes_leaked(); });
     return out;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memusagestat {
@@ -31,6 +32,11 @@ struct RunLifetimes {
     double duration = 0;   // seconds from the recording's start to its end
     double peak_time = 0;  // seconds from the start to the heap's peak
     uint64_t heap_peak = 0;
+    // The heap over the run: (seconds from the start, heap after the event) at events spread
+    // evenly through the recording, at most kHeapSamples of them (the massif file's
+    // snapshots between its start, peak and end).
+    static constexpr size_t kHeapSamples = 100;
+    std::vector<std::pair<double, uint64_t>> heap_samples;
     // One per shown site, in shown_sites' order. Its long-lived figures leave out the
     // blocks the runtimes keep (ShownSite::kept_ids), which are only totalled, below.
     std::vector<SiteLifetime> sites;

@@ -122,9 +122,23 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
         }
     };
 
+    // Every stride-th event's heap; when they fill twice the bound, every other one is
+    // dropped and the stride doubles, so the samples stay evenly spread in one pass.
+    std::vector<std::pair<uint64_t, uint64_t>> samples;
+    uint64_t stride = 1;
     while (reader.next(event)) {
         size_t grown = holdings.add(replay, event, on_ended);
         ++events;
+        if (events % stride == 0) {
+            samples.emplace_back(event.time,
+                                 replay.heap() > 0 ? static_cast<uint64_t>(replay.heap()) : 0);
+            if (samples.size() == 2 * RunLifetimes::kHeapSamples) {
+                for (size_t i = 0; i < RunLifetimes::kHeapSamples; ++i)
+                    samples[i] = samples[2 * i + 1];
+                samples.resize(RunLifetimes::kHeapSamples);
+                stride *= 2;
+            }
+        }
         if (grown != kNoSite && holdings.bytes(grown) > lifetimes.sites[grown].max_bytes) {
             lifetimes.sites[grown].max_bytes = holdings.bytes(grown);
             lifetimes.sites[grown].max_blocks = holdings.blocks(grown);
@@ -145,6 +159,8 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
                   [&](const BlockLife& life) { on_ended(life, holdings.shown_of(life.site)); });
     lifetimes.duration = seconds(reader.start_time(), end);
     lifetimes.peak_time = seconds(reader.start_time(), peak_time);
+    for (const auto& [time, heap] : samples)
+        lifetimes.heap_samples.emplace_back(seconds(reader.start_time(), time), heap);
 
     if (at_peak && peak_event > 0) {
         // Again, up to the event that first took the heap to its peak.
