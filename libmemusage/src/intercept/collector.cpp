@@ -134,6 +134,7 @@ void on_thread_exit(void* value) {
 // without waiting. Its own calls are not counted meanwhile: a signal handler that
 // allocates there would find the recorder half-repaired.
 void after_fork_in_child() {
+    live::after_fork_in_child();   // the live figures' file is the parent's
     sites::after_fork_in_child();  // the sites file is the parent's, whatever the state
     figures_file.close();          // and so is the summary file
     if (state.load(std::memory_order_acquire) != State::active) return;
@@ -275,17 +276,6 @@ void start_live_publisher() {
     counting_log = counting;
 }
 
-// The child of fork() (fork handlers run: not from _Fork) publishes its own figures.
-void start_live_in_forked_child() {
-    if (state.load(std::memory_order_acquire) != State::active) return;
-    ThreadLog* counting = counting_log;
-    counting_log = nullptr;
-    collector_busy = true;
-    live::after_fork_in_child();
-    collector_busy = false;
-    counting_log = counting;
-}
-
 __attribute__((constructor)) void start_with_program() {
     if (current_state() == State::active && config.live) start_live_publisher();
 }
@@ -385,7 +375,6 @@ State initialize() {
     }
     pthread_key_create(&thread_key, on_thread_exit);
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
-    if (config.live) pthread_atfork(nullptr, nullptr, start_live_in_forked_child);
     keep_stderr();
     if (config.output != nullptr) open_data_file();
     if (!recorder.init(&data_file, config.buffer_records)) {

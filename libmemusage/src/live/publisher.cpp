@@ -2,7 +2,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -109,18 +111,24 @@ void* publish_until_stopped(void*) {
     return nullptr;
 }
 
+void set_mask(const sigset_t* mask, sigset_t* previous) {
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, previous, _NSIG / 8);
+}
+
 bool start_thread() {
     sigset_t all, previous;
     sigfillset(&all);
     // The thread inherits the mask: no signal of the program's ever lands on it.
-    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    // The kernel's own call: the collector's pthread_sigmask would take this for the
+    // program blocking faults.
+    set_mask(&all, &previous);
     pthread_attr_t attributes;
     pthread_attr_init(&attributes);
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
     pthread_t thread;
     bool started = pthread_create(&thread, &attributes, publish_until_stopped, nullptr) == 0;
     pthread_attr_destroy(&attributes);
-    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    set_mask(&previous, nullptr);
     running.store(started, std::memory_order_release);
     return started;
 }
@@ -153,13 +161,6 @@ void after_failed_exec() {
         shared.create(program_name, header_flags);
 }
 
-void after_fork_in_child() {
-    if (!running.load(std::memory_order_acquire) || stopping.load(std::memory_order_acquire))
-        return;
-    shared.forget();
-    memset(held_peaks, 0, sizeof held_peaks);
-    running.store(false, std::memory_order_release);
-    if (shared.create(program_name, header_flags) && !start_thread()) shared.remove();
-}
+void after_fork_in_child() { shared.forget(); }
 
 }  // namespace memusage::live

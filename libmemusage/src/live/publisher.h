@@ -14,7 +14,10 @@ class Recorder;
 namespace memusage::live {
 
 // Makes the file and starts the thread; false if either cannot be made (the program runs
-// on unpublished). Its caller keeps the thread's creation from being counted.
+// on unpublished). Its caller keeps the thread's creation from being counted. Only when
+// asked (MEMUSAGE_LIVE): a second thread in the process changes the C library's own
+// allocator's decisions (perl's in-place reallocs: 2700 alone, 2686 beside it), and the
+// summary must be glibc's.
 bool start(Recorder& recorder, const char* program, uint32_t flags);
 // The run is ending: no more copies, and the file goes.
 void stop();
@@ -22,8 +25,9 @@ void stop();
 void before_exec();
 // The exec failed: the file is made again.
 void after_failed_exec();
-// In a forked child (not from a signal handler): the parent's thread is not here and its
-// file is the parent's; the child makes its own of both.
+// In a forked child: the parent's thread is not here and its file is the parent's. The
+// child publishes nothing: starting a thread there is not safe when fork() was called from
+// a signal handler (and an exec'd image publishes its own). Async-signal-safe.
 void after_fork_in_child();
 
 }  // namespace memusage::live

@@ -126,7 +126,9 @@ void SharedFigures::forget() {
 }
 
 void SharedFigures::remove() {
-    if (__atomic_exchange_n(&header_, nullptr, __ATOMIC_ACQ_REL) != nullptr) unlink(path_);
+    // Never the parent's file, from a child that shares or copied the parent's memory.
+    if (__atomic_exchange_n(&header_, nullptr, __ATOMIC_ACQ_REL) != nullptr && is_this_process())
+        unlink(path_);
 }
 
 }  // namespace memusage::live

@@ -55,10 +55,12 @@ std::string figures_file(long pid) {
 
 bool process_exists(long pid) { return kill(static_cast<pid_t>(pid), 0) == 0; }
 
-// A fixture under the collector, in the background, through the driver (no view).
+// A fixture under the collector, in the background, through the driver (no view),
+// publishing as asked in its environment.
 pid_t start_profiled(const Scratch& scratch, int threads = 0) {
     pid_t driver = fork();
     if (driver == 0) {
+        setenv("MEMUSAGE_LIVE", "1", 1);
         freopen("/dev/null", "w", stdout);
         freopen(scratch.file("summary").c_str(), "w", stderr);
         execl(kDriver.c_str(), "memusage", kFixture.c_str(), scratch.path().c_str(),
@@ -210,6 +212,24 @@ TEST(ProcessList, ListsRunningProgramsNotFinishedOrKilledOnesAndCleansUpAfterThe
 
     for (const char* step : {"step2", "step3", "quit"}) first.touch(step);
     EXPECT_EQ(wait_exit(first_driver), 0);
+}
+
+TEST(ProcessList, ProgramsThatDidNotAskAreNotListed) {
+    Scratch scratch;
+    pid_t driver = fork();
+    if (driver == 0) {
+        unsetenv("MEMUSAGE_LIVE");
+        freopen("/dev/null", "w", stderr);
+        execl(kDriver.c_str(), "memusage", kFixture.c_str(), scratch.path().c_str(),
+              static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    EXPECT_FALSE(std::filesystem::exists(figures_file(pid)));
+    EXPECT_EQ(ps_line(shell_output(kDriver + " --ps"), pid), "");
+    for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
+    EXPECT_EQ(wait_exit(driver), 0);
 }
 
 TEST(LiveView, RefusesWithoutATerminal) {
