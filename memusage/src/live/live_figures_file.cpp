@@ -111,7 +111,17 @@ std::vector<RunningProcess> running_processes(const std::string& directory) {
         if (!name.starts_with(prefix)) continue;
         std::string path = directory + "/" + name;
         LiveFiguresFile file;
-        if (!file.open(path).empty()) continue;
+        if (!file.open(path).empty()) {
+            // A file whose header was never finished (its process killed while making it):
+            // stale once no process has the pid in its name.
+            pid_t pid = 0;
+            std::string digits = name.substr(prefix.size());
+            auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+            if (error == std::errc() && end == digits.data() + digits.size() && pid > 0 &&
+                !process_start_ticks(pid))
+                unlink(path.c_str());
+            continue;
+        }
         if (is_stale(file.header())) {
             unlink(path.c_str());
             continue;

@@ -70,6 +70,10 @@ TEST(Staleness, TheListingRemovesStaleFilesAndKeepsLiveOnes) {
     live->figures.heap_now = 4096;
     std::string live_path = write(getpid(), *live);
     std::string stale_path = write(gone, *header_for(gone, 1));
+    // Killed while making it: no header yet.
+    pid_t also_gone = reaped_child();
+    std::string unfinished = memusage::live::figures_file_path(getuid(), also_gone, directory);
+    std::ofstream(unfinished) << "";
     // Another user's file is not even looked at.
     std::string others = memusage::live::figures_file_path(getuid() + 1, gone, directory);
     std::ofstream(others) << "x";
@@ -81,6 +85,7 @@ TEST(Staleness, TheListingRemovesStaleFilesAndKeepsLiveOnes) {
     EXPECT_EQ(processes[0].figures.heap_now, 4096u);
     EXPECT_TRUE(std::filesystem::exists(live_path));
     EXPECT_FALSE(std::filesystem::exists(stale_path));
+    EXPECT_FALSE(std::filesystem::exists(unfinished));
     EXPECT_TRUE(std::filesystem::exists(others));
     std::filesystem::remove_all(directory);
 }
