@@ -107,6 +107,9 @@ void* publish_until_stopped(void*) {
     while (!stopping.load(std::memory_order_acquire)) {
         publish_once();
         clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, nullptr);
+        // A main thread that called pthread_exit leaves the process to its last thread:
+        // that must never be this one, or the program would never end.
+        if (only_thread_left()) break;
     }
     return nullptr;
 }

@@ -45,28 +45,63 @@ void figures_path(char (&path)[96], uid_t uid, pid_t pid) {
     path[n] = '\0';
 }
 
-uint64_t start_ticks_of(pid_t pid) {
-    char path[64] = "/proc/";
-    size_t n = strlen(path);
-    n += append_number(path + n, static_cast<uint64_t>(pid));
-    memcpy(path + n, "/stat", sizeof "/stat");
+namespace {
+
+// Field `field` of a /proc stat file (1: the pid, 3: the state, 20: the threads, 22: the
+// start time), as read with system calls only; `text` receives it. False if unreadable.
+bool stat_field(const char* path, int field, char (&text)[32]) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char text[1024];
-    ssize_t length = read(fd, text, sizeof text - 1);
+    if (fd < 0) return false;
+    char content[1024];
+    ssize_t length = read(fd, content, sizeof content - 1);
     close(fd);
-    if (length <= 0) return 0;
-    text[length] = '\0';
+    if (length <= 0) return false;
+    content[length] = '\0';
     // The name in parentheses may hold anything: the fields count from its last ')'.
-    const char* p = strrchr(text, ')');
-    if (p == nullptr) return 0;
-    // Field 3 (the state) follows ") "; the start time is field 22.
-    int field = 2;
-    for (; *p != '\0' && field < 22; ++p)
-        if (*p == ' ') ++field;
-    uint64_t ticks = 0;
-    for (; *p >= '0' && *p <= '9'; ++p) ticks = ticks * 10 + static_cast<uint64_t>(*p - '0');
-    return ticks;
+    const char* p = strrchr(content, ')');
+    if (p == nullptr || field < 3) return false;
+    p += 2;  // field 3
+    for (int at = 3; at < field && *p != '\0'; ++p)
+        if (*p == ' ') ++at;
+    size_t n = 0;
+    while (p[n] != ' ' && p[n] != '\0' && p[n] != '\n' && n < sizeof text - 1) {
+        text[n] = p[n];
+        ++n;
+    }
+    text[n] = '\0';
+    return n > 0;
+}
+
+uint64_t number_of(const char (&text)[32]) {
+    uint64_t value = 0;
+    for (const char* p = text; *p >= '0' && *p <= '9'; ++p)
+        value = value * 10 + static_cast<uint64_t>(*p - '0');
+    return value;
+}
+
+void proc_path(char (&path)[64], const char* before, uint64_t number, const char* after) {
+    size_t n = strlen(before);
+    memcpy(path, before, n);
+    n += append_number(path + n, number);
+    memcpy(path + n, after, strlen(after) + 1);
+}
+
+}  // namespace
+
+uint64_t start_ticks_of(pid_t pid) {
+    char path[64], text[32];
+    proc_path(path, "/proc/", static_cast<uint64_t>(pid), "/stat");
+    return stat_field(path, 22, text) ? number_of(text) : 0;
+}
+
+bool only_thread_left() {
+    char text[32];
+    if (!stat_field("/proc/self/stat", 20, text) || number_of(text) != 2) return false;
+    // Two: this one and a main thread that may have ended with pthread_exit (a zombie
+    // until the last thread goes).
+    char path[64];
+    proc_path(path, "/proc/self/task/", static_cast<uint64_t>(getpid()), "/stat");
+    return stat_field(path, 3, text) && text[0] == 'Z';
 }
 
 bool SharedFigures::create(const char* program, uint32_t flags) {

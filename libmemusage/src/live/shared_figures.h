@@ -16,6 +16,9 @@ void figures_path(char (&path)[96], uid_t uid, pid_t pid);
 
 // The process's start in clock ticks since boot (/proc/PID/stat, field 22); 0 if unknown.
 uint64_t start_ticks_of(pid_t pid);
+// Called from a thread of the process's: every other thread has ended, the main one with
+// pthread_exit (the process then lives as long as any thread does).
+bool only_thread_left();
 
 class SharedFigures {
   public:

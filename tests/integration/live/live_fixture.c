@@ -27,7 +27,11 @@ static void path_of(char* path, size_t size, const char* name) {
 static void wait_for(const char* name) {
     char path[4096];
     path_of(path, sizeof path, name);
-    while (access(path, F_OK) != 0) usleep(10000);
+    while (access(path, F_OK) != 0) {
+        // The test is gone (it removes its directory at the end, passed or not): so is this.
+        if (access(dir, F_OK) != 0) _exit(3);
+        usleep(10000);
+    }
 }
 
 static void touch(const char* name) {

@@ -232,6 +232,14 @@ TEST(ProcessList, ProgramsThatDidNotAskAreNotListed) {
     EXPECT_EQ(wait_exit(driver), 0);
 }
 
+TEST(Publisher, AMainThreadThatCallsPthreadExitStillEndsTheProcess) {
+    // The process ends with its last thread: the publisher goes once it would be that.
+    std::string output = shell_output("MEMUSAGE_LIVE=1 MEMUSAGE_COLOR=never timeout 30 " + kDriver +
+                                      " " + MAIN_EXITS_FIXTURE_PATH + " 2>&1; echo status=$?");
+    EXPECT_NE(output.find("status=0"), std::string::npos) << output;
+    EXPECT_NE(output.find("Memory usage summary"), std::string::npos) << output;
+}
+
 TEST(LiveView, RefusesWithoutATerminal) {
     std::string output =
         shell_output(kDriver + " --live /bin/true </dev/null 2>&1; echo status=$?");
