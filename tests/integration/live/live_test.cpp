@@ -166,6 +166,28 @@ TEST(LiveView, FiftyThreadsEachInTheirRowLargestFirst) {
     EXPECT_EQ(wait_exit(driver), 0);
 }
 
+TEST(LiveView, ColourUnlessNoColorIsSet) {
+    Scratch scratch;
+    pid_t driver = start_profiled(scratch);
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    for (bool no_color : {false, true}) {
+        TmuxPane pane((no_color ? "NO_COLOR=1 " : "") + kDriver +
+                      " --watch=" + std::to_string(pid));
+        std::string screen;
+        ASSERT_TRUE(pane.wait_for("heap now", screen)) << screen;
+        std::string drawn = pane.screen_with_attributes();
+        // The title in green and the heap's course in red (SGR 32 and 31), or neither.
+        bool coloured =
+            drawn.find("32m") != std::string::npos && drawn.find("31m") != std::string::npos;
+        EXPECT_EQ(coloured, !no_color) << drawn;
+        pane.send_keys("q");
+        EXPECT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+    }
+    for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
+    EXPECT_EQ(wait_exit(driver), 0);
+}
+
 TEST(ProcessList, ListsRunningProgramsNotFinishedOrKilledOnesAndCleansUpAfterTheKilled) {
     Scratch first, second, killed;
     pid_t first_driver = start_profiled(first);

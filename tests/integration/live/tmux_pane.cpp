@@ -43,6 +43,8 @@ std::string TmuxPane::tmux(const std::string& arguments) const {
 
 std::string TmuxPane::screen() const { return tmux("capture-pane -p -S -200"); }
 
+std::string TmuxPane::screen_with_attributes() const { return tmux("capture-pane -p -e"); }
+
 void TmuxPane::send_keys(const std::string& keys) const { tmux("send-keys " + keys); }
 
 bool TmuxPane::wait_for(const std::string& text, std::string& last,

@@ -16,7 +16,8 @@ class TmuxPane {
     TmuxPane(const TmuxPane&) = delete;
     TmuxPane& operator=(const TmuxPane&) = delete;
 
-    std::string screen() const;  // the visible screen, and what scrolled off it
+    std::string screen() const;                  // the visible screen, and what scrolled off it
+    std::string screen_with_attributes() const;  // the visible screen, escape sequences kept
     void send_keys(const std::string& keys) const;
     // Polls the screen until it holds `text`; false after `limit`, with the last screen.
     bool wait_for(const std::string& text, std::string& last,
