@@ -29,16 +29,20 @@ std::string quoted(const std::string& text) {
 
 TmuxPane::TmuxPane(const std::string& command) {
     static std::atomic<int> count{0};
-    socket_ = "memusage-live-test-" + std::to_string(getpid()) + "-" + std::to_string(count++);
+    socket_ = "/tmp/memusage-live-test-" + std::to_string(getpid()) + "-" +
+              std::to_string(count++) + ".tmux";
     // The pane stays after the command ends, so its last screen can be read.
     tmux("new-session -d -x 80 -y 24 " + quoted("env TERM=xterm-256color LANG=C.UTF-8 " + command +
                                                 "; echo PANE-EXIT=$?; sleep 600"));
 }
 
-TmuxPane::~TmuxPane() { tmux("kill-server"); }
+TmuxPane::~TmuxPane() {
+    tmux("kill-server");
+    unlink(socket_.c_str());
+}
 
 std::string TmuxPane::tmux(const std::string& arguments) const {
-    return shell_output("tmux -L " + socket_ + " -f /dev/null " + arguments + " 2>&1");
+    return shell_output("tmux -S " + socket_ + " -f /dev/null " + arguments + " 2>&1");
 }
 
 std::string TmuxPane::screen() const { return tmux("capture-pane -p -S -200"); }
