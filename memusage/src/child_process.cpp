@@ -81,8 +81,11 @@ std::vector<char*> null_terminated(const std::vector<std::string>& strings) {
 
 // In the child: exec, or report errno through the pipe. Only async-signal-safe calls.
 [[noreturn]] void exec_in_child(const char* path, char* const* argv, char* const* envp,
-                                char* const* shell_argv, const sigset_t& mask, int report_fd) {
+                                char* const* shell_argv, const sigset_t& mask, int report_fd,
+                                int output_fd, int error_fd) {
     ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+    if (output_fd >= 0) ::dup2(output_fd, STDOUT_FILENO);
+    if (error_fd >= 0) ::dup2(error_fd, STDERR_FILENO);
     ::execve(path, argv, envp);
     // A file without a #! line is a shell script, as execvp and shells treat it.
     if (errno == ENOEXEC) ::execve("/bin/sh", shell_argv, envp);
@@ -113,7 +116,7 @@ int read_exec_error(int fd) {
 }  // namespace
 
 ProgramOutcome run_child(const std::string& path, const std::vector<std::string>& arguments,
-                         const std::vector<std::string>& environment) {
+                         const std::vector<std::string>& environment, const ChildWatch* watch) {
     std::vector<char*> argv = null_terminated(arguments);
     std::vector<char*> envp = null_terminated(environment);
     std::vector<std::string> shell_arguments{arguments.front(), path};
@@ -130,10 +133,15 @@ ProgramOutcome run_child(const std::string& path, const std::vector<std::string>
     if (child == 0) {
         ::close(report[0]);
         exec_in_child(path.c_str(), argv.data(), envp.data(), shell_argv.data(),
-                      block.previous_mask(), report[1]);
+                      block.previous_mask(), report[1], watch ? watch->output_fd : -1,
+                      watch ? watch->error_fd : -1);
     }
     int fork_error = errno;
     ::close(report[1]);
+    if (watch != nullptr) {
+        for (int fd : {watch->output_fd, watch->error_fd})
+            if (fd >= 0) ::close(fd);
+    }
     if (child < 0) {
         ::close(report[0]);
         return {ProgramOutcome::Kind::not_run, fork_error, false};
@@ -143,6 +151,7 @@ ProgramOutcome run_child(const std::string& path, const std::vector<std::string>
 
     int exec_error = read_exec_error(report[0]);
     ::close(report[0]);
+    if (exec_error == 0 && watch != nullptr && watch->while_running) watch->while_running(child);
     int status = wait_for(child);
     forward_to_pid = 0;  // the pid may be reused from here on
     if (exec_error != 0) return {ProgramOutcome::Kind::not_run, exec_error, false};

@@ -131,6 +131,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& inher
         if (!value->empty()) environment.set(name, *value);
     }
     if (options.thread_table) environment.set("MEMUSAGE_THREADS", "yes");
+    if (options.live) environment.set("MEMUSAGE_LIVE", "1");  // even if the caller turned it off
     return environment.take();
 }
 

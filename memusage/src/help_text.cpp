@@ -19,6 +19,9 @@ std::string_view help_text() {
            "   -m,--mmap              Also trace mmap, mremap and munmap\n"
            "      --color=WHEN        Colour the summary: auto, always or never\n"
            "      --threads           Add a table with a row per thread to the summary\n"
+           "      --live              Show the program's figures on the terminal as it runs\n"
+           "      --ps                List the profiled processes running now (no PROGRAM)\n"
+           "      --watch=PID         Show the figures of running process PID (no PROGRAM)\n"
            "      --sites[=N]         After the summary, report the top N (10) allocation\n"
            "                          sites: by bytes at the heap peak, leaked, allocated;\n"
            "                          then the stack peaks, as --stack-peak\n"
@@ -89,7 +92,9 @@ std::string_view usage_text() {
            "\t    [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
            "\t    [--fail-seed=S] [--time-based]\n"
            "\t    [--total] [--title=STRING] [--x-size=SIZE] [--y-size=SIZE]\n"
-           "\t    PROGRAM [PROGRAMOPTION]...\n";
+           "\t    [--live] PROGRAM [PROGRAMOPTION]...\n"
+           "       memusage --ps\n"
+           "       memusage --watch=PID\n";
 }
 
 std::string_view version_text() {

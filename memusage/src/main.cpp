@@ -17,6 +17,10 @@
 #include "graph_request.h"
 #include "help_text.h"
 #include "html_request.h"
+#include "live/live_figures_file.h"
+#include "live/live_session.h"
+#include "live/process_table.h"
+#include "live/terminal_view.h"
 #include "options.h"
 #include "preload_reach.h"
 #include "program_lookup.h"
@@ -54,7 +58,47 @@ std::string absolute_path(const std::string& path) {
     return absolute.empty() ? path : absolute.string();
 }
 
+// --ps: the profiled processes running now.
+int list_processes() {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t now_ns =
+        static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
+    print(stdout, live::process_table(live::running_processes(), now_ns));
+    return 0;
+}
+
+// --watch=PID: the live view of a profiled process running now.
+int watch(int pid) {
+    if (std::string problem = live::terminal_problem(); !problem.empty()) {
+        complain(problem);
+        return kUsageError;
+    }
+    live::ViewSource source;
+    source.pid = pid;
+    std::string error;
+    switch (live::show_live_view(source, error)) {
+        case live::ViewEnd::no_figures:
+            complain(error);
+            return kUsageError;
+        case live::ViewEnd::process_ended:
+            complain("process " + std::to_string(pid) + " has ended");
+            return 0;
+        case live::ViewEnd::quit:
+            return 0;
+    }
+    return 0;
+}
+
 int run(const DriverOptions& options) {
+    if (options.list_processes) return list_processes();
+    if (options.watch_pid) return watch(*options.watch_pid);
+    if (options.live) {
+        if (std::string problem = live::terminal_problem(); !problem.empty()) {
+            complain(problem);
+            return kUsageError;
+        }
+    }
     if (!options.png_path.empty()) {
         if (std::string error = graph_request_error(options); !error.empty()) {
             complain(error);
@@ -156,8 +200,12 @@ int run(const DriverOptions& options) {
     RunTimes run_times;
     timespec started{}, ended{};
     ::clock_gettime(CLOCK_REALTIME, &started);
-    ProgramOutcome outcome = run_child(lookup.path, options.command, environment);
+    std::string view_error;
+    ProgramOutcome outcome = options.live ? live::run_with_live_view(lookup.path, options.command,
+                                                                     environment, view_error)
+                                          : run_child(lookup.path, options.command, environment);
     ::clock_gettime(CLOCK_REALTIME, &ended);
+    if (!view_error.empty()) complain(view_error);
     auto nanoseconds = [](const timespec& t) {
         return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
     };

@@ -47,6 +47,9 @@ po::options_description driver_option_table() {
         ("fail-probability", po::value<std::string>())  //
         ("fail-seed", po::value<std::string>())         //
         ("threads", po::bool_switch())                  //
+        ("live", po::bool_switch())                     //
+        ("ps", po::bool_switch())                       //
+        ("watch", po::value<std::string>())             //
         ("time-based,t", po::bool_switch())             //
         ("total,T", po::bool_switch())                  //
         ("title", po::value<std::string>())             //
@@ -241,6 +244,14 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
         out.fail_seed = value;
     } else if (key == "threads") {
         out.thread_table = true;
+    } else if (key == "live") {
+        out.live = true;
+    } else if (key == "ps") {
+        out.list_processes = true;
+    } else if (key == "watch") {
+        std::optional<unsigned> pid = parse_unsigned(value);
+        if (!pid || *pid == 0 || *pid > INT_MAX) return invalid("process ID");
+        out.watch_pid = static_cast<int>(*pid);
     } else if (key == "time-based") {
         out.time_based = true;
     } else if (key == "total") {
@@ -329,6 +340,20 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
         options.fail_probability.empty()) {
         result.action = DriverAction::fail;
         result.error = "memusage: --fail-seed goes with --fail-probability";
+        return result;
+    }
+    // --ps and --watch look at programs already running: they start none.
+    const bool looks_only = options.list_processes || options.watch_pid.has_value();
+    if (result.action == DriverAction::run && looks_only) {
+        if (!options.command.empty() || options.live) {
+            result.action = DriverAction::fail;
+            result.error =
+                std::string("memusage: ") + (options.list_processes ? "--ps" : "--watch") +
+                " looks at processes already running: it takes no program, and no --live";
+        } else if (options.list_processes && options.watch_pid) {
+            result.action = DriverAction::fail;
+            result.error = "memusage: --ps and --watch exclude each other";
+        }
         return result;
     }
     if (result.action == DriverAction::run && result.options.command.empty()) {

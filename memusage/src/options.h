@@ -51,6 +51,10 @@ struct DriverOptions {
     std::string fail_probability;  // --fail-probability=P
     std::string fail_seed;         // --fail-seed=S
     bool thread_table = false;     // --threads
+    // The live view (memusage/src/live/).
+    bool live = false;             // --live: show the running program's figures
+    bool list_processes = false;   // --ps: list the profiled processes running now
+    std::optional<int> watch_pid;  // --watch=PID: show that process's figures
     // Passed to the graph.
     bool time_based = false;         // -t
     bool total = false;              // -T

@@ -16,6 +16,8 @@
 #include "heap/counting_extras.h"
 #include "intercept/fatal_signals.h"
 #include "intercept/sampler.h"
+#include "live/publisher.h"
+#include "memusage/live_format.h"
 #include "memusage/summary.h"
 #include "memusage/summary_format.h"
 #include "platform/originals.h"
@@ -46,6 +48,9 @@ pthread_key_t thread_key;
 uintptr_t main_thread_stack_start;
 constinit Stats totals{};
 constinit SummaryFile figures_file;  // MEMUSAGE_SUMMARY_FILE
+// Set while the collector does something of its own that allocates (attaching a thread,
+// starting the live publisher): those calls are not the program's.
+__thread bool collector_busy = false;
 
 // The standard error the program started with. The summary goes there even if the
 // program closes or redirects its own (coreutils close it before exiting).
@@ -129,6 +134,7 @@ void on_thread_exit(void* value) {
 // without waiting. Its own calls are not counted meanwhile: a signal handler that
 // allocates there would find the recorder half-repaired.
 void after_fork_in_child() {
+    live::after_fork_in_child();   // the live figures' file is the parent's
     sites::after_fork_in_child();  // the sites file is the parent's, whatever the state
     figures_file.close();          // and so is the summary file
     if (state.load(std::memory_order_acquire) != State::active) return;
@@ -146,6 +152,7 @@ void on_fatal_signal(int signal_number) {
     State expected = State::active;
     if (state.compare_exchange_strong(expected, State::finished)) {
         sampler::stop();
+        live::stop();
         if (recorder.finish_file_after_crash(cycle_counter(), thread_log)) sites::finish(true);
     }
     raise(signal_number);
@@ -257,13 +264,28 @@ void print_final_report() {
     }
 }
 
-__attribute__((constructor)) void start_with_program() { current_state(); }
+// The live publisher's thread: pthread_create's allocations (the new thread's TLS
+// vector) are not the program's, so this thread counts none of its calls meanwhile.
+void start_live_publisher() {
+    ThreadLog* counting = counting_log;
+    counting_log = nullptr;
+    collector_busy = true;
+    live::start(recorder, program_invocation_short_name,
+                config.trace_mmap ? live_format::kMmapRows : 0);
+    collector_busy = false;
+    counting_log = counting;
+}
+
+__attribute__((constructor)) void start_with_program() {
+    if (current_state() == State::active && config.live) start_live_publisher();
+}
 
 __attribute__((destructor)) void finish_with_program() {
     State expected = State::active;
     if (!state.compare_exchange_strong(expected, State::finished)) return;
     counting_log = nullptr;
     sampler::stop();
+    live::stop();
     if ((config.thread_table || config.events != nullptr) && thread_log != nullptr)
         prctl(PR_GET_NAME, thread_log->name);
     bool complete = recorder.finish(totals, cycle_counter(), thread_log);
@@ -379,8 +401,7 @@ State initialize() {
 }
 
 UncommonCount begin_uncommon_count() {
-    static __thread bool attaching = false;
-    if (attaching || current_state() != State::active) return {nullptr, nullptr};
+    if (collector_busy || current_state() != State::active) return {nullptr, nullptr};
     if (thread_log != nullptr) {
         // Inside one of the thread's calls. The C library's allocator never calls ours,
         // so this is a signal handler's call, counted as glibc counts it when it can be.
@@ -391,7 +412,7 @@ UncommonCount begin_uncommon_count() {
         if (nested != nullptr) counting_log = nested;
         return {nested, nullptr};
     }
-    attaching = true;
+    collector_busy = true;
     ThreadLog* log = recorder.attach_thread(&counting_log);
     if (log != nullptr) {
         bool main_thread = log->owner_thread == log->owner_process;
@@ -406,7 +427,7 @@ UncommonCount begin_uncommon_count() {
         fatal_signals::give_thread_a_stack(log->signal_stack);
         sites::prepare_thread();  // what it allocates is the collector's, not the program's
     }
-    attaching = false;
+    collector_busy = false;
     return {log, log};
 }
 

@@ -13,6 +13,7 @@
 #include "intercept/fatal_signals.h"
 #include "intercept/sampler.h"
 #include "intercept/traced_maps.h"
+#include "live/publisher.h"
 #include "platform/originals.h"
 #include "platform/pages.h"
 
@@ -83,8 +84,10 @@ void* aligned_allocation(void* (*original_function)(size_t, size_t), size_t alig
 template <typename Exec>
 int with_sampling_paused(Exec exec) {
     bool was_sampling = sampler::pause_for_exec();
+    live::before_exec();
     int result = exec();
     int saved_errno = errno;
+    live::after_failed_exec();
     sampler::resume_after_failed_exec(was_sampling);
     errno = saved_errno;
     return result;

@@ -110,6 +110,8 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
     }
     read_injection(config, getenv);
     config.thread_table = getenv("MEMUSAGE_THREADS") != nullptr;
+    const char* live = getenv("MEMUSAGE_LIVE");
+    config.live = live != nullptr && live[0] != '\0' && strcmp(live, "0") != 0;
     return config;
 }
 

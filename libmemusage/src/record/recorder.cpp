@@ -152,6 +152,34 @@ __attribute__((no_sanitize("thread"))) void Recorder::snapshot(Stats& totals, Th
     lock_.unlock();
 }
 
+__attribute__((no_sanitize("thread"))) bool Recorder::live_snapshot(Stats& totals,
+                                                                    uint64_t& heap_now,
+                                                                    RunningThreadVisitor visit,
+                                                                    void* context) {
+    lock_.lock();
+    if (logs_.stopping()) {
+        lock_.unlock();
+        return false;
+    }
+    bring_stream_up_to_date_locked(nullptr);
+    fold_counters_locked(totals);
+    heap_now = stream_.heap > 0 ? static_cast<uint64_t>(stream_.heap) : 0;
+    for (const ThreadLog* log = logs_.first(); log != nullptr; log = log->next) {
+        if (!log->in_use || log->parent != nullptr || log->ended) continue;
+        RunningThread thread = {log->owner_thread, 0, 0, 0};
+        // A signal handler's calls, counted in the thread's nested log, are the thread's too.
+        for (const ThreadLog* part : {log, static_cast<const ThreadLog*>(log->nested)}) {
+            if (part == nullptr) continue;
+            for (uint64_t calls : part->stats.calls) thread.calls += calls;
+            thread.allocated += part->stats.heap_total();
+            thread.freed += part->stats.bytes_of(Call::free);
+        }
+        visit(context, thread);
+    }
+    lock_.unlock();
+    return true;
+}
+
 void Recorder::keep_thread_rows() {
     lock_.lock();
     table_.keep_rows_locked();

@@ -130,6 +130,16 @@ class Recorder {
     // The whole process's counters and peaks as they stand: exact for the asking thread
     // and for threads that ended, a moment's reading for threads still running.
     void snapshot(Stats& totals, ThreadLog* own);
+    // The live figures (live/publisher.h), from a thread that records nothing: the same
+    // snapshot, the current heap, and each running thread's own counters through `visit`.
+    // False, with nothing read, once the run is ending.
+    struct RunningThread {
+        pid_t tid;
+        uint64_t calls, allocated, freed;
+    };
+    using RunningThreadVisitor = void (*)(void* context, const RunningThread& thread);
+    bool live_snapshot(Stats& totals, uint64_t& heap_now, RunningThreadVisitor visit,
+                       void* context);
 
     // The per-thread table: from now on, every thread's row is kept when it ends.
     void keep_thread_rows();

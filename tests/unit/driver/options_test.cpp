@@ -191,7 +191,8 @@ TEST(DriverOptions, HelpUsageVersion) {
 
 TEST(DriverOptions, AmbiguousPrefixesAreErrors) {
     EXPECT_EQ(parse_error({"--p", "x", "prog"}),
-              "memusage: option '--p' is ambiguous; possibilities: '--progname' '--png' '--pprof'");
+              "memusage: option '--p' is ambiguous; possibilities: '--progname' '--png' '--pprof' "
+              "'--ps'");
     EXPECT_EQ(parse_error({"--t", "prog"}),
               "memusage: option '--t' is ambiguous; possibilities: '--threads' '--time-based' "
               "'--total' '--title'");
@@ -408,6 +409,27 @@ TEST(DriverHtmlOption, HelpKeepsItsShortPrefixes) {
     for (const char* word : {"--h", "--he", "--hel", "--help"})
         EXPECT_EQ(parse({word}).action, DriverAction::help) << word;
     EXPECT_EQ(parse({"--htm=r.html", "prog"}).options.html_path, "r.html");
+}
+
+TEST(DriverOptions, LiveViewOptions) {
+    ParsedCommandLine live = parse({"--live", "prog", "--ps"});
+    ASSERT_EQ(live.action, DriverAction::run);
+    EXPECT_TRUE(live.options.live);
+    EXPECT_FALSE(live.options.list_processes) << "after the program, --ps is the program's";
+    ParsedCommandLine ps = parse({"--ps"});
+    ASSERT_EQ(ps.action, DriverAction::run) << ps.error;
+    EXPECT_TRUE(ps.options.list_processes);
+    ParsedCommandLine watch = parse({"--watch=1234"});
+    ASSERT_EQ(watch.action, DriverAction::run) << watch.error;
+    EXPECT_EQ(watch.options.watch_pid, 1234);
+    EXPECT_EQ(parse({"--watch", "12"}).options.watch_pid, 12);
+    EXPECT_EQ(parse_error({"--watch=x"}), "memusage: invalid process ID 'x' for '--watch'");
+    EXPECT_EQ(parse_error({"--watch=0"}), "memusage: invalid process ID '0' for '--watch'");
+    EXPECT_EQ(parse_error({"--ps", "prog"}),
+              "memusage: --ps looks at processes already running: it takes no program, and no "
+              "--live");
+    EXPECT_EQ(parse_error({"--ps", "--watch=3"}), "memusage: --ps and --watch exclude each other");
+    EXPECT_EQ(parse_error({"--live"}), "No program name given");
 }
 
 }  // namespace

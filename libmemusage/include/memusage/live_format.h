@@ -1,0 +1,80 @@
+// The live figures: a small shared file each profiled process keeps while it runs, for
+// `memusage --ps`, `--watch` and `--live` to read. The collector's publisher thread copies
+// the figures it already keeps into it about five times a second; the hot path never
+// touches it.
+//
+//   /dev/shm/memusage-<uid>-<pid>     mode 0600, created with O_EXCL | O_NOFOLLOW
+//
+// One Header, written once (its magic last), then Figures under a sequence counter (a
+// seqlock): odd while the publisher writes, even when the copy is whole. A reader copies
+// the figures and keeps the copy only when the counter was the same even number before
+// and after. The file is removed at exit (a forked child makes its own, an exec'd image
+// too); a killed run's file stays, and readers recognise it as stale: no process with
+// its pid, or one started at another time (/proc/PID/stat's start time), and remove it.
+// Native byte order and word size, stated in the header.
+#pragma once
+
+#include <cstdint>
+
+#include "memusage/stats.h"
+
+namespace memusage::live_format {
+
+inline constexpr char kMagic[8] = {'M', 'U', 'L', 'I', 'V', 'E', '1', '\n'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kByteOrderMark = 0x01020304;
+inline constexpr char kDirectory[] = "/dev/shm";
+inline constexpr char kNamePrefix[] = "memusage-";  // then <uid>-<pid>
+// How often the collector publishes, and so how old a figure can be.
+inline constexpr uint32_t kPublishMilliseconds = 200;
+// Running threads with a row of their own; the others are summed in Figures::others.
+inline constexpr uint32_t kThreadRows = 64;
+
+// Header::flags
+inline constexpr uint32_t kMmapRows = 1;  // the mmap rows are counted (-m)
+
+// A running thread's own calls. held = allocated - freed: what its calls added to the
+// heap less what they took away (a block freed by another thread counts there).
+struct ThreadFigures {
+    uint64_t tid;
+    uint64_t calls;
+    uint64_t allocated;  // bytes its allocating calls asked for (a resize's growth)
+    uint64_t freed;      // bytes its frees and resizes to 0 gave back
+    int64_t held;
+    int64_t held_peak;  // the largest `held` the publisher saw for this thread
+};
+
+struct Figures {
+    uint64_t published_ns;  // CLOCK_MONOTONIC when the copy was taken
+    uint64_t publications;  // copies so far
+    uint64_t heap_now, heap_peak, stack_peak, total_peak;
+    uint64_t calls[kCallKinds];  // by memusage::Call, as the summary's rows
+    uint64_t bytes[kCallKinds];
+    uint64_t failed[kCallKinds];
+    uint32_t threads;      // running threads that have counted a call
+    uint32_t thread_rows;  // rows used in `rows`, largest `held` first
+    ThreadFigures rows[kThreadRows];
+    ThreadFigures others;  // the running threads without a row, summed (tid 0)
+};
+
+struct Header {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_bytes;  // sizeof(Header)
+    uint32_t byte_order;    // kByteOrderMark
+    uint32_t word_bytes;    // sizeof(void*) of the profiled program
+    uint32_t flags;
+    uint32_t pid;
+    // The process's start in clock ticks since boot (/proc/PID/stat, field 22): a pid
+    // reused by another process has another start.
+    uint64_t start_ticks;
+    uint64_t start_ns;  // CLOCK_MONOTONIC when the collector started
+    char program[64];   // the short program name, NUL-terminated
+    // The seqlock's counter: odd while Figures is being written. Accessed atomically.
+    uint64_t sequence;
+    Figures figures;
+};
+
+inline constexpr uint64_t kFileBytes = sizeof(Header);
+
+}  // namespace memusage::live_format

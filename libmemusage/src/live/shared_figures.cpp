@@ -1,0 +1,169 @@
+#include "live/shared_figures.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace memusage::live {
+namespace {
+
+size_t append_number(char* out, uint64_t value) {
+    char digits[24];
+    size_t count = 0;
+    do digits[count++] = static_cast<char>('0' + value % 10);
+    while ((value /= 10) != 0);
+    for (size_t i = 0; i < count; ++i) out[i] = digits[count - 1 - i];
+    return count;
+}
+
+uint64_t monotonic_ns() {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
+}
+
+int open_new(const char* path) {
+    return open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+}  // namespace
+
+void figures_path(char (&path)[96], uid_t uid, pid_t pid) {
+    size_t n = 0;
+    for (const char* part : {live_format::kDirectory, "/", live_format::kNamePrefix}) {
+        size_t length = strlen(part);
+        memcpy(path + n, part, length);
+        n += length;
+    }
+    n += append_number(path + n, uid);
+    path[n++] = '-';
+    n += append_number(path + n, static_cast<uint64_t>(pid));
+    path[n] = '\0';
+}
+
+namespace {
+
+// Field `field` of a /proc stat file (1: the pid, 3: the state, 20: the threads, 22: the
+// start time), as read with system calls only; `text` receives it. False if unreadable.
+bool stat_field(const char* path, int field, char (&text)[32]) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char content[1024];
+    ssize_t length = read(fd, content, sizeof content - 1);
+    close(fd);
+    if (length <= 0) return false;
+    content[length] = '\0';
+    // The name in parentheses may hold anything: the fields count from its last ')'.
+    const char* p = strrchr(content, ')');
+    if (p == nullptr || field < 3) return false;
+    p += 2;  // field 3
+    for (int at = 3; at < field && *p != '\0'; ++p)
+        if (*p == ' ') ++at;
+    size_t n = 0;
+    while (p[n] != ' ' && p[n] != '\0' && p[n] != '\n' && n < sizeof text - 1) {
+        text[n] = p[n];
+        ++n;
+    }
+    text[n] = '\0';
+    return n > 0;
+}
+
+uint64_t number_of(const char (&text)[32]) {
+    uint64_t value = 0;
+    for (const char* p = text; *p >= '0' && *p <= '9'; ++p)
+        value = value * 10 + static_cast<uint64_t>(*p - '0');
+    return value;
+}
+
+void proc_path(char (&path)[64], const char* before, uint64_t number, const char* after) {
+    size_t n = strlen(before);
+    memcpy(path, before, n);
+    n += append_number(path + n, number);
+    memcpy(path + n, after, strlen(after) + 1);
+}
+
+}  // namespace
+
+uint64_t start_ticks_of(pid_t pid) {
+    char path[64], text[32];
+    proc_path(path, "/proc/", static_cast<uint64_t>(pid), "/stat");
+    return stat_field(path, 22, text) ? number_of(text) : 0;
+}
+
+bool only_thread_left() {
+    char text[32];
+    if (!stat_field("/proc/self/stat", 20, text) || number_of(text) != 2) return false;
+    // Two: this one and a main thread that may have ended with pthread_exit (a zombie
+    // until the last thread goes).
+    char path[64];
+    proc_path(path, "/proc/self/task/", static_cast<uint64_t>(getpid()), "/stat");
+    return stat_field(path, 3, text) && text[0] == 'Z';
+}
+
+bool SharedFigures::create(const char* program, uint32_t flags) {
+    pid_t pid = getpid();
+    pid_ = pid;
+    figures_path(path_, getuid(), pid);
+    int fd = open_new(path_);
+    if (fd < 0 && errno == EEXIST) {
+        // This pid's: an image of this process before an exec, or a dead process's.
+        unlink(path_);
+        fd = open_new(path_);
+    }
+    if (fd < 0) return false;
+    void* memory = MAP_FAILED;
+    if (ftruncate(fd, live_format::kFileBytes) == 0)
+        memory = mmap(nullptr, live_format::kFileBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (memory == MAP_FAILED) {
+        unlink(path_);
+        return false;
+    }
+    auto* header = static_cast<live_format::Header*>(memory);  // zeroed by ftruncate
+    header->version = live_format::kVersion;
+    header->header_bytes = sizeof(live_format::Header);
+    header->byte_order = live_format::kByteOrderMark;
+    header->word_bytes = sizeof(void*);
+    header->flags = flags;
+    header->pid = static_cast<uint32_t>(pid);
+    header->start_ticks = start_ticks_of(pid);
+    header->start_ns = monotonic_ns();
+    if (program != nullptr) {
+        size_t length = strnlen(program, sizeof header->program - 1);
+        memcpy(header->program, program, length);
+    }
+    // The magic last: a reader never takes a half-made header for a whole one.
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy(header->magic, live_format::kMagic, sizeof header->magic);
+    __atomic_store_n(&header_, header, __ATOMIC_RELEASE);
+    return true;
+}
+
+void SharedFigures::publish(const live_format::Figures& figures) {
+    live_format::Header* header = __atomic_load_n(&header_, __ATOMIC_ACQUIRE);
+    if (header == nullptr) return;
+    uint64_t sequence = __atomic_load_n(&header->sequence, __ATOMIC_RELAXED);
+    __atomic_store_n(&header->sequence, sequence + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy(&header->figures, &figures, sizeof figures);
+    __atomic_store_n(&header->sequence, sequence + 2, __ATOMIC_RELEASE);
+}
+
+bool SharedFigures::is_this_process() const { return pid_ == getpid(); }
+
+void SharedFigures::forget() {
+    if (void* header = __atomic_exchange_n(&header_, nullptr, __ATOMIC_ACQ_REL))
+        munmap(header, live_format::kFileBytes);
+}
+
+void SharedFigures::remove() {
+    // Never the parent's file, from a child that shares or copied the parent's memory.
+    if (__atomic_exchange_n(&header_, nullptr, __ATOMIC_ACQ_REL) != nullptr && is_this_process())
+        unlink(path_);
+}
+
+}  // namespace memusage::live

@@ -1,0 +1,32 @@
+// What the live view shows, laid out as lines of text for a terminal of a given size:
+// the figures, the heap's course of the last minute, the threads. No terminal here
+// (terminal_view.h puts the lines on the screen), so the layout is tested on its own.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "live/figure_history.h"
+
+namespace memusage::live {
+
+struct ScreenState {
+    std::string program;
+    long pid = 0;
+    double elapsed_seconds = 0;
+    ThreadOrder order = ThreadOrder::held;
+    bool paused = false;
+    bool ended = false;   // the process has exited: the last figures stay
+    bool unicode = true;  // block characters for the course, else ASCII
+};
+
+// The sparkline of `values` scaled to their maximum, one character a value.
+std::string sparkline(const std::vector<uint64_t>& values, bool unicode);
+
+// At most `height` lines, none wider than `width` columns (counting a block character
+// as one).
+std::vector<std::string> screen_lines(const FigureHistory& history, const ScreenState& state,
+                                      const std::vector<ThreadLine>& threads, int width,
+                                      int height);
+
+}  // namespace memusage::live

@@ -1,0 +1,165 @@
+#include "live/terminal_view.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "live/figure_history.h"
+#include "live/live_figures_file.h"
+#include "live/screen_text.h"
+
+namespace memusage::live {
+namespace {
+
+constexpr int kKeyPollMs = 100;
+constexpr int kRefreshMs = 1000;
+
+uint64_t monotonic_ns() {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
+}
+
+class ThreadNames {
+  public:
+    explicit ThreadNames(pid_t pid) : pid_(pid) {}
+    std::string operator()(uint64_t tid) {
+        auto known = names_.find(tid);
+        if (known != names_.end()) return known->second;
+        std::ifstream comm("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(tid) +
+                           "/comm");
+        std::string name;
+        std::getline(comm, name);
+        return names_[tid] = name;
+    }
+
+  private:
+    pid_t pid_;
+    std::map<uint64_t, std::string> names_;
+};
+
+// The terminal in curses mode for as long as this lives.
+class CursesScreen {
+  public:
+    CursesScreen() {
+        initscr();
+        cbreak();
+        noecho();
+        curs_set(0);
+        keypad(stdscr, TRUE);
+        timeout(kKeyPollMs);
+        const char* no_color = std::getenv("NO_COLOR");
+        color_ = has_colors() && (no_color == nullptr || no_color[0] == '\0');
+        if (color_) {
+            start_color();
+            use_default_colors();
+            init_pair(1, COLOR_GREEN, -1);
+            init_pair(2, COLOR_RED, -1);
+        }
+    }
+    ~CursesScreen() { endwin(); }
+    CursesScreen(const CursesScreen&) = delete;
+    CursesScreen& operator=(const CursesScreen&) = delete;
+
+    void draw(const std::vector<std::string>& lines) {
+        erase();
+        for (size_t row = 0; row < lines.size(); ++row) {
+            // The title and the course stand out; without colour, the title is bold.
+            bool title = row == 0;
+            bool course = row == 8;  // the sparkline (screen_text.cpp)
+            attr_t attributes = title ? A_BOLD : 0;
+            if (color_ && title) attributes |= COLOR_PAIR(1);
+            if (color_ && course) attributes |= COLOR_PAIR(2);
+            attron(attributes);
+            mvaddstr(static_cast<int>(row), 0, lines[row].c_str());
+            attroff(attributes);
+        }
+        refresh();
+    }
+
+  private:
+    bool color_ = false;
+};
+
+bool utf8_locale() {
+    const char* codeset = nl_langinfo(CODESET);
+    return codeset != nullptr && std::strcmp(codeset, "UTF-8") == 0;
+}
+
+}  // namespace
+
+std::string terminal_problem() {
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return "the live view needs a terminal: standard input and output must be one";
+    const char* term = std::getenv("TERM");
+    if (term == nullptr || term[0] == '\0' || std::strcmp(term, "dumb") == 0)
+        return "the live view needs a terminal that can draw (TERM is unset or dumb)";
+    return {};
+}
+
+ViewEnd show_live_view(const ViewSource& source, std::string& error) {
+    const std::string path = figures_file_path(getuid(), source.pid);
+    LiveFiguresFile file;
+    for (int waited = 0;; waited += 50) {
+        error = file.open(path);
+        if (error.empty()) break;
+        if (source.ended && source.ended()) return ViewEnd::process_ended;
+        if (waited >= source.wait_for_file_ms) {
+            error = "no live figures for process " + std::to_string(source.pid) + " (" + path +
+                    ": " + error + "): is it running under memusage, as this user?";
+            return ViewEnd::no_figures;
+        }
+        if (source.tick) source.tick();
+        usleep(50'000);
+    }
+    if (is_stale(file.header())) {
+        error = "process " + std::to_string(source.pid) + " is no longer running";
+        return ViewEnd::no_figures;
+    }
+
+    setlocale(LC_ALL, "");
+    ScreenState state;
+    state.program.assign(file.header().program,
+                         strnlen(file.header().program, sizeof file.header().program));
+    state.pid = source.pid;
+    state.unicode = utf8_locale();
+    FigureHistory history;
+    ThreadNames names(source.pid);
+    CursesScreen screen;
+    uint64_t next_refresh = 0;
+    ViewEnd end = ViewEnd::quit;
+    for (;;) {
+        bool ended = source.ended ? source.ended() : is_stale(file.header());
+        uint64_t now = monotonic_ns();
+        if (ended || now >= next_refresh) {
+            live_format::Figures figures;
+            if (!state.paused && file.read(figures)) history.add(figures);
+            state.elapsed_seconds = static_cast<double>(now - file.header().start_ns) / 1e9;
+            state.ended = ended;
+            std::vector<ThreadLine> threads = history.threads(state.order, std::ref(names));
+            screen.draw(screen_lines(history, state, threads, COLS, LINES));
+            next_refresh = now + kRefreshMs * 1'000'000ULL;
+        }
+        if (ended) {
+            end = ViewEnd::process_ended;
+            break;
+        }
+        int key = getch();
+        if (source.tick) source.tick();
+        if (key == 'q' || key == 'Q') break;
+        if (key == 's' || key == 'S') state.order = next_order(state.order);
+        if (key == 'p' || key == 'P' || key == ' ') state.paused = !state.paused;
+        if (key == 's' || key == 'S' || key == 'p' || key == 'P' || key == ' ' || key == KEY_RESIZE)
+            next_refresh = 0;
+    }
+    return end;
+}
+
+}  // namespace memusage::live

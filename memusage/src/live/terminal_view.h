@@ -1,0 +1,31 @@
+// The live view on the terminal (ncurses): a profiled process's figures, read from its
+// live-figures file and redrawn every second, until `q` or the process's end.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+
+namespace memusage::live {
+
+// Empty when standard input and output are a terminal the view can use, else why not.
+std::string terminal_problem();
+
+struct ViewSource {
+    pid_t pid = 0;
+    // True once the process has ended (the view then closes).
+    std::function<bool()> ended;
+    // Called about ten times a second while the view is up (the driver keeps the
+    // program's output meanwhile).
+    std::function<void()> tick;
+    // How long to wait for the process's file to appear (a program just started).
+    int wait_for_file_ms = 0;
+};
+
+enum class ViewEnd { quit, process_ended, no_figures };
+
+// Shows the view until `q` or the end of the process. With no_figures, `error` says why.
+ViewEnd show_live_view(const ViewSource& source, std::string& error);
+
+}  // namespace memusage::live
