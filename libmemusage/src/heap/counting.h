@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "heap/counting_extras.h"
+#include "platform/bench_pieces.h"
 #include "record/recorder.h"
 #include "record/thread_log.h"
 #include "sites/site_accounts.h"
@@ -22,9 +23,11 @@ class Counting {
 
     // malloc, calloc, the aligned family, mmap: counted when asked, whatever happens.
     void allocation_requested(Call call, uint64_t size) {
-        ++log_.stats.calls_of(call);
-        log_.stats.bytes_of(call) += size;
-        ++log_.stats.histogram[histogram_bucket(size)];
+        if constexpr (!bench_off::counting) {
+            ++log_.stats.calls_of(call);
+            log_.stats.bytes_of(call) += size;
+        }
+        if constexpr (!bench_off::histogram) ++log_.stats.histogram[histogram_bucket(size)];
     }
     // A size that does not fit in 64 bits (calloc's product, size plus our header):
     // a call and a failure, in the large bucket, adding no bytes it could not have.
@@ -96,8 +99,10 @@ class Counting {
     void free_null() { ++log_.stats.calls_of(Call::free); }
     void freed(uint64_t size, const void* block) {
         released(size);
-        ++log_.stats.calls_of(Call::free);
-        log_.stats.bytes_of(Call::free) += size;
+        if constexpr (!bench_off::counting) {
+            ++log_.stats.calls_of(Call::free);
+            log_.stats.bytes_of(Call::free) += size;
+        }
         if (__builtin_expect(recording_blocks(), 0))
             return record_block(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_), 0,
                                 address_of(block), 0);
@@ -135,8 +140,12 @@ class Counting {
 
   private:
     void record(int64_t heap_change, uint32_t site = 0) {
-        uint64_t stack = log_.stack_use(sp_);
-        if (__builtin_expect(stack > log_.stack_capture_above, 0)) note_stack_peak(stack);
+        if constexpr (bench_off::record) return;
+        uint64_t stack = 0;
+        if constexpr (!bench_off::stack) {
+            stack = log_.stack_use(sp_);
+            if (__builtin_expect(stack > log_.stack_capture_above, 0)) note_stack_peak(stack);
+        }
         if (__builtin_expect(counting_extras::active(), 0))
             return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
         recorder_.record(log_, heap_change, stack, site);

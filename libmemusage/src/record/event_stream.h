@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "memusage/record.h"
+#include "platform/bench_pieces.h"
 #include "sites/site_accounts.h"
 
 namespace memusage {
@@ -36,9 +37,11 @@ struct EventStream {
         heap += heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
         if (__builtin_expect(sites != nullptr, 0)) sites->on_event(site, heap_change, current);
-        heap_peak = current > heap_peak ? current : heap_peak;
-        stack_peak = stack > stack_peak ? stack : stack_peak;
-        total_peak = current + stack > total_peak ? current + stack : total_peak;
+        if constexpr (!bench_off::peak) {
+            heap_peak = current > heap_peak ? current : heap_peak;
+            stack_peak = stack > stack_peak ? stack : stack_peak;
+            total_peak = current + stack > total_peak ? current + stack : total_peak;
+        }
         if (output == nullptr) return false;
         // Stamps of different cores can disagree by a few cycles; the file stays in order.
         last_time = time > last_time ? time : last_time;
