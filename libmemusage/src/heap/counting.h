@@ -50,9 +50,10 @@ class Counting {
         return false;
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
-    void allocated(uint64_t size, const void* block) {
+    __attribute__((always_inline)) void allocated(uint64_t size, const void* block) {
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(static_cast<int64_t>(size), site_, address_of(block), 0, size);
+            return record_block(recorder_, log_, sp_, static_cast<int64_t>(size), site_,
+                                address_of(block), 0, size);
         record(static_cast<int64_t>(size), site_);
     }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
@@ -76,7 +77,7 @@ class Counting {
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(-static_cast<int64_t>(old_size),
+            return record_block(recorder_, log_, sp_, -static_cast<int64_t>(old_size),
                                 site_word(SiteChange::freed, site_), 0, address_of(block), 0);
         record(-static_cast<int64_t>(old_size), site_word(SiteChange::freed, site_));
     }
@@ -91,21 +92,21 @@ class Counting {
         }
         int64_t change = static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size);
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(change, site_, address_of(new_block), address_of(old_block),
-                                new_size);
+            return record_block(recorder_, log_, sp_, change, site_, address_of(new_block),
+                                address_of(old_block), new_size);
         record(change, site_);
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
-    void freed(uint64_t size, const void* block) {
+    __attribute__((always_inline)) void freed(uint64_t size, const void* block) {
         released(size);
         if constexpr (!bench_off::counting) {
             ++log_.stats.calls_of(Call::free);
             log_.stats.bytes_of(Call::free) += size;
         }
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_), 0,
-                                address_of(block), 0);
+            return record_block(recorder_, log_, sp_, -static_cast<int64_t>(size),
+                                site_word(SiteChange::freed, site_), 0, address_of(block), 0);
         record(-static_cast<int64_t>(size), site_word(SiteChange::freed, site_));
     }
 
@@ -139,12 +140,15 @@ class Counting {
     void keep_site(uint32_t tag) { site_ = site_word(SiteChange::resize, tag); }
 
   private:
-    void record(int64_t heap_change, uint32_t site = 0) {
+    // Inlined, as allocated() and freed() are, into the hooks: out of line, each was a call
+    // that saved and restored six registers on every counted call (bench_pieces.sh).
+    __attribute__((always_inline)) void record(int64_t heap_change, uint32_t site = 0) {
         if constexpr (bench_off::record) return;
         uint64_t stack = 0;
         if constexpr (!bench_off::stack) {
             stack = log_.stack_use(sp_);
-            if (__builtin_expect(stack > log_.stack_capture_above, 0)) note_stack_peak(stack);
+            if (__builtin_expect(stack > log_.stack_capture_above, 0))
+                note_stack_peak(log_, sp_, stack);
         }
         if (__builtin_expect(counting_extras::active(), 0))
             return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
@@ -156,20 +160,24 @@ class Counting {
     // and the hooks are what they are without it, registers included.
     bool recording_blocks() const { return recorder_.logs_have_blocks(); }
     static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
-    __attribute__((noinline)) void record_block(int64_t heap_change, uint32_t site,
-                                                uint64_t address, uint64_t old_address,
-                                                uint64_t size) {
-        uint64_t stack = log_.stack_use(sp_);
-        if (__builtin_expect(stack > log_.stack_capture_above, 0)) note_stack_peak(stack);
+    // Static, as note_stack_peak(): a call that took the Counting's address would keep it
+    // in memory, reloaded after every call the hot path makes.
+    __attribute__((noinline)) static void record_block(Recorder& recorder, ThreadLog& log,
+                                                       uintptr_t sp, int64_t heap_change,
+                                                       uint32_t site, uint64_t address,
+                                                       uint64_t old_address, uint64_t size) {
+        uint64_t stack = log.stack_use(sp);
+        if (__builtin_expect(stack > log.stack_capture_above, 0)) note_stack_peak(log, sp, stack);
         BlockChange block{address, old_address, size};
         if (__builtin_expect(counting_extras::active(), 0))
-            return counting_extras::record(recorder_, log_, heap_change, stack, site, &block);
-        recorder_.record_with_block(log_, heap_change, stack, site, block);
+            return counting_extras::record(recorder, log, heap_change, stack, site, &block);
+        recorder.record_with_block(log, heap_change, stack, site, block);
     }
     // A new stack peak of the thread's, maybe (stack_peaks.h): one compare on the way.
-    __attribute__((noinline, cold)) void note_stack_peak(uint64_t stack) {
-        log_.stack_capture_above =
-            stack_peaks::capture(stack, sp_, !log_.own_stack.holds(sp_), nullptr);
+    __attribute__((noinline, cold)) static void note_stack_peak(ThreadLog& log, uintptr_t sp,
+                                                                uint64_t stack) {
+        log.stack_capture_above =
+            stack_peaks::capture(stack, sp, !log.own_stack.holds(sp), nullptr);
     }
     void released(uint64_t bytes) {
         if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);

@@ -69,7 +69,8 @@ inline void free_real(void* user, const OurBlock& block) {
 }
 
 template <typename Counter>
-void* counted(Counter& counter, Call call, size_t size, void* block) {
+__attribute__((always_inline)) inline void* counted(Counter& counter, Call call, size_t size,
+                                                    void* block) {
     if (block == nullptr) {
         counter.admission_unused(size);
         counter.failed(call);

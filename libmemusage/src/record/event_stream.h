@@ -37,10 +37,12 @@ struct EventStream {
         heap += heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
         if (__builtin_expect(sites != nullptr, 0)) sites->on_event(site, heap_change, current);
+        // A new peak is rare once a program runs: a branch the processor predicts costs
+        // less than a conditional move and a store on every event.
         if constexpr (!bench_off::peak) {
-            heap_peak = current > heap_peak ? current : heap_peak;
-            stack_peak = stack > stack_peak ? stack : stack_peak;
-            total_peak = current + stack > total_peak ? current + stack : total_peak;
+            if (__builtin_expect(current > heap_peak, 0)) heap_peak = current;
+            if (__builtin_expect(stack > stack_peak, 0)) stack_peak = stack;
+            if (__builtin_expect(current + stack > total_peak, 0)) total_peak = current + stack;
         }
         if (output == nullptr) return false;
         // Stamps of different cores can disagree by a few cycles; the file stays in order.
