@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "heap/counting_extras.h"
+#include "platform/bench_pieces.h"
 #include "record/recorder.h"
 #include "record/thread_log.h"
 #include "sites/site_accounts.h"
@@ -22,9 +23,11 @@ class Counting {
 
     // malloc, calloc, the aligned family, mmap: counted when asked, whatever happens.
     void allocation_requested(Call call, uint64_t size) {
-        ++log_.stats.calls_of(call);
-        log_.stats.bytes_of(call) += size;
-        ++log_.stats.histogram[histogram_bucket(size)];
+        if constexpr (!bench_off::counting) {
+            ++log_.stats.calls_of(call);
+            log_.stats.bytes_of(call) += size;
+        }
+        if constexpr (!bench_off::histogram) ++log_.stats.histogram[histogram_bucket(size)];
     }
     // A size that does not fit in 64 bits (calloc's product, size plus our header):
     // a call and a failure, in the large bucket, adding no bytes it could not have.
@@ -47,11 +50,12 @@ class Counting {
         return false;
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
-    void allocated(uint64_t size, const void* block) {
+    __attribute__((always_inline)) void allocated(uint64_t size, const void* block) {
         if (__builtin_expect(sites::enabled, 0))
             log_.latest_block = site_ != 0 ? address_of(block) : 0;
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(static_cast<int64_t>(size), site_, address_of(block), 0, size);
+            return record_block(recorder_, log_, sp_, static_cast<int64_t>(size), site_,
+                                address_of(block), 0, size);
         record(static_cast<int64_t>(size), site_);
     }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
@@ -76,7 +80,8 @@ class Counting {
         log_.stats.bytes_of(Call::free) += old_size;
         const uint32_t site = freed_site(block);
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(-static_cast<int64_t>(old_size), site, 0, address_of(block), 0);
+            return record_block(recorder_, log_, sp_, -static_cast<int64_t>(old_size), site, 0,
+                                address_of(block), 0);
         record(-static_cast<int64_t>(old_size), site);
     }
     // "nomove" counts resizes done in place, whatever the label suggests. `old_block`
@@ -93,19 +98,22 @@ class Counting {
         }
         int64_t change = static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size);
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(change, site_, address_of(new_block), address_of(old_block),
-                                new_size);
+            return record_block(recorder_, log_, sp_, change, site_, address_of(new_block),
+                                address_of(old_block), new_size);
         record(change, site_);
     }
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
-    void freed(uint64_t size, const void* block) {
+    __attribute__((always_inline)) void freed(uint64_t size, const void* block) {
         released(size);
-        ++log_.stats.calls_of(Call::free);
-        log_.stats.bytes_of(Call::free) += size;
+        if constexpr (!bench_off::counting) {
+            ++log_.stats.calls_of(Call::free);
+            log_.stats.bytes_of(Call::free) += size;
+        }
         const uint32_t site = freed_site(block);
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(-static_cast<int64_t>(size), site, 0, address_of(block), 0);
+            return record_block(recorder_, log_, sp_, -static_cast<int64_t>(size), site, 0,
+                                address_of(block), 0);
         record(-static_cast<int64_t>(size), site);
     }
 
@@ -148,9 +156,16 @@ class Counting {
         }
         return site_word(SiteChange::freed, site_);
     }
-    void record(int64_t heap_change, uint32_t site = 0) {
-        uint64_t stack = log_.stack_use(sp_);
-        if (__builtin_expect(stack > log_.stack_capture_above, 0)) note_stack_peak(stack);
+    // Inlined, as allocated() and freed() are, into the hooks: out of line, each was a call
+    // that saved and restored six registers on every counted call (bench_pieces.sh).
+    __attribute__((always_inline)) void record(int64_t heap_change, uint32_t site = 0) {
+        if constexpr (bench_off::record) return;
+        uint64_t stack = 0;
+        if constexpr (!bench_off::stack) {
+            stack = log_.stack_use(sp_);
+            if (__builtin_expect(stack > log_.stack_capture_above, 0))
+                note_stack_peak(log_, sp_, stack);
+        }
         if (__builtin_expect(counting_extras::active(), 0))
             return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
         recorder_.record(log_, heap_change, stack, site);
@@ -161,20 +176,24 @@ class Counting {
     // and the hooks are what they are without it, registers included.
     bool recording_blocks() const { return recorder_.logs_have_blocks(); }
     static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
-    __attribute__((noinline)) void record_block(int64_t heap_change, uint32_t site,
-                                                uint64_t address, uint64_t old_address,
-                                                uint64_t size) {
-        uint64_t stack = log_.stack_use(sp_);
-        if (__builtin_expect(stack > log_.stack_capture_above, 0)) note_stack_peak(stack);
+    // Static, as note_stack_peak(): a call that took the Counting's address would keep it
+    // in memory, reloaded after every call the hot path makes.
+    __attribute__((noinline)) static void record_block(Recorder& recorder, ThreadLog& log,
+                                                       uintptr_t sp, int64_t heap_change,
+                                                       uint32_t site, uint64_t address,
+                                                       uint64_t old_address, uint64_t size) {
+        uint64_t stack = log.stack_use(sp);
+        if (__builtin_expect(stack > log.stack_capture_above, 0)) note_stack_peak(log, sp, stack);
         BlockChange block{address, old_address, size};
         if (__builtin_expect(counting_extras::active(), 0))
-            return counting_extras::record(recorder_, log_, heap_change, stack, site, &block);
-        recorder_.record_with_block(log_, heap_change, stack, site, block);
+            return counting_extras::record(recorder, log, heap_change, stack, site, &block);
+        recorder.record_with_block(log, heap_change, stack, site, block);
     }
     // A new stack peak of the thread's, maybe (stack_peaks.h): one compare on the way.
-    __attribute__((noinline, cold)) void note_stack_peak(uint64_t stack) {
-        log_.stack_capture_above =
-            stack_peaks::capture(stack, sp_, !log_.own_stack.holds(sp_), nullptr);
+    __attribute__((noinline, cold)) static void note_stack_peak(ThreadLog& log, uintptr_t sp,
+                                                                uint64_t stack) {
+        log.stack_capture_above =
+            stack_peaks::capture(stack, sp, !log.own_stack.holds(sp), nullptr);
     }
     void released(uint64_t bytes) {
         if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);

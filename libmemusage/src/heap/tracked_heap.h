@@ -12,6 +12,7 @@
 
 #include "heap/block.h"
 #include "heap/counting.h"
+#include "platform/bench_pieces.h"
 #include "platform/originals.h"
 
 namespace memusage::tracked {
@@ -28,6 +29,7 @@ inline bool with_header(size_t size, size_t header, size_t& total) {
 }
 
 inline void* plain_block(size_t size) {
+    if constexpr (bench_off::header) return original::malloc(size);
     size_t total;
     if (!with_header(size, sizeof(BlockHeader), total)) return nullptr;
     void* real = original::malloc(total);
@@ -67,7 +69,8 @@ inline void free_real(void* user, const OurBlock& block) {
 }
 
 template <typename Counter>
-void* counted(Counter& counter, Call call, size_t size, void* block) {
+__attribute__((always_inline)) inline void* counted(Counter& counter, Call call, size_t size,
+                                                    void* block) {
     if (block == nullptr) {
         counter.admission_unused(size);
         counter.failed(call);
@@ -190,6 +193,10 @@ __attribute__((always_inline)) inline void release(Counter counter, void* block)
     if (block == nullptr) {
         counter.free_null();
         return;
+    }
+    if constexpr (bench_off::header) {
+        counter.freed(0, block);
+        return original::free(block);
     }
     OurBlock ours;
     if (!find_block(block, ours)) {

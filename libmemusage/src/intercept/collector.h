@@ -8,6 +8,7 @@
 #include "heap/counting.h"
 #include "heap/mapping_set.h"
 #include "memusage/summary.h"
+#include "platform/bench_pieces.h"
 #include "platform/clock.h"
 #include "platform/config.h"
 #include "record/data_file.h"
@@ -74,6 +75,10 @@ class CountingScope {
   public:
     CountingScope() : log_(counting_log), restore_(log_) {
         if (__builtin_expect(log_ != nullptr, 1)) {
+            if constexpr (bench_off::thread_slot) {
+                counting_.emplace(recorder, *log_, stack_pointer());
+                return;
+            }
             __atomic_store_n(&counting_log, nullptr, __ATOMIC_RELAXED);
             // The end of the run sets the stop flag, then runs a process-wide barrier and
             // reads counting_log: the thread either sees the flag here, or is seen inside
