@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "memusage/record.h"
+#include "platform/data_file_clock.h"
 #include "sites/site_accounts.h"
 
 namespace memusage {
@@ -47,7 +48,7 @@ struct EventStream {
         Record& record = output[output_used];
         record.heap = current;
         record.stack = stack;
-        record.set_time(last_time);
+        record.set_time(data_file_time(last_time));
         return ++output_used == output_capacity;
     }
 };

@@ -1,0 +1,5 @@
+# riscv64 boards (Debian's g++-riscv64-linux-gnu): see debian-cross.cmake.
+set(MEMUSAGE_TRIPLET riscv64-linux-gnu)
+set(MEMUSAGE_PROCESSOR riscv64)
+set(MEMUSAGE_QEMU_ARCH riscv64)
+include(${CMAKE_CURRENT_LIST_DIR}/debian-cross.cmake)
