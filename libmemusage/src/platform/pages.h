@@ -18,6 +18,16 @@ inline constexpr long kMapCall = SYS_mmap2;
 inline constexpr long kMapCall = SYS_mmap;
 #endif
 
+// mmap as the kernel does it, for the maps made before the C library's mmap is known.
+inline void* map_by_system_call(void* address, size_t length, int protection, int flags, int fd,
+                                off64_t offset) {
+#ifdef SYS_mmap2
+    offset /= 4096;  // mmap2 takes it in 4096-byte units
+#endif
+    return reinterpret_cast<void*>(
+        syscall(kMapCall, address, length, protection, flags, fd, offset));
+}
+
 inline void* allocate_pages(size_t bytes) {
     long result = syscall(kMapCall, nullptr, bytes, PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

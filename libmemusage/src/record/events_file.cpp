@@ -10,8 +10,8 @@
 #include <cstring>
 
 #include "platform/clock.h"
-#include "platform/wide_arithmetic.h"
 #include "platform/pages.h"
+#include "platform/wide_arithmetic.h"
 
 namespace memusage {
 namespace {
@@ -69,8 +69,8 @@ void EventsFile::start_chunk(uint64_t cycles) {
     uint64_t now_ns = monotonic_nanoseconds();
     uint64_t ns = now_ns;
     if (cycles < now_cycles && now_cycles > open_cycles_) {
-        ns = now_ns - multiply_divide(now_cycles - cycles, now_ns - open_ns_,
-                                      now_cycles - open_cycles_);
+        ns = now_ns -
+             multiply_divide(now_cycles - cycles, now_ns - open_ns_, now_cycles - open_cycles_);
     }
     uint8_t* out = encoder_.start_chunk(buffer_ + (end_ - chunk_start_), time, ns);
     end_ = chunk_start_ + static_cast<uint64_t>(out - buffer_);
