@@ -48,7 +48,9 @@ double ticks_per_second() {
 }  // namespace
 
 void start_data_file_clock(uint64_t stamp) {
-    static const double rate = ticks_per_second();
+    // (No function-local static: its guard would pull the C++ runtime's exception
+    // machinery, and the 72 KiB pool it allocates at start-up, into the collector.)
+    double rate = ticks_per_second();
     pairing.microseconds_per_tick = rate > 0 ? 1e6 / rate : 1.0;
     pairing.microseconds = realtime_microseconds();
     pairing.stamp = stamp;
