@@ -4,6 +4,8 @@
 // memusagestat [--sites=FILE] [--events=FILE] --flame=OUT|--stacked=OUT|--block-map=OUT: pictures.
 // memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE] [--summary=FILE]: the
 // HTML report of a run.
+#include <sys/stat.h>
+
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cstdio>
@@ -12,6 +14,7 @@
 
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
+#include "memusagestat/symbols.h"
 #include "report/html_report.h"
 #include "reports/duration.h"
 #include "reports/sites_outputs.h"
@@ -56,6 +59,9 @@ constexpr const char* kHelp =
     "      --dhat=OUT             With --sites: write DHAT JSON to OUT (dh_view.html)\n"
     "      --long-lived=DURATION  With --sites and --events: report the sites of blocks\n"
     "                             that lived longer than DURATION (500ms, 2s, 100us)\n"
+    "      --sysroot=DIR          Symbols from a copy of the profiled machine's files\n"
+    "                             under DIR (a board's root file system): each\n"
+    "                             module's path is looked up as DIR/PATH\n"
     "      --events=FILE          The run's event recording (memusage --events or\n"
     "                             MEMUSAGE_EVENTS): gives the DHAT file lifetimes,\n"
     "                             and the next two pictures are drawn from it\n"
@@ -247,6 +253,7 @@ int main(int argc, char** argv) {
     PictureRequest pictures;
     HtmlRequest html;
     bool time_based = false, total = false;
+    std::string sysroot;
 
     po::options_description options;
     options.add_options()                                    //
@@ -265,6 +272,7 @@ int main(int argc, char** argv) {
         ("folded-metric", po::value(&sites.folded_metric))   //
         ("dhat", po::value(&sites.dhat))                     //
         ("events", po::value(&sites.events))                 //
+        ("sysroot", po::value(&sysroot))                     //
         ("long-lived", po::value(&sites.long_lived))         //
         ("flame", po::value(&pictures.flame))                //
         ("flame-metric", po::value(&pictures.flame_metric))  //
@@ -297,6 +305,12 @@ int main(int argc, char** argv) {
     if (given.count("help")) return std::fputs(kHelp, stdout) < 0;
     if (given.count("usage")) return std::fputs(kUsage, stdout) < 0;
     if (given.count("version")) return std::fputs(kVersion, stdout) < 0;
+    if (given.count("sysroot")) {
+        struct stat root {};
+        if (::stat(sysroot.c_str(), &root) != 0 || !S_ISDIR(root.st_mode))
+            return fail("--sysroot: " + sysroot + " is not a directory");
+        memusagestat::set_symbol_sysroot(sysroot);
+    }
 
     if (given.count("html")) {
         if (html.out.empty()) return fail("--html needs a file name: --html=OUT");

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 
+#include "memusage/machine_format.h"
+
 namespace memusage::sites_format {
 
 inline constexpr char kMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'S', '\n'};
@@ -23,7 +25,10 @@ inline constexpr char kTrailerMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'N', 'D'
 // 3: the threads' stack peaks after the sites (the header's stack_peak_count, which was
 // reserved and zero). A reader of version 2 refuses the file by its version, rather than
 // taking the peaks for part of the sites or the trailer; versions 1 and 2 read as without.
-inline constexpr uint32_t kVersion = 3;
+// 4: the header ends with the writing machine's stamp (machine_format.h: byte order, word
+// size, ELF machine), so a desktop reads a board's file or says why not; versions 1 to 3
+// read as written on the reader's own kind of machine.
+inline constexpr uint32_t kVersion = 4;
 
 // The deepest stack kept: frames beyond it (towards main) are dropped.
 inline constexpr uint32_t kMaxDepth = 64;
@@ -66,9 +71,12 @@ struct FileHeader {
     uint32_t first_refused_site;
     // Version 3 on (reserved and zero before): the StackPeakRecords after the sites.
     uint32_t stack_peak_count;
+    // Version 4 on.
+    machine_format::MachineStamp machine;
 };
-static_assert(sizeof(FileHeader) == 64);
+static_assert(sizeof(FileHeader) == 72);
 inline constexpr uint32_t kVersion1HeaderBytes = 48;
+inline constexpr uint32_t kVersion3HeaderBytes = 64;
 
 // A loaded ELF object (the program, a library) as it was mapped at exit.
 struct ModuleRecord {

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "platform/clock.h"
+#include "platform/machine.h"
 #include "platform/pages.h"
 #include "platform/wide_arithmetic.h"
 
@@ -38,6 +39,8 @@ EventsFile::OpenResult EventsFile::open(const char* path, uint32_t flags) {
     header.time_shift = format::kTimeShift;
     header.flags = flags;
     header.pid = static_cast<uint64_t>(getpid());
+    header.machine = {machine_format::kByteOrderMark, machine::kElfMachine, machine::kWordBytes,
+                      machine::kDataFileTime};
     if (ftruncate(fd, 0) != 0 || fstat(fd, &st) != 0 ||
         !write_fully_at(fd, &header, sizeof header, 0)) {
         ::close(fd);

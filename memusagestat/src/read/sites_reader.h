@@ -2,6 +2,8 @@
 // checked against the file's size, nothing in it is trusted.
 #pragma once
 
+#include <memusage/machine_format.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -97,6 +99,8 @@ struct SitesProfile {
     // More threads reached a stack peak than the collector keeps: some ended threads'
     // smaller peaks are missing.
     bool stack_peaks_dropped = false;
+    // The machine that wrote the file (version 4 on); all zero: not stated.
+    memusage::machine_format::MachineStamp machine = {};
     std::vector<SitesModule> modules;
     std::vector<AllocationSite> sites;
     std::vector<StackPeak> stack_peaks;  // version 3 on; in no particular order
