@@ -14,8 +14,12 @@ if(NOT MEMUSAGE_MULTIARCH)
 endif()
 set(CMAKE_LIBRARY_ARCHITECTURE ${MEMUSAGE_MULTIARCH})
 # Programs of the target run on this machine through qemu-user, which finds the target's
-# dynamic loader and libraries under -L.
+# dynamic loader and libraries under -L: Debian's multiarch C library (at the board's
+# paths) where Debian has one; riscv64's files set the cross compiler's own.
+if(NOT MEMUSAGE_QEMU_ROOT)
+  set(MEMUSAGE_QEMU_ROOT /)
+endif()
 find_program(MEMUSAGE_QEMU qemu-${MEMUSAGE_QEMU_ARCH}-static)
 if(MEMUSAGE_QEMU)
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${MEMUSAGE_QEMU} -L /usr/${MEMUSAGE_TRIPLET})
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${MEMUSAGE_QEMU} -L ${MEMUSAGE_QEMU_ROOT})
 endif()

@@ -102,4 +102,16 @@ inline uintptr_t stack_pointer() {
     return sp;
 }
 
+// The top of the calling function's frame (always inlined into it): where its caller's
+// stack ended. x86's frame pointer sits at the top of the frame; other machines keep their
+// frame record at the bottom, under the locals, and the canonical frame address (the
+// caller's stack pointer) is the top there.
+[[gnu::always_inline]] inline uintptr_t this_frame_top() {
+#if defined(__x86_64__) || defined(__i386__)
+    return reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+#else
+    return reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa());
+#endif
+}
+
 }  // namespace memusage

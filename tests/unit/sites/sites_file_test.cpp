@@ -78,9 +78,10 @@ TEST(SitesFile, Version1FilesAreStillRead) {
     EXPECT_EQ(profile.first_refused_site, 0u);
     ASSERT_EQ(profile.sites.size(), 1u);
     EXPECT_EQ(profile.sites[0].bytes_allocated, 100u);
-    header.version = 4;
+    header.version = sites_format::kVersion + 1;
     memcpy(old.data(), &header, sites_format::kVersion1HeaderBytes);
-    EXPECT_NE(memusagestat::parse_sites(old, profile).find("version 4 is not supported"),
+    EXPECT_NE(memusagestat::parse_sites(old, profile)
+                  .find("version " + std::to_string(header.version) + " is not supported"),
               std::string::npos);
 }
 
