@@ -30,11 +30,11 @@ constexpr NewerThanTheBase kNewerThanTheBase[] = {{"aligned_alloc", "GLIBC_2.16"
 #elif defined(__i386__)
 constexpr const char* kBaseVersion = "GLIBC_2.0";
 constexpr NewerThanTheBase kNewerThanTheBase[] = {
-    {"mmap64", "GLIBC_2.1"},         {"posix_memalign", "GLIBC_2.2"}, {"sysv_signal", "GLIBC_2.1"},
-    {"sigset", "GLIBC_2.1"},         {"sigignore", "GLIBC_2.1"},
-    {"aligned_alloc", "GLIBC_2.16"}, {"reallocarray", "GLIBC_2.26"},
-    {"execvpe", "GLIBC_2.11"},       {"pthread_sigmask", "GLIBC_2.32"},
-    {"execveat", "GLIBC_2.34"}};
+    {"mmap64", "GLIBC_2.1"},           {"posix_memalign", "GLIBC_2.2"},
+    {"sysv_signal", "GLIBC_2.1"},      {"sigset", "GLIBC_2.1"},
+    {"sigignore", "GLIBC_2.1"},        {"aligned_alloc", "GLIBC_2.16"},
+    {"reallocarray", "GLIBC_2.26"},    {"execvpe", "GLIBC_2.11"},
+    {"pthread_sigmask", "GLIBC_2.32"}, {"execveat", "GLIBC_2.34"}};
 #elif defined(__arm__)
 constexpr const char* kBaseVersion = "GLIBC_2.4";
 constexpr NewerThanTheBase kNewerThanTheBase[] = {{"aligned_alloc", "GLIBC_2.16"},
