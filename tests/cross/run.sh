@@ -75,13 +75,37 @@ fi
 "$native/tests/integration/collector/collector_integration_tests" --gtest_brief=1 \
     --gtest_filter="$collector_tests"
 
+# The board's driver runs a program with the board's collector (the program is qemu running
+# a fixture: qemu-user follows no exec), its data file drawn here; it refuses -p before the
+# run, saying where to draw.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() {
+    echo "tests/cross/run.sh: $arch: $1:" >&2
+    cat "$work/err" >&2
+    exit 1
+}
+driver=build/$arch/bin/memusage
+if [ -x "$driver" ]; then
+    # shellcheck disable=SC2086 # the emulator is a command with its arguments
+    $MEMUSAGE_TEST_EMULATOR "$driver" -d "$work/run.dat" $MEMUSAGE_TEST_EMULATOR \
+        "build/$arch/tests/integration/collector/collector_fixture_calls" 2>"$work/err" ||
+        fail "the driver's run failed"
+    grep -q "Memory usage summary" "$work/err" || fail "the driver's run printed no summary"
+    "$native/bin/memusagestat" "$work/run.dat" "$work/run.png" 2>"$work/err" ||
+        fail "the board's data file does not draw here"
+    # shellcheck disable=SC2086
+    ! $MEMUSAGE_TEST_EMULATOR "$driver" -p "$work/x.png" /bin/true 2>"$work/err" &&
+        grep -q "on the desktop" "$work/err" || fail "the board's driver did not refuse -p"
+    echo "$arch: the board's driver runs a program, and says to draw on the desktop"
+fi
+
 # --leaks on the desktop names the leaks of a board's run, at their lines: the board's sites
 # file, symbolised here from the board's binaries (libdw reads any ELF machine's).
 [ "$smoke" != --smoke ] && [ "$arch" = aarch64 ] || exit 0
 fixtures=build/$arch/tests/integration/sites
 sources=tests/integration/sites/fixtures
-sites=$(mktemp)
-trap 'rm -f "$sites"' EXIT
+sites=$work/run.sites
 MEMUSAGE_SITES=$sites LD_PRELOAD=$MEMUSAGE_TEST_COLLECTOR $MEMUSAGE_TEST_EMULATOR \
     "$fixtures/sites_fixture_c" "$PWD/$fixtures/libsites_library_debug.so" >/dev/null 2>&1
 report=$("$native/bin/memusagestat" --sites="$sites" --leaks)
