@@ -5,6 +5,8 @@
 // memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE] [--summary=FILE]: the
 // HTML report of a run.
 // memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT]: what changed between two runs.
+#include <sys/stat.h>
+
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cstdio>
@@ -13,6 +15,7 @@
 
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
+#include "memusagestat/symbols.h"
 #include "report/html_report.h"
 #include "reports/diff_report.h"
 #include "reports/duration.h"
@@ -66,6 +69,9 @@ constexpr const char* kHelp =
     "                             end by stack\n"
     "      --long-lived=DURATION  With --sites and --events: report the sites of blocks\n"
     "                             that lived longer than DURATION (500ms, 2s, 100us)\n"
+    "      --sysroot=DIR          Symbols from a copy of the profiled machine's files\n"
+    "                             under DIR (a board's root file system): each\n"
+    "                             module's path is looked up as DIR/PATH\n"
     "      --events=FILE          The run's event recording (memusage --events or\n"
     "                             MEMUSAGE_EVENTS): gives the DHAT file lifetimes,\n"
     "                             and the next two pictures are drawn from it\n"
@@ -292,6 +298,7 @@ int main(int argc, char** argv) {
     HtmlRequest html;
     bool time_based = false, total = false, diff = false;
     std::string fail_if_grown;
+    std::string sysroot;
 
     po::options_description options;
     options.add_options()                                    //
@@ -312,6 +319,7 @@ int main(int argc, char** argv) {
         ("pprof", po::value(&sites.pprof))                   //
         ("massif", po::value(&sites.massif))                 //
         ("events", po::value(&sites.events))                 //
+        ("sysroot", po::value(&sysroot))                     //
         ("long-lived", po::value(&sites.long_lived))         //
         ("flame", po::value(&pictures.flame))                //
         ("flame-metric", po::value(&pictures.flame_metric))  //
@@ -346,6 +354,12 @@ int main(int argc, char** argv) {
     if (given.count("help")) return std::fputs(kHelp, stdout) < 0;
     if (given.count("usage")) return std::fputs(kUsage, stdout) < 0;
     if (given.count("version")) return std::fputs(kVersion, stdout) < 0;
+    if (given.count("sysroot")) {
+        struct stat root {};
+        if (::stat(sysroot.c_str(), &root) != 0 || !S_ISDIR(root.st_mode))
+            return fail("--sysroot: " + sysroot + " is not a directory");
+        memusagestat::set_symbol_sysroot(sysroot);
+    }
 
     if (diff) {
         for (const char* option :

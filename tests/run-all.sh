@@ -16,4 +16,8 @@ cmake --workflow --preset default  # the release build with -Werror
 # The HTML report in headless Chromium (tests/browser: a fixture's report against its run's
 # text outputs, the 25 MB bound on 10 million events, the README's screenshot).
 MEMUSAGE_BUILD_DIR=build node --test tests/browser/
+# The boards: the collector, the driver and the fixtures cross-built, the collector's
+# integration tests run on them under qemu-user (tests/cross/run.sh).
+for arch in aarch64 armhf; do tests/cross/run.sh "$arch"; done
+for arch in riscv64 i686; do tests/cross/run.sh "$arch" --smoke; done
 cmake --workflow --preset test   # every test of the release build (last: its count closes the run)

@@ -27,13 +27,17 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "memusage/machine_format.h"
+
 namespace memusage::events_format {
 
 inline constexpr char kMagic[8] = {'M', 'U', 'E', 'V', 'E', 'N', 'T', '\n'};
 inline constexpr char kTrailerMagic[8] = {'M', 'U', 'E', 'V', 'E', 'N', 'D', '\n'};
 // 2: addresses are deltas per thread, and a chunk names a thread's tid once (Thread again).
 // Version 1 (one address delta chain for all threads, the tid at every switch) is not read.
-inline constexpr uint32_t kVersion = 2;
+// 3: the header ends with the writing machine's stamp (machine_format.h); version 2 reads
+// as written on the reader's own kind of machine.
+inline constexpr uint32_t kVersion = 3;
 
 // Times are the cycle counter's (clock.h) shifted right by this: ~5 ns steps keep the
 // deltas between neighbouring events in one byte.
@@ -46,8 +50,10 @@ struct FileHeader {
     uint32_t time_shift;    // kTimeShift when written
     uint32_t flags;         // kHasSites
     uint64_t pid;
+    machine_format::MachineStamp machine;  // version 3 on
 };
-static_assert(sizeof(FileHeader) == 32);
+static_assert(sizeof(FileHeader) == 40);
+inline constexpr uint32_t kVersion2HeaderBytes = 32;
 inline constexpr uint32_t kHasSites = 1;  // a sites file of the same run names the site ids
 
 enum class Kind : uint8_t {

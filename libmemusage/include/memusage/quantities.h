@@ -90,9 +90,20 @@ inline bool parse_probability(const char* text, Probability& probability) {
         result.always = true;
         result.threshold = UINT64_MAX;
     } else {
-        // fraction / scale of 2^64, computed without overflow.
-        unsigned __int128 scaled = (static_cast<unsigned __int128>(fraction) << 64) / scale;
-        result.threshold = static_cast<uint64_t>(scaled);
+        // fraction / scale of 2^64, by long division one bit at a time: exact, and
+        // without the 128-bit integers 32-bit machines lack. The remainder stays below
+        // scale; doubled, it may pass 2^64 (the carry), and is then certainly above it.
+        uint64_t threshold = 0, remainder = fraction;
+        for (int bit = 0; bit < 64; ++bit) {
+            bool carry = (remainder >> 63) != 0;
+            remainder <<= 1;
+            threshold <<= 1;
+            if (carry || remainder >= scale) {
+                remainder -= scale;
+                threshold |= 1;
+            }
+        }
+        result.threshold = threshold;
     }
     probability = result;
     return true;

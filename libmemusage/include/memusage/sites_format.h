@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "memusage/machine_format.h"
+
 namespace memusage::sites_format {
 
 inline constexpr char kMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'S', '\n'};
@@ -24,7 +26,11 @@ inline constexpr char kTrailerMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'N', 'D'
 // 3: the threads' stack peaks after the sites (the header's stack_peak_count, which was
 // reserved and zero). A reader of version 2 refuses the file by its version, rather than
 // taking the peaks for part of the sites or the trailer; versions 1 and 2 read as without.
-inline constexpr uint32_t kVersion = 3;
+// 4: the header ends with the writing machine's stamp (machine_format.h: byte order, word
+// size, ELF machine), so a desktop reads a board's file or says why not; versions 1 to 3
+// read as written on the reader's own kind of machine. Version 4 files may also carry the
+// sites' extra figures (kHasSiteExtras); a reader of version 3 refuses them by the version.
+inline constexpr uint32_t kVersion = 4;
 
 // The deepest stack kept: frames beyond it (towards main) are dropped.
 inline constexpr uint32_t kMaxDepth = 64;
@@ -47,9 +53,7 @@ inline constexpr uint32_t kNoAllocationSites = 8;
 // Version 3 on: more threads reached a stack peak than the collector keeps, and some peaks
 // (of ended threads, the smallest first) were dropped.
 inline constexpr uint32_t kStackPeaksDropped = 16;
-// The sites' extra figures (SiteExtraRecord) follow the stack peaks. A flag rather than a
-// version, so that the change stands alone; readers without it refuse the file as longer
-// than its parts.
+// Version 4 on: the sites' extra figures (SiteExtraRecord) follow the stack peaks.
 inline constexpr uint32_t kHasSiteExtras = 32;
 
 struct FileHeader {
@@ -71,9 +75,12 @@ struct FileHeader {
     uint32_t first_refused_site;
     // Version 3 on (reserved and zero before): the StackPeakRecords after the sites.
     uint32_t stack_peak_count;
+    // Version 4 on.
+    machine_format::MachineStamp machine;
 };
-static_assert(sizeof(FileHeader) == 64);
+static_assert(sizeof(FileHeader) == 72);
 inline constexpr uint32_t kVersion1HeaderBytes = 48;
+inline constexpr uint32_t kVersion3HeaderBytes = 64;
 
 // A loaded ELF object (the program, a library) as it was mapped at exit.
 struct ModuleRecord {

@@ -351,7 +351,7 @@ State initialize() {
     // this frame's top, so that what this function keeps on the stack (it grows as the
     // collector learns more settings) does not push the start below the program's own
     // calls and flatten the stack curve to zero.
-    main_thread_stack_start = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+    main_thread_stack_start = this_frame_top();
     if (!original::resolve()) {
         warn("cannot find the C library's allocator", "");
         _exit(127);

@@ -54,14 +54,15 @@ bool tracing_maps() {
     return collector::config.trace_mmap && collector::current_state() == State::active;
 }
 
-void* map_untraced(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
-    if (original::mmap == nullptr)  // dlsym itself mapping memory before we know mmap
-        return reinterpret_cast<void*>(
-            syscall(SYS_mmap, address, length, protection, flags, fd, offset));
-    return original::mmap(address, length, protection, flags, fd, offset);
+// Offsets are 64-bit on every machine: 32-bit programs map large files through mmap64.
+void* map_untraced(void* address, size_t length, int protection, int flags, int fd,
+                   off64_t offset) {
+    if (original::mmap64 == nullptr)  // dlsym itself mapping memory before we know mmap
+        return map_by_system_call(address, length, protection, flags, fd, offset);
+    return original::mmap64(address, length, protection, flags, fd, offset);
 }
 
-void* map(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
+void* map(void* address, size_t length, int protection, int flags, int fd, off64_t offset) {
     if (tracing_maps()) {
         CountingScope scope;
         if (Counting* counting = scope.counting())
@@ -281,7 +282,7 @@ MEMUSAGE_EXPORT void* mmap(void* address, size_t length, int protection, int fla
 }
 
 MEMUSAGE_EXPORT void* mmap64(void* address, size_t length, int protection, int flags, int fd,
-                             off_t offset) {
+                             off64_t offset) {
     return map(address, length, protection, flags, fd, offset);
 }
 

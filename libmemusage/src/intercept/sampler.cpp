@@ -9,6 +9,7 @@
 
 #include "intercept/collector.h"
 #include "platform/originals.h"
+#include "platform/signal_context.h"
 #include "sites/stack_peaks.h"
 
 namespace memusage::sampler {
@@ -29,10 +30,7 @@ void on_tick(int, siginfo_t*, void* context) {
         collector::state.load(std::memory_order_relaxed) != collector::State::active)
         return;
     int saved_errno = errno;
-    auto* interrupted = static_cast<ucontext_t*>(context);
-    uintptr_t sp = interrupted != nullptr
-                       ? static_cast<uintptr_t>(interrupted->uc_mcontext.gregs[REG_RSP])
-                       : stack_pointer();
+    uintptr_t sp = interrupted_stack_pointer(context);
     collector::counting_log = nullptr;
     uint64_t stack = log->stack_use(sp);
     log->note_stack(stack);

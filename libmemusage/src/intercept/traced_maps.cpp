@@ -31,12 +31,12 @@ bool page_aligned(void* address) {
 }  // namespace
 
 void* map(Counting& counting, void* address, size_t length, int protection, int flags, int fd,
-          off_t offset) {
+          off64_t offset) {
     Call call = (flags & MAP_ANONYMOUS) != 0     ? Call::mmap_a
                 : (protection & PROT_WRITE) != 0 ? Call::mmap_w
                                                  : Call::mmap_r;
     counting.allocation_requested(call, length);
-    void* result = original::mmap(address, length, protection, flags, fd, offset);
+    void* result = original::mmap64(address, length, protection, flags, fd, offset);
     if (result == MAP_FAILED) {
         counting.failed(call);
         return result;

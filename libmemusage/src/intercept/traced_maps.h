@@ -10,7 +10,7 @@
 namespace memusage::traced {
 
 void* map(Counting& counting, void* address, size_t length, int protection, int flags, int fd,
-          off_t offset);
+          off64_t offset);
 void* remap(Counting& counting, void* old_address, size_t old_length, size_t new_length, int flags,
             void* new_address);
 int unmap(Counting& counting, void* address, size_t length);

@@ -13,23 +13,53 @@ namespace {
 // The version a program links each function by (libc's default for it). A debugging
 // malloc preloaded after us, libc_malloc_debug.so, defines its functions under that
 // version only, and dlsym's unversioned lookup skips them: MALLOC_CHECK_ and mtrace would
-// silently do nothing. The names are x86-64's; elsewhere the lookup stays unversioned.
+// silently do nothing. Each architecture's glibc starts at its own base version (the
+// version of its first port); functions added later carry the version they came with,
+// unless they came before the port (readelf --dyn-syms on each libc.so.6).
+struct NewerThanTheBase {
+    const char* name;
+    const char* version;
+};
+#if defined(__x86_64__)
+constexpr const char* kBaseVersion = "GLIBC_2.2.5";
+constexpr NewerThanTheBase kNewerThanTheBase[] = {{"aligned_alloc", "GLIBC_2.16"},
+                                                  {"reallocarray", "GLIBC_2.26"},
+                                                  {"execvpe", "GLIBC_2.11"},
+                                                  {"pthread_sigmask", "GLIBC_2.32"},
+                                                  {"execveat", "GLIBC_2.34"}};
+#elif defined(__i386__)
+constexpr const char* kBaseVersion = "GLIBC_2.0";
+constexpr NewerThanTheBase kNewerThanTheBase[] = {
+    {"mmap64", "GLIBC_2.1"},           {"posix_memalign", "GLIBC_2.2"},
+    {"sysv_signal", "GLIBC_2.1"},      {"sigset", "GLIBC_2.1"},
+    {"sigignore", "GLIBC_2.1"},        {"aligned_alloc", "GLIBC_2.16"},
+    {"reallocarray", "GLIBC_2.26"},    {"execvpe", "GLIBC_2.11"},
+    {"pthread_sigmask", "GLIBC_2.32"}, {"execveat", "GLIBC_2.34"}};
+#elif defined(__arm__)
+constexpr const char* kBaseVersion = "GLIBC_2.4";
+constexpr NewerThanTheBase kNewerThanTheBase[] = {{"aligned_alloc", "GLIBC_2.16"},
+                                                  {"reallocarray", "GLIBC_2.26"},
+                                                  {"execvpe", "GLIBC_2.11"},
+                                                  {"pthread_sigmask", "GLIBC_2.32"},
+                                                  {"execveat", "GLIBC_2.34"}};
+#elif defined(__aarch64__)
+constexpr const char* kBaseVersion = "GLIBC_2.17";
+constexpr NewerThanTheBase kNewerThanTheBase[] = {
+    {"reallocarray", "GLIBC_2.26"}, {"pthread_sigmask", "GLIBC_2.32"}, {"execveat", "GLIBC_2.34"}};
+#elif defined(__riscv) && __riscv_xlen == 64
+constexpr const char* kBaseVersion = "GLIBC_2.27";
+constexpr NewerThanTheBase kNewerThanTheBase[] = {{"pthread_sigmask", "GLIBC_2.32"},
+                                                  {"execveat", "GLIBC_2.34"}};
+#else
+// Another machine: the lookup stays unversioned (debugging mallocs are then skipped).
+constexpr const char* kBaseVersion = nullptr;
+constexpr NewerThanTheBase kNewerThanTheBase[] = {{"", nullptr}};
+#endif
+
 const char* linked_version(const char* name) {
-#if defined(__x86_64__) && defined(__LP64__)
-    static constexpr struct {
-        const char* name;
-        const char* version;
-    } kNewerThanTheBase[] = {{"aligned_alloc", "GLIBC_2.16"},
-                             {"reallocarray", "GLIBC_2.26"},
-                             {"execvpe", "GLIBC_2.11"},
-                             {"execveat", "GLIBC_2.34"}};
     for (const auto& function : kNewerThanTheBase)
         if (strcmp(function.name, name) == 0) return function.version;
-    return "GLIBC_2.2.5";
-#else
-    (void)name;
-    return nullptr;
-#endif
+    return kBaseVersion;
 }
 
 link_map* object_of(void* function) {

@@ -25,6 +25,7 @@
     X(reallocarray)                  \
     X(malloc_usable_size)            \
     X(mmap)                          \
+    X(mmap64)                        \
     X(mremap)                        \
     X(munmap)                        \
     X(mprotect)                      \

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "platform/data_file_clock.h"
+
 namespace memusage {
 
 DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time,
@@ -41,12 +43,13 @@ DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time,
         return OpenResult::failed;
     }
     file_.take(fd, path, st);
+    start_data_file_clock(start_time);
     start_time_ = start_time;
     end_ = 0;
     write_failed_ = false;
     Record header[kHeaderRecords] = {};
-    header[0].set_time(start_time);
-    header[1].set_time(start_time);
+    header[0].set_time(data_file_time(start_time));
+    header[1].set_time(data_file_time(start_time));
     append(header, kHeaderRecords);
     return OpenResult::opened;
 }
@@ -87,10 +90,10 @@ void DataFile::write_header(uint64_t total_peak, uint64_t heap_peak, uint64_t st
     int saved_errno = errno;
     Record header[kHeaderRecords] = {};
     header[0].stack = total_peak;
-    header[0].set_time(start_time_);
+    header[0].set_time(data_file_time(start_time_));
     header[1].heap = heap_peak;
     header[1].stack = stack_peak;
-    header[1].set_time(end_time);
+    header[1].set_time(data_file_time(end_time));
     write_fully_at(file_.fd(), header, sizeof(header), 0);
     errno = saved_errno;
 }

@@ -7,6 +7,7 @@
 
 #include "memusage/record.h"
 #include "platform/bench_pieces.h"
+#include "platform/data_file_clock.h"
 #include "sites/site_accounts.h"
 
 namespace memusage {
@@ -52,7 +53,7 @@ struct EventStream {
         Record& record = output[output_used];
         record.heap = current;
         record.stack = stack;
-        record.set_time(last_time);
+        record.set_time(data_file_time(last_time));
         return ++output_used == output_capacity;
     }
 };

@@ -10,7 +10,9 @@
 #include <cstring>
 
 #include "platform/clock.h"
+#include "platform/machine.h"
 #include "platform/pages.h"
+#include "platform/wide_arithmetic.h"
 
 namespace memusage {
 namespace {
@@ -37,6 +39,8 @@ EventsFile::OpenResult EventsFile::open(const char* path, uint32_t flags) {
     header.time_shift = format::kTimeShift;
     header.flags = flags;
     header.pid = static_cast<uint64_t>(getpid());
+    header.machine = {machine_format::kByteOrderMark, machine::kElfMachine, machine::kWordBytes,
+                      machine::kDataFileTime};
     if (ftruncate(fd, 0) != 0 || fstat(fd, &st) != 0 ||
         !write_fully_at(fd, &header, sizeof header, 0)) {
         ::close(fd);
@@ -68,9 +72,8 @@ void EventsFile::start_chunk(uint64_t cycles) {
     uint64_t now_ns = monotonic_nanoseconds();
     uint64_t ns = now_ns;
     if (cycles < now_cycles && now_cycles > open_cycles_) {
-        unsigned __int128 back = static_cast<unsigned __int128>(now_cycles - cycles) *
-                                 (now_ns - open_ns_) / (now_cycles - open_cycles_);
-        ns = now_ns - static_cast<uint64_t>(back);
+        ns = now_ns -
+             multiply_divide(now_cycles - cycles, now_ns - open_ns_, now_cycles - open_cycles_);
     }
     uint8_t* out = encoder_.start_chunk(buffer_ + (end_ - chunk_start_), time, ns);
     end_ = chunk_start_ + static_cast<uint64_t>(out - buffer_);

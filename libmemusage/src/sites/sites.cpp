@@ -9,6 +9,7 @@
 #include "memusage/sites_format.h"
 #include "platform/clock.h"
 #include "platform/config.h"
+#include "platform/unwinder_abi.h"
 #include "sites/sampling.h"
 #include "sites/sites_file.h"
 #include "sites/stack_peaks.h"
@@ -86,7 +87,10 @@ const char* start_stack_peaks_only(const char* path, long owner) {
         return "out of memory for the stack peaks";
     }
     stack_peaks_only = true;
-    return have_unwinder ? nullptr : "cannot load libunwind.so.8: stack peaks have no frames";
+    if (have_unwinder) return nullptr;
+    return unwinder_abi::kSupported
+               ? "cannot load libunwind.so.8: stack peaks have no frames"
+               : "no unwinder for this architecture: stack peaks have no frames";
 }
 
 const char* start(const char* path, long owner, uint64_t interval, const uint64_t* seed) {
@@ -102,7 +106,10 @@ const char* start(const char* path, long owner, uint64_t interval, const uint64_
     sample_interval = interval;
     seed_base = seed != nullptr ? *seed : cycle_counter() ^ (static_cast<uint64_t>(getpid()) << 32);
     enabled = true;
-    return have_unwinder ? nullptr : "cannot load libunwind.so.8: allocation sites have no stacks";
+    if (have_unwinder) return nullptr;
+    return unwinder_abi::kSupported
+               ? "cannot load libunwind.so.8: allocation sites have no stacks"
+               : "no unwinder for this architecture: allocation sites have no stacks";
 }
 
 SiteAccounts* accounts() { return enabled ? &site_accounts : nullptr; }

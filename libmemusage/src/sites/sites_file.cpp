@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "memusage/sites_format.h"
+#include "platform/machine.h"
 #include "platform/pages.h"
 #include "sites/stack_peaks.h"
 
@@ -253,6 +254,8 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.sample_interval = accounts.sample_interval();
         header.first_refused_site = first_refused_site;
         header.stack_peak_count = stack_peak_count;
+        header.machine = {machine_format::kByteOrderMark, machine::kElfMachine, machine::kWordBytes,
+                          machine::kDataFileTime};
         written = out.write_at(&header, sizeof header, 0);
     }
     errno = saved_errno;

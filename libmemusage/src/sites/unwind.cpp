@@ -11,6 +11,8 @@
 
 #include <atomic>
 
+#include "platform/unwinder_abi.h"
+
 namespace memusage::unwind {
 namespace {
 
@@ -26,18 +28,18 @@ struct Accessors {
 };
 using GetAccessors = Accessors* (*)(void* space);
 
-// The step-by-step unwind's calls (libunwind-x86_64.h: unw_context_t is ucontext_t, a
-// cursor 127 words, the instruction pointer register 16).
+// The step-by-step unwind's calls (platform/unwinder_abi.h: the cursor's size and the
+// registers' numbers on this machine; the context is a ucontext_t, or room enough for it).
 struct Cursor {
-    Word opaque[127];
+    Word opaque[unwinder_abi::kCursorWords];
 };
 using GetContext = int (*)(ucontext_t* context);
 using InitLocal = int (*)(Cursor* cursor, ucontext_t* context);
 using InitLocal2 = int (*)(Cursor* cursor, ucontext_t* context, int flags);
 using Step = int (*)(Cursor* cursor);
 using GetRegister = int (*)(Cursor* cursor, int reg, Word* value);
-constexpr int kInstructionPointer = 16;
-constexpr int kStackPointer = 7;     // UNW_X86_64_RSP
+constexpr int kInstructionPointer = unwinder_abi::kInstructionPointer;
+constexpr int kStackPointer = unwinder_abi::kStackPointer;
 constexpr int kInitSignalFrame = 1;  // UNW_INIT_SIGNAL_FRAME
 GetContext get_context = nullptr;
 InitLocal init_local = nullptr;
@@ -143,9 +145,8 @@ void find_code_around(const void* inside, uintptr_t& start, uintptr_t& end) {
     dl_iterate_phdr(find_code, &range);
 }
 
-// x86-64 Linux's signal return trampoline (the C library's __restore_rt): mov $15, %rax;
-// syscall. A signal handler returns to it: its frame is the signal frame.
-constexpr unsigned char kSigreturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+// A signal handler returns to the signal return trampoline: its frame is the signal frame.
+constexpr const auto& kSigreturn = unwinder_abi::kSignalReturn;
 
 bool is_signal_frame(uintptr_t address) {
     unsigned char code[sizeof kSigreturn];
@@ -261,16 +262,25 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
 bool load() {
     find_code_around(reinterpret_cast<const void*>(&load), detail::own_code_start,
                      detail::own_code_end);
+    if (!unwinder_abi::kSupported) return false;
     void* library = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) return false;
     auto backtrace = reinterpret_cast<detail::Backtrace>(dlsym(library, "unw_backtrace"));
-    auto get_accessors = reinterpret_cast<GetAccessors>(dlsym(library, "_Ux86_64_get_accessors"));
-    auto* local_space = static_cast<void**>(dlsym(library, "_ULx86_64_local_addr_space"));
-    get_context = reinterpret_cast<GetContext>(dlsym(library, "_Ux86_64_getcontext"));
-    init_local = reinterpret_cast<InitLocal>(dlsym(library, "_ULx86_64_init_local"));
-    init_local2 = reinterpret_cast<InitLocal2>(dlsym(library, "_ULx86_64_init_local2"));
-    step = reinterpret_cast<Step>(dlsym(library, "_ULx86_64_step"));
-    get_register = reinterpret_cast<GetRegister>(dlsym(library, "_ULx86_64_get_reg"));
+    auto get_accessors =
+        reinterpret_cast<GetAccessors>(dlsym(library, unwinder_abi::kGetAccessors));
+    auto* local_space = static_cast<void**>(dlsym(library, unwinder_abi::kLocalAddressSpace));
+    // Where unw_getcontext is inline assembly, the C library's getcontext fills the same
+    // ucontext_t.
+    const char* get_context_name = unwinder_abi::kGetContext;
+    get_context = get_context_name == nullptr
+                      ? reinterpret_cast<GetContext>(&getcontext)
+                      : reinterpret_cast<GetContext>(dlsym(library, get_context_name));
+    init_local = reinterpret_cast<InitLocal>(dlsym(library, unwinder_abi::kInitLocal));
+    init_local2 = unwinder_abi::kUnwindsSignalContexts
+                      ? reinterpret_cast<InitLocal2>(dlsym(library, unwinder_abi::kInitLocal2))
+                      : nullptr;
+    step = reinterpret_cast<Step>(dlsym(library, unwinder_abi::kStep));
+    get_register = reinterpret_cast<GetRegister>(dlsym(library, unwinder_abi::kGetRegister));
     // Without its accessors libunwind would validate through its pipe: no stacks rather
     // than the program's files touched.
     if (backtrace == nullptr || get_accessors == nullptr || local_space == nullptr) return false;

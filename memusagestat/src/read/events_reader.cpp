@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "memusage/events_format.h"
+#include "read/machine_check.h"
 
 namespace memusagestat {
 
@@ -66,16 +67,24 @@ std::string EventsReader::open_bytes(std::span<const std::byte> bytes) {
 
 std::string EventsReader::parse_header() {
     std::size_t size = static_cast<std::size_t>(end_ - data_);
-    format::FileHeader header;
-    if (size < sizeof header || std::memcmp(data_, format::kMagic, sizeof format::kMagic) != 0)
+    format::FileHeader header = {};
+    if (size < format::kVersion2HeaderBytes ||
+        std::memcmp(data_, format::kMagic, sizeof format::kMagic) != 0)
         return "not an events file (no memusage event-recording header)";
-    std::memcpy(&header, data_, sizeof header);
-    if (header.version != format::kVersion)
+    std::memcpy(&header, data_, std::min(size, sizeof header));
+    if (memusage::machine_format::version_looks_swapped(header.version))
+        return other_byte_order_message("the events file");
+    if (header.version < 2 || header.version > format::kVersion)
         return "events file version " + std::to_string(header.version) +
-               " is not supported (this memusagestat reads version " +
+               " is not supported (this memusagestat reads versions 2 to " +
                std::to_string(format::kVersion) + "; record the run again)";
-    if (header.header_bytes < sizeof header || header.header_bytes > size || header.time_shift > 32)
+    const std::size_t least_header_bytes =
+        header.version == 2 ? format::kVersion2HeaderBytes : sizeof header;
+    if (header.version == 2) header.machine = {};  // the reader's own kind of machine
+    if (header.header_bytes < least_header_bytes || header.header_bytes > size ||
+        header.time_shift > 32)
         return "events file header is damaged";
+    machine_ = header.machine;
     time_shift_ = header.time_shift;
     has_sites_ = (header.flags & format::kHasSites) != 0;
     pid_ = header.pid;

@@ -3,6 +3,8 @@
 // already read are given back, so memory stays the same whatever the recording's length.
 #pragma once
 
+#include <memusage/machine_format.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -59,6 +61,8 @@ class EventsReader {
     bool complete() const { return complete_; }
 
     uint64_t pid() const { return pid_; }
+    // The machine that recorded it (version 3 on); all zero: not stated.
+    const memusage::machine_format::MachineStamp& machine() const { return machine_; }
     bool has_sites() const { return has_sites_; }
     // Cycle-counter readings: the first chunk's start; the run's end (from the trailer, or
     // after a pass over an incomplete recording, its last event).
@@ -100,6 +104,7 @@ class EventsReader {
     bool complete_ = false;
     bool has_sites_ = false;
     uint64_t pid_ = 0;
+    memusage::machine_format::MachineStamp machine_ = {};
     uint64_t dropped_ = 0, trailer_event_count_ = 0;
     uint64_t trailer_end_time_ = 0, trailer_end_ns_ = 0;
     uint64_t start_time_ = 0, start_ns_ = 0;  // the first clock

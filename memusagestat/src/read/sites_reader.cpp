@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "read/machine_check.h"
+
 namespace memusagestat {
 namespace {
 
@@ -67,13 +69,17 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
         for (char c : header.magic) all_zero = all_zero && c == 0;
         return all_zero ? kTruncated : "not a memusage sites file";
     }
+    if (memusage::machine_format::version_looks_swapped(header.version))
+        return other_byte_order_message("the sites file");
     if (header.version < 1 || header.version > format::kVersion)
         return "sites file version " + std::to_string(header.version) +
                " is not supported (this memusagestat reads versions 1 to " +
                std::to_string(format::kVersion) + ")";
-    uint32_t least_header_bytes =
-        header.version == 1 ? format::kVersion1HeaderBytes : sizeof(format::FileHeader);
-    if (header.version == 1) {  // no sampling, no refused call
+    uint32_t least_header_bytes = header.version == 1  ? format::kVersion1HeaderBytes
+                                  : header.version < 4 ? format::kVersion3HeaderBytes
+                                                       : sizeof(format::FileHeader);
+    if (header.version < 4) header.machine = {};  // the reader's own kind of machine
+    if (header.version == 1) {                    // no sampling, no refused call
         header.sample_interval = 0;
         header.first_refused_site = 0;
     }
@@ -104,6 +110,7 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     profile.max_depth = header.max_depth;
     profile.has_allocation_sites = (header.flags & format::kNoAllocationSites) == 0;
     profile.stack_peaks_dropped = (header.flags & format::kStackPeaksDropped) != 0;
+    profile.machine = header.machine;
 
     // Counts are bounded by what the file could hold before anything is reserved.
     if (header.module_count > cursor.left() / sizeof(format::ModuleRecord)) return kTruncated;

@@ -2,6 +2,8 @@
 // checked against the file's size, nothing in it is trusted.
 #pragma once
 
+#include <memusage/machine_format.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -104,6 +106,8 @@ struct SitesProfile {
     // The sites' blocks at the peak and temporary blocks are known (sites_format.h's
     // kHasSiteExtras); false for files written before them, where they read as 0.
     bool has_site_extras = false;
+    // The machine that wrote the file (version 4 on); all zero: not stated.
+    memusage::machine_format::MachineStamp machine = {};
     std::vector<SitesModule> modules;
     std::vector<AllocationSite> sites;
     std::vector<StackPeak> stack_peaks;  // version 3 on; in no particular order

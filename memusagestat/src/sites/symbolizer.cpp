@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "memusagestat/symbols.h"
 #include "sites/symbol_index.h"
 
 namespace memusagestat {
@@ -58,10 +59,19 @@ bool is_runtime(const std::string& path) {
     return false;
 }
 
+// memusagestat/symbols.h: "" for the paths as they are.
+std::string& sysroot() {
+    static std::string directory;
+    return directory;
+}
+
+// The module's file on this machine.
+std::string file_of(const SitesModule& module) { return sysroot() + module.path; }
+
 enum class BuildIdCheck { same, changed, missing, unreadable };
 
 BuildIdCheck check_build_id(const SitesModule& module) {
-    int fd = ::open(module.path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open(file_of(module).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return BuildIdCheck::missing;
     BuildIdCheck result = BuildIdCheck::unreadable;
     if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
@@ -118,6 +128,12 @@ std::string demangled_name(const char* name) {
     return result;
 }
 
+void set_symbol_sysroot(const std::string& directory) {
+    std::string root = directory;
+    while (!root.empty() && root.back() == '/') root.pop_back();
+    sysroot() = root;
+}
+
 Symbolizer::Symbolizer(const std::vector<SitesModule>& modules) : state_(new State) {
     elf_version(EV_CURRENT);
     state_->dwfl = dwfl_begin(&kCallbacks);
@@ -146,7 +162,7 @@ Symbolizer::ModuleState* Symbolizer::module_of(uint64_t address) {
     if (address >= module.info->end) return nullptr;
     if (module.checked) return &module;
     module.checked = true;
-    const std::string& path = module.info->path;
+    const std::string path = file_of(*module.info);
     switch (check_build_id(*module.info)) {
         case BuildIdCheck::same:
             break;

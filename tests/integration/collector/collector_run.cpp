@@ -24,7 +24,45 @@ extern char** environ;
 
 namespace collector_test {
 
-std::string fixture(const std::string& name) { return std::string(FIXTURE_DIR) + "/" + name; }
+std::string from_environment(const char* name, const std::string& otherwise) {
+    const char* value = getenv(name);
+    return value != nullptr && *value != '\0' ? value : otherwise;
+}
+
+std::string fixture(const std::string& name) {
+    // The same place in the other build tree: FIXTURE_DIR ends in tests/integration/<suite>.
+    static const std::string directory = [] {
+        std::string native = FIXTURE_DIR;
+        size_t suite = native.rfind("/tests/integration/");
+        std::string tree = from_environment("MEMUSAGE_TEST_BUILD_DIR", "");
+        return tree.empty() || suite == std::string::npos ? native : tree + native.substr(suite);
+    }();
+    return directory + "/" + name;
+}
+
+namespace {
+
+// The ELF header's e_machine (offset 18, two bytes in the file's byte order), or 0.
+unsigned elf_machine(const std::string& path) {
+    unsigned char header[20] = {};
+    std::ifstream file(path, std::ios::binary);
+    if (!file.read(reinterpret_cast<char*>(header), sizeof header)) return 0;
+    if (memcmp(header,
+               "\x7f"
+               "ELF",
+               4) != 0)
+        return 0;
+    bool big_endian = header[5] == 2;
+    return big_endian ? header[18] << 8 | header[19] : header[19] << 8 | header[18];
+}
+
+}  // namespace
+
+bool built_for_another_machine(const std::string& path) {
+    static const unsigned own = elf_machine("/proc/self/exe");
+    unsigned machine = elf_machine(path);
+    return machine != 0 && machine != own;
+}
 
 bool Outcome::exited_zero() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
@@ -129,6 +167,13 @@ Outcome run_until(const std::vector<std::string>& argv, const std::vector<std::s
     std::optional<Clock::time_point> deadline;
     if (limit) deadline = Clock::now() + *limit;
     std::vector<std::string> args = argv;
+    if (!args.empty() && built_for_another_machine(args.front())) {
+        // qemu-user hands its environment (LD_PRELOAD and the collector's variables) to
+        // the program it runs; being static, it takes no preload itself.
+        std::istringstream words(from_environment("MEMUSAGE_TEST_EMULATOR", ""));
+        std::vector<std::string> emulator{std::istream_iterator<std::string>(words), {}};
+        args.insert(args.begin(), emulator.begin(), emulator.end());
+    }
     std::vector<std::string> env = environment(extra, preload);
     std::vector<char*> arg_pointers = pointers(args);
     std::vector<char*> env_pointers = pointers(env);

@@ -12,13 +12,27 @@
 
 namespace collector_test {
 
-inline const std::string kOurCollector = OUR_COLLECTOR;
-inline const std::string kGlibcCollector = GLIBC_COLLECTOR;
+// Cross runs (tests/cross/run.sh) test another machine's build on this one: its fixtures
+// and collector, named by these variables, run through its emulator. Unset, this build's.
+//   MEMUSAGE_TEST_BUILD_DIR        the other machine's build tree (its fixtures)
+//   MEMUSAGE_TEST_COLLECTOR        its libmemusage.so
+//   MEMUSAGE_TEST_GLIBC_COLLECTOR  glibc's libmemusage.so for it
+//   MEMUSAGE_TEST_EMULATOR         the command that runs its programs ("qemu-arm-static -L DIR")
+// (MEMUSAGE_* never reaches the programs run.)
+std::string from_environment(const char* name, const std::string& otherwise);
+
+inline const std::string kOurCollector = from_environment("MEMUSAGE_TEST_COLLECTOR", OUR_COLLECTOR);
+inline const std::string kGlibcCollector =
+    from_environment("MEMUSAGE_TEST_GLIBC_COLLECTOR", GLIBC_COLLECTOR);
 inline const std::string kOurMemusagestat = OUR_MEMUSAGESTAT;
 inline const std::string kGlibcMemusagestat = "/usr/bin/memusagestat";
 
-// A fixture program built beside the tests.
+// A fixture program built beside the tests (in MEMUSAGE_TEST_BUILD_DIR's tree, if set).
 std::string fixture(const std::string& name);
+
+// Whether the program at `path` is built for another machine than this test: it then runs
+// through MEMUSAGE_TEST_EMULATOR.
+bool built_for_another_machine(const std::string& path);
 
 struct Outcome {
     int status = -1;  // the raw wait status

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <cstddef>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -77,9 +78,10 @@ TEST(SitesFile, Version1FilesAreStillRead) {
     EXPECT_EQ(profile.first_refused_site, 0u);
     ASSERT_EQ(profile.sites.size(), 1u);
     EXPECT_EQ(profile.sites[0].bytes_allocated, 100u);
-    header.version = 4;
+    header.version = sites_format::kVersion + 1;
     memcpy(old.data(), &header, sites_format::kVersion1HeaderBytes);
-    EXPECT_NE(memusagestat::parse_sites(old, profile).find("version 4 is not supported"),
+    EXPECT_NE(memusagestat::parse_sites(old, profile)
+                  .find("version " + std::to_string(header.version) + " is not supported"),
               std::string::npos);
 }
 
@@ -139,6 +141,62 @@ TEST(SitesFile, StackPeaksAreKeptBeyondTheMarginAndReadBack) {
     ASSERT_EQ(memusagestat::parse_sites(old, profile), "");
     EXPECT_TRUE(profile.stack_peaks.empty());
     EXPECT_TRUE(profile.has_allocation_sites);
+}
+
+// Version 4: the header states the writing machine, so a desktop reads a board's file.
+TEST(SitesFile, TheHeaderStatesTheWritingMachine) {
+    WrittenSites written;
+    written.event(SiteChange::new_block, written.site({0x401000}), 100);
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile), "");
+    EXPECT_EQ(profile.machine.byte_order, machine_format::kByteOrderMark);
+    EXPECT_EQ(profile.machine.word_bytes, sizeof(void*));
+    // This test's own ELF header names the machine the collector's core was built for.
+    std::vector<std::byte> self = bytes_of(own_path());
+    ASSERT_GT(self.size(), 20u);
+    uint16_t own_machine;
+    memcpy(&own_machine, self.data() + 18, sizeof own_machine);
+    EXPECT_EQ(profile.machine.elf_machine, own_machine);
+    EXPECT_NE(profile.machine.data_file_time, machine_format::kDataFileTimeUnknown);
+}
+
+// A version 3 file (64-byte header, no machine) reads as one of the reader's own machine;
+// a file of the other byte order, or of a version to come, is refused with a reason.
+TEST(SitesFile, OlderVersionsReadAndOtherByteOrdersAreRefused) {
+    WrittenSites written;
+    uint32_t site = written.site({0x401000, 0x402000});
+    written.event(SiteChange::new_block, site, 100);
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile), "");
+    std::vector<std::byte> bytes = bytes_of(written.path());
+
+    std::vector<std::byte> v3 = bytes;
+    v3.erase(v3.begin() + sites_format::kVersion3HeaderBytes,
+             v3.begin() + sizeof(sites_format::FileHeader));
+    sites_format::FileHeader header;
+    memcpy(&header, v3.data(), sites_format::kVersion3HeaderBytes);
+    header.version = 3;
+    header.header_bytes = sites_format::kVersion3HeaderBytes;
+    memcpy(v3.data(), &header, sites_format::kVersion3HeaderBytes);
+    sites_format::FileTrailer trailer;
+    memcpy(&trailer, v3.data() + v3.size() - sizeof trailer, sizeof trailer);
+    trailer.file_bytes = v3.size();
+    memcpy(v3.data() + v3.size() - sizeof trailer, &trailer, sizeof trailer);
+    SitesProfile old;
+    ASSERT_EQ(memusagestat::parse_sites(v3, old), "");
+    EXPECT_EQ(old.machine.byte_order, 0u);
+    ASSERT_EQ(old.sites.size(), profile.sites.size());
+    EXPECT_EQ(old.sites[0].frames, profile.sites[0].frames);
+
+    std::vector<std::byte> swapped = bytes;
+    uint32_t version = __builtin_bswap32(sites_format::kVersion);
+    memcpy(swapped.data() + offsetof(sites_format::FileHeader, version), &version, sizeof version);
+    EXPECT_NE(memusagestat::parse_sites(swapped, old).find("other byte order"), std::string::npos);
+
+    std::vector<std::byte> newer = bytes;
+    version = sites_format::kVersion + 1;
+    memcpy(newer.data() + offsetof(sites_format::FileHeader, version), &version, sizeof version);
+    EXPECT_NE(memusagestat::parse_sites(newer, old).find("not supported"), std::string::npos);
 }
 
 TEST(SitesFile, WhatTheCollectorWritesTheReaderReadsBack) {

@@ -1,0 +1,37 @@
+// Products wider than a word: 64-bit machines have 128-bit integers, 32-bit ones do not.
+#pragma once
+
+#include <cstdint>
+
+namespace memusage {
+
+// a * b / c, exact, for c != 0 (the quotient's bits above 64 are dropped).
+inline uint64_t multiply_divide(uint64_t a, uint64_t b, uint64_t c) {
+#ifdef __SIZEOF_INT128__
+    return static_cast<uint64_t>(static_cast<unsigned __int128>(a) * b / c);
+#else
+    // The product in two words, from the four products of the halves.
+    uint64_t a_low = a & 0xffffffff, a_high = a >> 32;
+    uint64_t b_low = b & 0xffffffff, b_high = b >> 32;
+    uint64_t low_low = a_low * b_low, low_high = a_low * b_high;
+    uint64_t high_low = a_high * b_low, high_high = a_high * b_high;
+    uint64_t middle = (low_low >> 32) + (low_high & 0xffffffff) + (high_low & 0xffffffff);
+    uint64_t low = (low_low & 0xffffffff) | (middle << 32);
+    uint64_t high = high_high + (low_high >> 32) + (high_low >> 32) + (middle >> 32);
+    // Long division, a bit at a time; the remainder stays below c, and doubled may carry
+    // out of the word, when it is certainly above c.
+    uint64_t quotient = 0, remainder = 0;
+    for (int bit = 127; bit >= 0; --bit) {
+        uint64_t word = bit >= 64 ? high : low;
+        bool carry = (remainder >> 63) != 0;
+        remainder = (remainder << 1) | ((word >> (bit & 63)) & 1);
+        if (carry || remainder >= c) {
+            remainder -= c;
+            if (bit < 64) quotient |= uint64_t{1} << bit;
+        }
+    }
+    return quotient;
+#endif
+}
+
+}  // namespace memusage

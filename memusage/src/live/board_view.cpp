@@ -1,0 +1,27 @@
+// The driver built for a board (MEMUSAGE_BOARD): the live view's terminal (ncurses) is not
+// built there — Debian 12 cannot install a board's ncurses headers beside the desktop's —
+// so --live and --watch are refused before anything runs; --ps, which needs no terminal,
+// lists the board's profiled processes as on the desktop.
+#include "live/live_session.h"
+#include "live/terminal_view.h"
+
+namespace memusage::live {
+
+std::string terminal_problem() {
+    return "the live view is not built into this memusage (built for a board): list the "
+           "profiled processes with 'memusage --ps'";
+}
+
+ViewEnd show_live_view(const ViewSource&, std::string& error) {
+    error = terminal_problem();
+    return ViewEnd::no_figures;
+}
+
+// Never reached: run() refuses --live by terminal_problem() before starting the program.
+ProgramOutcome run_with_live_view(const std::string&, const std::vector<std::string>&,
+                                  const std::vector<std::string>&, std::string& view_error) {
+    view_error = terminal_problem();
+    return {};
+}
+
+}  // namespace memusage::live
