@@ -41,7 +41,7 @@ std::string sites_request_error(const DriverOptions& options) {
 }
 
 std::string requested_sites_outputs(const DriverOptions&, const std::string&, const std::string&,
-                                    SitesOutcome&) {
+                                    const RunTimes&, SitesOutcome&) {
     return "the allocation sites' reports are made" + kOnTheDesktop;
 }
 
