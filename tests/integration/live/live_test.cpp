@@ -262,11 +262,13 @@ TEST(ProcessList, ListsRunningProgramsNotFinishedOrKilledOnesAndCleansUpAfterThe
     first.touch("step1");
     ASSERT_GT(first.wait_for("done1"), 0);
 
-    // Published every 200 ms: the step shows within a few.
+    // Published every 200 ms: the step, and the second's threads, show within a few.
     std::string table;
     for (int attempt = 0; attempt < 100; ++attempt) {
         table = shell_output(kDriver + " --ps");
-        if (ps_line(table, first_pid).find(" 1048576 ") != std::string::npos) break;
+        if (ps_line(table, first_pid).find(" 1048576 ") != std::string::npos &&
+            ps_line(table, second_pid).find("live_fixture           4") != std::string::npos)
+            break;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     EXPECT_NE(table.find("pid  program"), std::string::npos) << table;
