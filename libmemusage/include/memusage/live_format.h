@@ -21,7 +21,8 @@
 namespace memusage::live_format {
 
 inline constexpr char kMagic[8] = {'M', 'U', 'L', 'I', 'V', 'E', '1', '\n'};
-inline constexpr uint32_t kVersion = 1;
+// 2: the top sites held now (Figures::sites).
+inline constexpr uint32_t kVersion = 2;
 inline constexpr uint32_t kByteOrderMark = 0x01020304;
 inline constexpr char kDirectory[] = "/dev/shm";
 inline constexpr char kNamePrefix[] = "memusage-";  // then <uid>-<pid>
@@ -30,8 +31,14 @@ inline constexpr uint32_t kPublishMilliseconds = 200;
 // Running threads with a row of their own; the others are summed in Figures::others.
 inline constexpr uint32_t kThreadRows = 64;
 
+// The sites holding the most bytes now, with --sites; and the innermost return addresses
+// of each one's stack kept (after the collector's own frames) for the reader to name.
+inline constexpr uint32_t kSiteRows = 10;
+inline constexpr uint32_t kSiteFrames = 16;
+
 // Header::flags
 inline constexpr uint32_t kMmapRows = 1;  // the mmap rows are counted (-m)
+inline constexpr uint32_t kSites = 2;     // allocation sites are on: Figures::sites is kept
 
 // A running thread's own calls. held = allocated - freed: what its calls added to the
 // heap less what they took away (a block freed by another thread counts there).
@@ -42,6 +49,15 @@ struct ThreadFigures {
     uint64_t freed;      // bytes its frees and resizes to 0 gave back
     int64_t held;
     int64_t held_peak;  // the largest `held` the publisher saw for this thread
+};
+
+// A site's blocks held now. Sampled sites (MEMUSAGE_SITES_SAMPLE): weighted estimates.
+struct HeldSite {
+    uint64_t bytes;
+    uint64_t blocks;
+    uint32_t depth;  // return addresses in `frames`, innermost first
+    uint32_t unused;
+    uint64_t frames[kSiteFrames];
 };
 
 struct Figures {
@@ -55,6 +71,9 @@ struct Figures {
     uint32_t thread_rows;  // rows used in `rows`, largest `held` first
     ThreadFigures rows[kThreadRows];
     ThreadFigures others;  // the running threads without a row, summed (tid 0)
+    uint32_t site_rows;    // sites used in `sites`, most bytes first (0 without kSites)
+    uint32_t unused;
+    HeldSite sites[kSiteRows];
 };
 
 struct Header {

@@ -12,6 +12,7 @@
 #include "live/shared_figures.h"
 #include "memusage/live_format.h"
 #include "record/recorder.h"
+#include "sites/sites.h"
 
 namespace memusage::live {
 namespace {
@@ -77,13 +78,31 @@ void visit_thread(void* context, const Recorder::RunningThread& thread) {
     figures.rows[at] = row;
 }
 
+// Under the recorder's lock: the sites holding the most now, with their innermost frames.
+void visit_sites(void* context) {
+    auto& figures = *static_cast<Figures*>(context);
+    sites::HeldNow held[live_format::kSiteRows];
+    figures.site_rows = sites::largest_held_now(held, live_format::kSiteRows);
+    for (uint32_t row = 0; row < figures.site_rows; ++row) {
+        live_format::HeldSite& site = figures.sites[row];
+        site.bytes = held[row].bytes;
+        site.blocks = held[row].blocks;
+        site.depth =
+            held[row].depth < live_format::kSiteFrames ? held[row].depth : live_format::kSiteFrames;
+        for (uint32_t frame = 0; frame < site.depth; ++frame)
+            site.frames[frame] = held[row].frames[frame];
+    }
+}
+
 void publish_once() {
     static Stats totals;
     static Figures figures;
     memset(&totals, 0, sizeof totals);
     memset(&figures, 0, sizeof figures);
     uint64_t heap_now = 0;
-    if (!source->live_snapshot(totals, heap_now, visit_thread, &figures)) return;
+    if (!source->live_snapshot(totals, heap_now, visit_thread, &figures,
+                               (header_flags & live_format::kSites) != 0 ? visit_sites : nullptr))
+        return;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     figures.published_ns =
@@ -140,7 +159,7 @@ bool start_thread() {
 
 bool start(Recorder& recorder, const char* program, uint32_t flags) {
     source = &recorder;
-    header_flags = flags;
+    header_flags = flags | (sites::accounts() != nullptr ? live_format::kSites : 0);
     if (program != nullptr) strncpy(program_name, program, sizeof program_name - 1);
     if (!shared.create(program_name, header_flags)) return false;
     if (start_thread()) return true;

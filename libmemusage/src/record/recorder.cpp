@@ -155,7 +155,8 @@ __attribute__((no_sanitize("thread"))) void Recorder::snapshot(Stats& totals, Th
 __attribute__((no_sanitize("thread"))) bool Recorder::live_snapshot(Stats& totals,
                                                                     uint64_t& heap_now,
                                                                     RunningThreadVisitor visit,
-                                                                    void* context) {
+                                                                    void* context,
+                                                                    MergedVisitor merged) {
     lock_.lock();
     if (logs_.stopping()) {
         lock_.unlock();
@@ -176,6 +177,7 @@ __attribute__((no_sanitize("thread"))) bool Recorder::live_snapshot(Stats& total
         }
         visit(context, thread);
     }
+    if (merged != nullptr) merged(context);
     lock_.unlock();
     return true;
 }

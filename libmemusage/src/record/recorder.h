@@ -137,9 +137,12 @@ class Recorder {
         pid_t tid;
         uint64_t calls, allocated, freed;
     };
+    // `merged`, if given, is called once more, with the lock held and the stream merged:
+    // the time to read the figures the stream keeps by site (sites::largest_held_now).
     using RunningThreadVisitor = void (*)(void* context, const RunningThread& thread);
-    bool live_snapshot(Stats& totals, uint64_t& heap_now, RunningThreadVisitor visit,
-                       void* context);
+    using MergedVisitor = void (*)(void* context);
+    bool live_snapshot(Stats& totals, uint64_t& heap_now, RunningThreadVisitor visit, void* context,
+                       MergedVisitor merged = nullptr);
 
     // The per-thread table: from now on, every thread's row is kept when it ends.
     void keep_thread_rows();

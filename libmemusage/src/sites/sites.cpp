@@ -114,6 +114,29 @@ const char* start(const char* path, long owner, uint64_t interval, const uint64_
 
 SiteAccounts* accounts() { return enabled ? &site_accounts : nullptr; }
 
+uint32_t largest_held_now(HeldNow* out, uint32_t max) {
+    if (!enabled || max == 0) return 0;
+    uint32_t count = 0;
+    uint32_t limit = stacks.id_limit();
+    if (limit > site_accounts.capacity()) limit = site_accounts.capacity();
+    for (uint32_t id = StackTable::kFirstId; id < limit; ++id) {
+        const SiteFigures& site = site_accounts.site(id);
+        if (site.current <= 0) continue;
+        auto bytes = site_accounts.in_units(static_cast<uint64_t>(site.current));
+        if (count == max && bytes <= out[count - 1].bytes) continue;
+        if (count < max) ++count;
+        // Insertion into the few kept, most bytes first.
+        uint32_t at = count - 1;
+        for (; at > 0 && out[at - 1].bytes < bytes; --at) out[at] = out[at - 1];
+        uint64_t blocks = site.current_blocks > 0
+                              ? site_accounts.in_units(static_cast<uint64_t>(site.current_blocks))
+                              : 0;
+        out[at] = HeldNow{bytes, blocks, nullptr, 0};
+        out[at].frames = stacks.frames_of(id, out[at].depth);
+    }
+    return count;
+}
+
 namespace {
 
 // A per-thread cache in front of the shared table: a direct-mapped array from a stack's

@@ -38,6 +38,17 @@ const char* start_stack_peaks_only(const char* path, long owner);
 // What the recorder's stream keeps the figures in; null when sites are off.
 SiteAccounts* accounts();
 
+// A site holding blocks now, for the live figures (live/publisher.h).
+struct HeldNow {
+    uint64_t bytes, blocks;   // in bytes and blocks (sampled: the weighted estimates)
+    const uintptr_t* frames;  // innermost first, the collector's own left out
+    uint32_t depth;
+};
+// The `max` sites holding the most bytes now, most first, into `out`; how many. Reads the
+// figures the recorder's stream keeps: call with the recorder's lock held and the stream
+// merged (Recorder::live_snapshot). One pass over every site the run has seen.
+uint32_t largest_held_now(HeldNow* out, uint32_t max);
+
 // The calling stack's site: unwound, then interned. Called inside a hook, before the
 // real allocator or the recorder takes any lock.
 uint32_t capture_site();

@@ -57,8 +57,8 @@ std::string sparkline(const std::vector<uint64_t>& values, bool unicode) {
 }
 
 std::vector<std::string> screen_lines(const FigureHistory& history, const ScreenState& state,
-                                      const std::vector<ThreadLine>& threads, int width,
-                                      int height) {
+                                      const std::vector<ThreadLine>& threads, int width, int height,
+                                      const std::vector<SiteLine>& sites) {
     std::vector<std::string> lines;
     std::string status = state.ended ? "  [ended]" : state.paused ? "  [paused]" : "";
     lines.push_back(format("memusage: %s (pid %ld)  elapsed %s%s", state.program.c_str(), state.pid,
@@ -90,14 +90,27 @@ std::vector<std::string> screen_lines(const FigureHistory& history, const Screen
         lines.push_back("");
         lines.push_back(
             format("%8s  %-16s %16s %16s %12s", "tid", "thread", "held", "peak held", "calls"));
-        // The keys' line stays at the bottom; the threads take what is left.
+        // The keys' line stays at the bottom; the threads take what is left, or with
+        // sites on a few rows, and the sites the rest.
         int room = height - static_cast<int>(lines.size()) - 1;
+        if (state.sites && room > kThreadRowsWithSites + 3) room = kThreadRowsWithSites;
         for (const ThreadLine& thread : threads) {
             if (room-- <= 0) break;
             std::string tid = thread.tid == 0 ? std::string() : std::to_string(thread.tid);
             std::string peak = thread.tid == 0 ? std::string() : std::to_string(thread.held_peak);
             lines.push_back(format("%8s  %-16.16s %16" PRId64 " %16s %12" PRIu64, tid.c_str(),
                                    thread.name.c_str(), thread.held, peak.c_str(), thread.calls));
+        }
+        if (state.sites) {
+            lines.push_back("");
+            lines.push_back(format("%16s %10s  %s", "held now", "blocks", "top sites held now"));
+            int site_room = height - static_cast<int>(lines.size()) - 1;
+            if (sites.empty() && site_room > 0) lines.push_back(format("%16s", "(none)"));
+            for (const SiteLine& site : sites) {
+                if (site_room-- <= 0) break;
+                lines.push_back(format("%16" PRIu64 " %10" PRIu64 "  %s", site.held, site.blocks,
+                                       site.name.c_str()));
+            }
         }
     }
     while (static_cast<int>(lines.size()) < height - 1) lines.push_back("");

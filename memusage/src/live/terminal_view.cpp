@@ -13,6 +13,7 @@
 
 #include "live/figure_history.h"
 #include "live/live_figures_file.h"
+#include "live/live_site_names.h"
 #include "live/screen_text.h"
 
 namespace memusage::live {
@@ -130,6 +131,8 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
                          strnlen(file.header().program, sizeof file.header().program));
     state.pid = source.pid;
     state.unicode = utf8_locale();
+    state.sites = (file.header().flags & live_format::kSites) != 0;
+    LiveSiteNames site_names(source.pid);
     FigureHistory history;
     ThreadNames names(source.pid);
     CursesScreen screen;
@@ -144,7 +147,9 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
             state.elapsed_seconds = static_cast<double>(now - file.header().start_ns) / 1e9;
             state.ended = ended;
             std::vector<ThreadLine> threads = history.threads(state.order, std::ref(names));
-            screen.draw(screen_lines(history, state, threads, COLS, LINES));
+            std::vector<SiteLine> sites;
+            if (state.sites && !history.empty()) sites = site_names.lines(history.latest());
+            screen.draw(screen_lines(history, state, threads, COLS, LINES, sites));
             next_refresh = now + kRefreshMs * 1'000'000ULL;
         }
         if (ended) {

@@ -97,6 +97,13 @@ int SiteNames::group_of(uint32_t id) const {
     return found == group_by_id_.end() ? -1 : found->second;
 }
 
+std::string shown_site_label(const std::vector<SourceFrame>& frames) {
+    if (frames.empty()) return "(no stack)";
+    const SourceFrame& innermost = frames[shown_frames(frames).first];
+    std::string location = location_of(innermost);
+    return location.empty() ? name_of(innermost) : name_of(innermost) + " (" + location + ")";
+}
+
 std::string program_name(const SitesProfile& profile) {
     return profile.modules.empty() ? std::string() : base_name(profile.modules.front().path);
 }

@@ -47,6 +47,10 @@ class SiteNames {
     std::unordered_map<uint32_t, int> group_by_id_;
 };
 
+// The name the report gives a stack of symbolised frames (innermost first), as
+// SiteGroup::label(): the program's innermost shown frame's short name and its file:line.
+std::string shown_site_label(const std::vector<SourceFrame>& frames);
+
 // The program a sites file describes: its first module's file name ("" when none).
 std::string program_name(const SitesProfile& profile);
 

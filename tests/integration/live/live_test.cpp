@@ -140,6 +140,66 @@ TEST(LiveView, ShowsTheHeapStepByStepAndQuittingLeavesTheProgramAndItsSummary) {
     EXPECT_FALSE(std::filesystem::exists(figures_file(pid))) << "the file goes at exit";
 }
 
+// The line of sites_fixture.c marked `// site: NAME`, as the sites report writes it.
+std::string fixture_location(const std::string& marker) {
+    std::ifstream source(SITES_FIXTURE_SOURCE);
+    std::string line;
+    for (int number = 1; std::getline(source, line); ++number)
+        if (line.find("// site: " + marker) != std::string::npos)
+            return "sites_fixture.c:" + std::to_string(number);
+    return "(no line marked " + marker + ")";
+}
+
+// A row of the sites table: bytes held, blocks, the site's name.
+std::string site_row(uint64_t bytes, uint64_t blocks, const std::string& name) {
+    char row[256];
+    snprintf(row, sizeof row, "%16llu %10llu  %s", static_cast<unsigned long long>(bytes),
+             static_cast<unsigned long long>(blocks), name.c_str());
+    return std::string(row).substr(std::string(row).find_first_not_of(' '));
+}
+
+TEST(LiveView, WithSitesShowsTheTopSitesHeldNowByNameInOrder) {
+    Scratch scratch;
+    TmuxPane pane(kDriver + " --live --sites " + SITES_FIXTURE_PATH + " " + scratch.path());
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("top sites held now", screen)) << screen;
+
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    const std::string big = "hold_big_buffer (" + fixture_location("big") + ")";
+    const std::string small = "hold_small_tables (" + fixture_location("small") + ")";
+    const std::string big_row = site_row(3145728, 1, big);
+    ASSERT_TRUE(pane.wait_for(site_row(400000, 4, small), screen)) << screen;
+    ASSERT_TRUE(pane.wait_for(big_row, screen)) << screen;
+    EXPECT_LT(screen.find(big_row), screen.find(site_row(400000, 4, small)))
+        << "the most bytes first\n"
+        << screen;
+
+    // Step 2: the small tables now hold the most, and come first.
+    scratch.touch("step2");
+    ASSERT_GT(scratch.wait_for("done2"), 0);
+    const std::string small_row = site_row(5400000, 24, small);
+    ASSERT_TRUE(pane.wait_for(small_row, screen)) << screen;
+    ASSERT_NE(screen.find(big_row), std::string::npos) << screen;
+    EXPECT_LT(screen.find(small_row), screen.find(big_row)) << screen;
+    // Still 80x24, the threads' table above.
+    EXPECT_NE(screen.find(std::to_string(pid) + "  live_sites_fixt"), std::string::npos) << screen;
+    size_t lines = 0;
+    for (size_t start = 0; start < screen.size(); ++lines) {
+        size_t end = screen.find('\n', start);
+        if (end == std::string::npos) end = screen.size();
+        EXPECT_LE(end - start, 80u) << screen.substr(start, end - start);
+        start = end + 1;
+    }
+    EXPECT_LE(lines, 24u);
+
+    pane.send_keys("q");
+    scratch.touch("quit");
+    ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+}
+
 TEST(LiveView, FiftyThreadsEachInTheirRowLargestFirst) {
     Scratch scratch;
     pid_t driver = start_profiled(scratch, 50);
@@ -202,11 +262,13 @@ TEST(ProcessList, ListsRunningProgramsNotFinishedOrKilledOnesAndCleansUpAfterThe
     first.touch("step1");
     ASSERT_GT(first.wait_for("done1"), 0);
 
-    // Published every 200 ms: the step shows within a few.
+    // Published every 200 ms: the step, and the second's threads, show within a few.
     std::string table;
     for (int attempt = 0; attempt < 100; ++attempt) {
         table = shell_output(kDriver + " --ps");
-        if (ps_line(table, first_pid).find(" 1048576 ") != std::string::npos) break;
+        if (ps_line(table, first_pid).find(" 1048576 ") != std::string::npos &&
+            ps_line(table, second_pid).find("live_fixture           4") != std::string::npos)
+            break;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     EXPECT_NE(table.find("pid  program"), std::string::npos) << table;

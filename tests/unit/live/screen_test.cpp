@@ -84,6 +84,40 @@ TEST(Screen, FitsEightyByTwentyFour) {
     EXPECT_NE(lines[22].find("a_thread_name_to"), std::string::npos) << lines[22];
 }
 
+TEST(Screen, WithSitesTheThreadsTakeAFewRowsAndTheSitesTheRest) {
+    FigureHistory history;
+    history.add(reading(0, 4096, 1, 4096));
+    ScreenState state;
+    state.program = "server";
+    state.sites = true;
+    std::vector<ThreadLine> threads(10, ThreadLine{7, "worker", 100, 200, 3});
+    std::vector<SiteLine> sites;
+    for (uint64_t i = 0; i < 10; ++i)
+        sites.push_back(
+            {1000 - i, i + 1,
+             "site_" + std::to_string(i) + " (server.c:1" + std::string(80, 'x') + ")"});
+    std::vector<std::string> lines = screen_lines(history, state, threads, 80, 24, sites);
+    ASSERT_EQ(lines.size(), 24u);
+    for (const std::string& line : lines) EXPECT_LE(line.size(), 80u) << line;
+    // Rows 11-13 the threads (kThreadRowsWithSites), 14 blank, 15 the sites' header.
+    EXPECT_NE(lines[13].find("worker"), std::string::npos) << lines[13];
+    EXPECT_EQ(lines[14], "");
+    EXPECT_NE(lines[15].find("top sites held now"), std::string::npos) << lines[15];
+    EXPECT_EQ(lines[16].rfind("            1000          1  site_0 (server.c:1x", 0), 0u)
+        << lines[16];
+    // As many sites as fit above the keys: 7 of the 10.
+    EXPECT_EQ(lines[22].rfind("             994          7  site_6", 0), 0u) << lines[22];
+    EXPECT_EQ(lines[23].rfind("sorted by held", 0), 0u) << lines[23];
+
+    // Sites on, none holding anything yet; sites off, no table.
+    lines = screen_lines(history, state, threads, 80, 24, {});
+    EXPECT_NE(lines[16].find("(none)"), std::string::npos) << lines[16];
+    state.sites = false;
+    lines = screen_lines(history, state, threads, 80, 24, sites);
+    for (const std::string& line : lines) EXPECT_EQ(line.find("site"), std::string::npos) << line;
+    EXPECT_NE(lines[20].find("worker"), std::string::npos) << "the threads take the rows";
+}
+
 TEST(ProcessTable, OneLinePerProcess) {
     Figures figures = reading(0, 4096, 1, 4096);
     std::vector<RunningProcess> processes = {{42, "server", 0, figures}};
