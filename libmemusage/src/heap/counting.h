@@ -51,11 +51,12 @@ class Counting {
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
     __attribute__((always_inline)) void allocated(uint64_t size, const void* block) {
-        if (__builtin_expect(sites::enabled, 0))
-            log_.latest_block = site_ != 0 ? address_of(block) : 0;
-        if (__builtin_expect(recording_blocks(), 0))
-            return record_block(recorder_, log_, sp_, static_cast<int64_t>(size), site_,
-                                address_of(block), 0, size);
+        if (__builtin_expect(recorder_.new_blocks_need_more(), 0)) {
+            if (sites::enabled) log_.latest_block = site_ != 0 ? address_of(block) : 0;
+            if (recording_blocks())
+                return record_block(recorder_, log_, sp_, static_cast<int64_t>(size), site_,
+                                    address_of(block), 0, size);
+        }
         record(static_cast<int64_t>(size), site_);
     }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
