@@ -51,11 +51,12 @@ class Counting {
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
     __attribute__((always_inline)) void allocated(uint64_t size, const void* block) {
-        if (__builtin_expect(sites::enabled, 0))
-            log_.latest_block = site_ != 0 ? address_of(block) : 0;
-        if (__builtin_expect(recording_blocks(), 0))
-            return record_block(recorder_, log_, sp_, static_cast<int64_t>(size), site_,
-                                address_of(block), 0, size);
+        if (__builtin_expect(recorder_.new_blocks_need_more(), 0)) {
+            if (sites::enabled) log_.latest_block = site_ != 0 ? address_of(block) : 0;
+            if (recording_blocks())
+                return record_block(recorder_, log_, sp_, static_cast<int64_t>(size), site_,
+                                    address_of(block), 0, size);
+        }
         record(static_cast<int64_t>(size), site_);
     }
     // A map adds its accessible bytes (none when PROT_NONE); one placed over traced
@@ -105,16 +106,18 @@ class Counting {
 
     void free_null() { ++log_.stats.calls_of(Call::free); }
     __attribute__((always_inline)) void freed(uint64_t size, const void* block) {
-        released(size);
         if constexpr (!bench_off::counting) {
             ++log_.stats.calls_of(Call::free);
             log_.stats.bytes_of(Call::free) += size;
         }
         const uint32_t site = freed_site(block);
-        if (__builtin_expect(recording_blocks(), 0))
+        if (__builtin_expect(recording_blocks(), 0)) {
+            released(size);
             return record_block(recorder_, log_, sp_, -static_cast<int64_t>(size), site, 0,
                                 address_of(block), 0);
-        record(-static_cast<int64_t>(size), site);
+        }
+        // The bytes leave the heap with the record: one test of the extras' flag, not two.
+        record(-static_cast<int64_t>(size), site, size);
     }
 
     // munmap: the row counts what was asked; the heap loses only the accessible bytes
@@ -158,7 +161,9 @@ class Counting {
     }
     // Inlined, as allocated() and freed() are, into the hooks: out of line, each was a call
     // that saved and restored six registers on every counted call (bench_pieces.sh).
-    __attribute__((always_inline)) void record(int64_t heap_change, uint32_t site = 0) {
+    // `released_bytes`: what the call took from the heap, released to the extras here.
+    __attribute__((always_inline)) void record(int64_t heap_change, uint32_t site = 0,
+                                               uint64_t released_bytes = 0) {
         if constexpr (bench_off::record) return;
         uint64_t stack = 0;
         if constexpr (!bench_off::stack) {
@@ -166,8 +171,10 @@ class Counting {
             if (__builtin_expect(stack > log_.stack_capture_above, 0))
                 note_stack_peak(log_, sp_, stack);
         }
-        if (__builtin_expect(counting_extras::active(), 0))
+        if (__builtin_expect(counting_extras::active(), 0)) {
+            if (released_bytes != 0) counting_extras::release(released_bytes);
             return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
+        }
         recorder_.record(log_, heap_change, stack, site);
     }
     // The event recording (MEMUSAGE_EVENTS) keeps what each heap event did to which block:

@@ -60,15 +60,22 @@ class Recorder {
     ThreadLog* begin_nested(ThreadLog& own) { return logs_.begin_nested(own); }
 
     // Allocation sites: the stream keeps their figures from now on. Before any thread records.
-    void keep_site_figures(SiteAccounts* accounts) { stream_.sites = accounts; }
+    void keep_site_figures(SiteAccounts* accounts) {
+        stream_.sites = accounts;
+        if (accounts != nullptr) new_blocks_need_more_ = true;
+    }
     // The event recording: every heap block event of the stream goes to `file` too, in the
     // stream's order, and a thread recording alone stamps its events. Before any thread
     // records (the logs are made with room for their events' blocks).
     void record_events(EventsFile* file) {
         recording_.start(file);
         stamp_direct_ = true;
+        new_blocks_need_more_ = true;
         logs_.make_with_blocks();
     }
+    // A new block takes more than its event: its site's (allocation sites) or its address
+    // (the event recording). One test for both on the hot path, where both are rare.
+    bool new_blocks_need_more() const { return new_blocks_need_more_; }
     // The logs have room for their events' blocks (set once, before any thread records).
     bool logs_have_blocks() const { return logs_.have_blocks(); }
 
@@ -216,6 +223,7 @@ class Recorder {
     ThreadTable table_;
     LogMerge merge_;
     ThreadLogs logs_;
+    bool new_blocks_need_more_ = false;  // allocation sites or the event recording are on
     bool stamp_direct_ = false;  // a thread recording directly stamps its events (a file is on)
 };
 

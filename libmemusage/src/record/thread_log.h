@@ -96,10 +96,18 @@ struct ThreadLog {
     // one would move the fields the owner and the merge share across cache lines.
     BlockChange* blocks() { return reinterpret_cast<BlockChange*>(events + capacity); }
 
+    // One compare on the way when the stack is below its start, as it is on nearly every
+    // call: the thread's first call (stack_start still 0) takes the branch out.
     uint64_t stack_use(uintptr_t sp) {
         if (__builtin_expect(!own_stack.holds(sp), 0)) return other_stack_use(sp);
+        if (__builtin_expect(stack_start > sp, 1)) return stack_start - sp;
+        return at_or_above_start(sp);
+    }
+    // The first call on the thread's own stack sets where its stack starts; a call at or
+    // above that uses none.
+    __attribute__((noinline)) uint64_t at_or_above_start(uintptr_t sp) {
         if (stack_start == 0) stack_start = sp;
-        return stack_start > sp ? stack_start - sp : 0;
+        return 0;
     }
     // Off the thread's own stack: on its alternate signal stack, the depth there (from its
     // top); on a stack we know nothing of (a coroutine's), 0: it is not measured.
