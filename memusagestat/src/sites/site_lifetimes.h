@@ -32,9 +32,9 @@ struct RunLifetimes {
     double duration = 0;   // seconds from the recording's start to its end
     double peak_time = 0;  // seconds from the start to the heap's peak
     uint64_t heap_peak = 0;
-    // The heap over the run at events spread evenly through the recording, from
-    // kHeapSamples to twice that many of them (the massif file's snapshots between its
-    // start, peak and end). Every kDetailedEvery-th (the 10th, 20th, ...) also keeps the
+    // The heap over the run at events spread evenly through the recording, fewer than
+    // twice kHeapSamples of them (the massif file's snapshots between its start, peak and
+    // end). Every kDetailedEvery-th (the 10th, 20th, ...) also keeps the
     // bytes each shown site held then, as valgrind's massif details every 10th snapshot.
     static constexpr size_t kHeapSamples = 100;
     static constexpr size_t kDetailedEvery = 10;
