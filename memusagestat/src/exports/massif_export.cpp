@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <functional>
 #include <map>
 #include <memory>
 
@@ -67,27 +66,35 @@ void write_node(std::string& out, const Node& node, int depth) {
     for (const Node* child : children) write_node(out, *child, depth + 1);
 }
 
-using SiteValue = std::function<uint64_t(const AllocationSite&)>;
-
-// A detailed snapshot's tree of `value` over the sites; its total.
+// A detailed snapshot's tree: `bytes[i]` for the i-th site, and what no site accounts for
+// of `heap` (sampled sites' estimates, blocks the recording names no shown site for) as an
+// entry of its own. Its total, the snapshot's heap: the larger of `heap` and the sites' sum
+// (ms_print checks that no entry is larger than the snapshot).
 uint64_t write_tree(std::string& out, const SitesProfile& profile,
-                    const std::vector<ShownSite>& sites, const SiteValue& value) {
+                    const std::vector<ShownSite>& sites, const std::vector<uint64_t>& bytes,
+                    uint64_t heap) {
     Node root;
     root.label = "(heap allocation functions) malloc/new/new[], --alloc-fns, etc.";
-    for (const ShownSite& site : sites) {
-        uint64_t bytes = value(site.figures);
-        if (bytes == 0) continue;
-        root.bytes += bytes;
+    for (size_t i = 0; i < sites.size() && i < bytes.size(); ++i) {
+        if (bytes[i] == 0) continue;
+        root.bytes += bytes[i];
         Node* node = &root;
-        for (const std::string& label : stack_labels(site, profile)) {
+        for (const std::string& label : stack_labels(sites[i], profile)) {
             std::unique_ptr<Node>& child = node->children[label];
             if (!child) {
                 child = std::make_unique<Node>();
                 child->label = label;
             }
-            child->bytes += bytes;
+            child->bytes += bytes[i];
             node = child.get();
         }
+    }
+    if (heap > root.bytes) {
+        auto rest = std::make_unique<Node>();
+        rest->label = "0x0: (bytes no allocation site accounts for)";
+        rest->bytes = heap - root.bytes;
+        root.bytes = heap;
+        root.children[rest->label] = std::move(rest);
     }
     write_node(out, root, 0);
     return root.bytes;
@@ -116,25 +123,41 @@ std::string massif_text(const SitesProfile& profile, const std::vector<ShownSite
     out += "\ncmd: " + without_hash(command) + "\ntime_unit: ms\n";
     int number = 0;
     write_snapshot(out, number++, 0, 0, "empty");
+    // The tree comes first, for its total is the snapshot's heap.
+    const auto detailed = [&](double ms, uint64_t heap, const std::vector<uint64_t>& bytes,
+                              const char* kind) {
+        std::string tree;
+        const uint64_t total = write_tree(tree, profile, sites, bytes, heap);
+        write_snapshot(out, number++, ms, total, kind);
+        out += tree;
+    };
     size_t next = 0;
     auto snapshots_until = [&](double ms) {
-        for (; next < run.heap_over_time.size() && run.heap_over_time[next].first <= ms; ++next)
-            write_snapshot(out, number++, run.heap_over_time[next].first,
-                           run.heap_over_time[next].second, "empty");
+        for (; next < run.heap_over_time.size() && run.heap_over_time[next].ms <= ms; ++next) {
+            const MassifRun::Point& point = run.heap_over_time[next];
+            if (!point.detailed) {
+                write_snapshot(out, number++, point.ms, point.heap, "empty");
+                continue;
+            }
+            std::vector<uint64_t> bytes(sites.size());
+            for (const auto& [site, held] : point.held)
+                if (site < bytes.size()) bytes[site] = held;
+            detailed(point.ms, point.heap, bytes, "detailed");
+        }
+    };
+    const auto of_sites = [&](uint64_t (*value)(const AllocationSite&)) {
+        std::vector<uint64_t> bytes;
+        for (const ShownSite& site : sites) bytes.push_back(value(site.figures));
+        return bytes;
     };
 
-    // A tree is never larger than its snapshot's heap (ms_print checks): sampled sites'
-    // estimates may sum above the peak the collector measured.
-    AllocationSite total;
-    for (const ShownSite& site : sites) add_figures(total, site.figures);
     snapshots_until(run.peak_ms);
-    write_snapshot(out, number++, run.peak_ms, std::max(profile.heap_peak, total.bytes_at_peak),
-                   "peak");
-    write_tree(out, profile, sites, [](const AllocationSite& s) { return s.bytes_at_peak; });
+    detailed(run.peak_ms, profile.heap_peak,
+             of_sites([](const AllocationSite& s) { return s.bytes_at_peak; }), "peak");
     const double end_ms = std::max(run.end_ms, run.peak_ms);
     snapshots_until(end_ms);
-    write_snapshot(out, number, end_ms, total.bytes_leaked(), "detailed");
-    write_tree(out, profile, sites, [](const AllocationSite& s) { return s.bytes_leaked(); });
+    detailed(end_ms, 0, of_sites([](const AllocationSite& s) { return s.bytes_leaked(); }),
+             "detailed");
     return out;
 }
 

@@ -109,8 +109,9 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
     // The massif file's snapshot times are the recording's (its peak and end).
     if (!outputs.massif_path.empty() && replayed) {
         MassifRun run{outputs.command, lifetimes.peak_time * 1e3, lifetimes.duration * 1e3, {}};
-        for (const auto& [seconds, heap] : lifetimes.heap_samples)
-            run.heap_over_time.emplace_back(seconds * 1e3, heap);
+        for (RunLifetimes::HeapSample& sample : lifetimes.heap_samples)
+            run.heap_over_time.push_back(
+                {sample.seconds * 1e3, sample.heap, sample.detailed, std::move(sample.held)});
         std::string error = write_file(outputs.massif_path, massif_text(profile, sites, run));
         if (!error.empty()) return error;
     } else if (!outputs.massif_path.empty() && deferred_error.empty()) {

@@ -32,11 +32,19 @@ struct RunLifetimes {
     double duration = 0;   // seconds from the recording's start to its end
     double peak_time = 0;  // seconds from the start to the heap's peak
     uint64_t heap_peak = 0;
-    // The heap over the run: (seconds from the start, heap after the event) at events spread
-    // evenly through the recording, at most kHeapSamples of them (the massif file's
-    // snapshots between its start, peak and end).
+    // The heap over the run at events spread evenly through the recording, fewer than
+    // twice kHeapSamples of them (the massif file's snapshots between its start, peak and
+    // end). Every kDetailedEvery-th (the 10th, 20th, ...) also keeps the
+    // bytes each shown site held then, as valgrind's massif details every 10th snapshot.
     static constexpr size_t kHeapSamples = 100;
-    std::vector<std::pair<double, uint64_t>> heap_samples;
+    static constexpr size_t kDetailedEvery = 10;
+    struct HeapSample {
+        double seconds = 0;  // from the start, after the event
+        uint64_t heap = 0;
+        bool detailed = false;
+        std::vector<std::pair<size_t, uint64_t>> held;  // (shown site, bytes > 0) if detailed
+    };
+    std::vector<HeapSample> heap_samples;
     // One per shown site, in shown_sites' order. Its long-lived figures leave out the
     // blocks the runtimes keep (ShownSite::kept_ids), which are only totalled, below.
     std::vector<SiteLifetime> sites;

@@ -123,18 +123,39 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
     };
 
     // Every stride-th event's heap; when they fill twice the bound, every other one is
-    // dropped and the stride doubles, so the samples stay evenly spread in one pass.
-    std::vector<std::pair<uint64_t, uint64_t>> samples;
+    // dropped and the stride doubles, so the samples stay evenly spread in one pass. The
+    // n-th sample is detailed when n is a multiple of kDetailedEvery: halving keeps the
+    // (2n)-th as the n-th, so a detailed sample stays detailed and at most
+    // 2 * kHeapSamples / kDetailedEvery sites' holdings are kept at once.
+    struct Sample {
+        uint64_t time = 0, heap = 0;
+        std::vector<std::pair<size_t, uint64_t>> held;
+    };
+    const auto is_detailed = [](size_t index) {
+        return (index + 1) % RunLifetimes::kDetailedEvery == 0;
+    };
+    std::vector<Sample> samples;
+    // Sampled sites: the recording names the site of the sampled blocks only, without their
+    // weights, so the holdings would be the sample's below a heap of every block: the
+    // points between stay totals only.
+    const bool details = at_peak && profile.sample_interval == 0;
     uint64_t stride = 1;
     while (reader.next(event)) {
         size_t grown = holdings.add(replay, event, on_ended);
         ++events;
         if (events % stride == 0) {
-            samples.emplace_back(event.time,
-                                 replay.heap() > 0 ? static_cast<uint64_t>(replay.heap()) : 0);
+            Sample sample{
+                event.time, replay.heap() > 0 ? static_cast<uint64_t>(replay.heap()) : 0, {}};
+            if (details && is_detailed(samples.size()))
+                for (size_t site = 0; site < sites.size(); ++site)
+                    if (holdings.bytes(site) > 0)
+                        sample.held.emplace_back(site, holdings.bytes(site));
+            samples.push_back(std::move(sample));
             if (samples.size() == 2 * RunLifetimes::kHeapSamples) {
-                for (size_t i = 0; i < RunLifetimes::kHeapSamples; ++i)
-                    samples[i] = samples[2 * i + 1];
+                for (size_t i = 0; i < RunLifetimes::kHeapSamples; ++i) {
+                    samples[i] = std::move(samples[2 * i + 1]);
+                    if (!is_detailed(i)) samples[i].held = {};
+                }
                 samples.resize(RunLifetimes::kHeapSamples);
                 stride *= 2;
             }
@@ -159,8 +180,10 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
                   [&](const BlockLife& life) { on_ended(life, holdings.shown_of(life.site)); });
     lifetimes.duration = seconds(reader.start_time(), end);
     lifetimes.peak_time = seconds(reader.start_time(), peak_time);
-    for (const auto& [time, heap] : samples)
-        lifetimes.heap_samples.emplace_back(seconds(reader.start_time(), time), heap);
+    for (size_t i = 0; i < samples.size(); ++i)
+        lifetimes.heap_samples.push_back({seconds(reader.start_time(), samples[i].time),
+                                          samples[i].heap, details && is_detailed(i),
+                                          std::move(samples[i].held)});
 
     if (at_peak && peak_event > 0) {
         // Again, up to the event that first took the heap to its peak.

@@ -1,10 +1,14 @@
 // massif files (memusage --massif, memusagestat --massif) read by Debian's ms_print: the
 // peak snapshot is the heap peak of the sites report, its largest branch the report's
-// first site, and the last snapshot holds what the leak ranking holds.
+// first site, the last snapshot holds what the leak ranking holds, and every 10th snapshot
+// between is a tree of what the sites held then.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <regex>
+#include <set>
+#include <sstream>
 
 #include "sites_run.h"
 
@@ -40,12 +44,12 @@ TEST(Massif, MsPrintShowsThePeakAndTheTopSiteOfTheReport) {
     const std::string& text = printed.out;
     EXPECT_NE(text.find("Command:            " + fixture("sites_fixture_c")), std::string::npos)
         << text;
-    // The start, the heap between, the peak and the end, the last two detailed.
+    // The start, the heap between (every 10th detailed), the peak and the end, detailed.
     std::smatch counts;
     ASSERT_TRUE(std::regex_search(
         text, counts,
-        std::regex("Number of snapshots: ([0-9]+)\n Detailed snapshots: \\[([0-9]+) \\(peak\\), "
-                   "([0-9]+)\\]")))
+        std::regex("Number of snapshots: ([0-9]+)\n Detailed snapshots: \\[(?:[0-9]+, )*([0-9]+) "
+                   "\\(peak\\), ([0-9]+)\\]")))
         << text;
     const int snapshots = std::stoi(counts[1]), peak_at = std::stoi(counts[2]);
     EXPECT_GT(snapshots, 10) << "the heap between the start and the end";
@@ -81,6 +85,95 @@ TEST(Massif, MsPrintShowsThePeakAndTheTopSiteOfTheReport) {
     EXPECT_NE(text.find(": after_peak (" + location("sites_leaks.c", "after_peak") + ")"),
               std::string::npos)
         << text;
+}
+
+// One snapshot of a massif file: its number, heap, kind of tree, and the tree's lines.
+struct Snapshot {
+    int number = 0;
+    uint64_t heap = 0;
+    std::string tree;
+    std::vector<std::string> lines;
+};
+
+std::vector<Snapshot> snapshots_of(const std::string& path) {
+    std::ifstream file(path);
+    std::vector<Snapshot> snapshots;
+    std::string line;
+    while (std::getline(file, line)) {
+        if (line.rfind("snapshot=", 0) == 0) {
+            snapshots.emplace_back();
+            snapshots.back().number = std::stoi(line.substr(9));
+        } else if (snapshots.empty() || line.rfind("#", 0) == 0) {
+            continue;
+        } else if (line.rfind("mem_heap_B=", 0) == 0) {
+            snapshots.back().heap = std::stoull(line.substr(11));
+        } else if (line.rfind("heap_tree=", 0) == 0) {
+            snapshots.back().tree = line.substr(10);
+        } else if (std::regex_search(line, std::regex("^ *n[0-9]+: "))) {
+            snapshots.back().lines.push_back(line);
+        }
+    }
+    return snapshots;
+}
+
+// "n2: 6000 label" (after its indent): the bytes, the label.
+std::pair<uint64_t, std::string> entry(const std::string& line) {
+    std::smatch parts;
+    if (!std::regex_search(line, parts, std::regex("^ *n[0-9]+: ([0-9]+) (.*)$"))) return {0, ""};
+    return {std::stoull(parts[1]), parts[2]};
+}
+
+TEST(Massif, EveryTenthSnapshotBetweenIsATreeOfWhatTheSitesHeldThen) {
+    // The fixture holds two 3000-byte blocks of hold_long while it allocates and frees
+    // 50 others, before its peak: the trees of those points have hold_long's 6000 bytes
+    // on top.
+    Scratch scratch;
+    std::string sites = scratch / "sites", events = scratch / "events",
+                massif = scratch / "massif.out";
+    Outcome run =
+        run_with_sites({fixture("sites_fixture_lifetimes")}, sites, {"MEMUSAGE_EVENTS=" + events});
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    Outcome made = report_of(sites, {"--events=" + events, "--massif=" + massif});
+    ASSERT_TRUE(made.exited_zero()) << made.err;
+
+    Outcome printed = collector_test::run({"/usr/bin/ms_print", massif}, {}, "");
+    ASSERT_TRUE(printed.exited_zero()) << printed.err;
+    std::smatch listed;
+    ASSERT_TRUE(
+        std::regex_search(printed.out, listed, std::regex("Detailed snapshots: \\[([^\\]]*)\\]")))
+        << printed.out;
+    std::set<int> detailed_numbers;
+    std::string list = listed[1];
+    const std::regex number("[0-9]+");
+    for (std::sregex_iterator it(list.begin(), list.end(), number), end; it != end; ++it)
+        detailed_numbers.insert(std::stoi(it->str()));
+
+    std::vector<Snapshot> snapshots = snapshots_of(massif);
+    ASSERT_GT(snapshots.size(), 50u) << "the fixture's events, one snapshot each";
+    int between = 0, held_long_on_top = 0;
+    bool after_peak = false;
+    const std::string hold_long = ": hold_long (" + location("sites_lifetimes.c", "long") + ")";
+    for (const Snapshot& snapshot : snapshots) {
+        SCOPED_TRACE("snapshot " + std::to_string(snapshot.number));
+        EXPECT_EQ(detailed_numbers.contains(snapshot.number), snapshot.tree != "empty");
+        if (snapshot.tree == "empty") continue;
+        // The tree's total is the snapshot's heap, as ms_print shows it.
+        ASSERT_FALSE(snapshot.lines.empty());
+        EXPECT_EQ(entry(snapshot.lines[0]).first, snapshot.heap);
+        if (snapshot.tree == "peak") after_peak = true;
+        if (snapshot.tree != "detailed" || &snapshot == &snapshots.back()) continue;
+        ++between;
+        // Before the peak, one snapshot per event: every 10th of them.
+        if (!after_peak) {
+            EXPECT_EQ(snapshot.number % 10, 0);
+        }
+        if (snapshot.lines.size() > 1 && entry(snapshot.lines[1]).first == 6000 &&
+            entry(snapshot.lines[1]).second.find(hold_long) != std::string::npos)
+            ++held_long_on_top;
+    }
+    EXPECT_GE(between, 5) << printed.out;
+    EXPECT_GE(held_long_on_top, 5) << printed.out;
+    EXPECT_NE(printed.out.find("(6,000B) 0x"), std::string::npos) << printed.out;
 }
 
 TEST(Massif, WithoutARecordingTheTimesAreNotKnownAndThatIsSaid) {
