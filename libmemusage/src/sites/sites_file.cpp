@@ -138,9 +138,11 @@ int write_module(dl_phdr_info* info, size_t, void* context) {
     return 0;
 }
 
-uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAccounts& accounts,
-                     uint32_t also_without_figures) {
-    uint32_t count = 0;
+// Calls `write(id, figures)` for each site the file holds, in the file's order: those with
+// figures, and `also_without_figures` (the site of the first refused allocation).
+template <typename Write>
+void for_each_written_site(const StackTable& stacks, const SiteAccounts& accounts,
+                           uint32_t also_without_figures, Write write) {
     uint32_t limit = stacks.id_limit();
     if (limit > accounts.capacity()) limit = accounts.capacity();
     for (uint32_t id = StackTable::kTableFull; id < limit; ++id) {
@@ -148,41 +150,45 @@ uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAc
         if (figures.blocks_allocated == 0 && figures.bytes_allocated == 0 &&
             id != also_without_figures)
             continue;
-        uint32_t depth = 0;
-        const uintptr_t* frames = stacks.frames_of(id, depth);
-        if (depth > format::kMaxDepth) depth = format::kMaxDepth;
-        format::SiteRecord record = {accounts.in_units(figures.blocks_allocated),
-                                     accounts.in_units(figures.bytes_allocated),
-                                     accounts.in_units(figures.blocks_freed),
-                                     accounts.in_units(figures.bytes_freed),
-                                     accounts.in_units(accounts.bytes_at_peak(id)),
-                                     depth,
-                                     id};
-        out.put(&record, sizeof record);
-        for (uint32_t i = 0; i < depth; ++i) {
-            uint64_t frame = frames[i];
-            out.put(&frame, sizeof frame);
-        }
-        ++count;
+        write(id, figures);
     }
+}
+
+uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAccounts& accounts,
+                     uint32_t also_without_figures) {
+    uint32_t count = 0;
+    for_each_written_site(
+        stacks, accounts, also_without_figures, [&](uint32_t id, const SiteFigures& figures) {
+            uint32_t depth = 0;
+            const uintptr_t* frames = stacks.frames_of(id, depth);
+            if (depth > format::kMaxDepth) depth = format::kMaxDepth;
+            format::SiteRecord record = {accounts.in_units(figures.blocks_allocated),
+                                         accounts.in_units(figures.bytes_allocated),
+                                         accounts.in_units(figures.blocks_freed),
+                                         accounts.in_units(figures.bytes_freed),
+                                         accounts.in_units(accounts.bytes_at_peak(id)),
+                                         depth,
+                                         id};
+            out.put(&record, sizeof record);
+            for (uint32_t i = 0; i < depth; ++i) {
+                uint64_t frame = frames[i];
+                out.put(&frame, sizeof frame);
+            }
+            ++count;
+        });
     return count;
 }
 
 // The sites' extra figures, in write_sites' order.
 void write_site_extras(BufferedWriter& out, const StackTable& stacks, const SiteAccounts& accounts,
                        uint32_t also_without_figures) {
-    uint32_t limit = stacks.id_limit();
-    if (limit > accounts.capacity()) limit = accounts.capacity();
-    for (uint32_t id = StackTable::kTableFull; id < limit; ++id) {
-        const SiteFigures& figures = accounts.site(id);
-        if (figures.blocks_allocated == 0 && figures.bytes_allocated == 0 &&
-            id != also_without_figures)
-            continue;
-        format::SiteExtraRecord record = {accounts.in_units(accounts.blocks_at_peak(id)),
-                                          accounts.in_units(figures.temporary_blocks),
-                                          accounts.in_units(figures.temporary_bytes)};
-        out.put(&record, sizeof record);
-    }
+    for_each_written_site(
+        stacks, accounts, also_without_figures, [&](uint32_t id, const SiteFigures& figures) {
+            format::SiteExtraRecord record = {accounts.in_units(accounts.blocks_at_peak(id)),
+                                              accounts.in_units(figures.temporary_blocks),
+                                              accounts.in_units(figures.temporary_bytes)};
+            out.put(&record, sizeof record);
+        });
 }
 
 // The threads' stack peaks (stack_peaks.h), times made nanoseconds since the start.
