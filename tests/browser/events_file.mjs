@@ -20,7 +20,8 @@ function scanEvents(path, visit) {
   const bytes = readFileSync(path);
   if (bytes.toString("latin1", 0, 8) !== MAGIC) throw new Error(path + ": not an event recording");
   const version = bytes.readUInt32LE(8);
-  if (version !== 2) throw new Error(path + ": version " + version);
+  // Version 3 adds the writing machine's stamp to the header, which headerBytes skips.
+  if (version !== 2 && version !== 3) throw new Error(path + ": version " + version);
   const headerBytes = bytes.readUInt32LE(12);
   let at = headerBytes;
 
