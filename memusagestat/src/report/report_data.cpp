@@ -108,8 +108,7 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
                  std::to_string(other_pid) + ").");
     }
 
-    // One clock for every file: they stamp with the same cycle counter.
-    RunClock clock;
+    // One clock for every file: the collector's counter, and the data file's times on it.
     uint64_t recording_events = 0;
     bool counted = false;
     if (with_events) {
@@ -120,23 +119,13 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         } else {
             recording_events = reader.trailer_event_count();
         }
-        clock.seconds_per_cycle = reader.seconds_per_cycle();
-        clock.origin = reader.start_time();
-        clock.end = reader.end_time();
     }
-    if (with_data) {
-        const ProfileHeader& header = data_file.profile().header;
-        if (!with_events || header.start_time < clock.origin) clock.origin = header.start_time;
-        clock.end = std::max(clock.end, header.end_time);
-    }
-    if (with_summary && clock.relative()) {
-        // The collector's own readings of the counter and the clock at start and exit.
-        clock.seconds_per_cycle = summary.seconds_per_cycle();
-        if (!with_data && !with_events) {
-            clock.origin = summary.start_cycles;
-            clock.end = summary.end_cycles;
-        }
-    }
+    RunClockSources clock_sources;
+    if (with_events) clock_sources.events = &reader;
+    if (with_data) clock_sources.data = &data_file.profile().header;
+    if (with_summary) clock_sources.summary = &summary;
+    if (with_sites) clock_sources.sites_machine = &sites_profile.machine;
+    const RunClock clock = run_clock(clock_sources);
     if (clock.relative() && (with_data || with_events))
         notes.push_back(
             "Times are fractions of the run: the files hold no rate of the clock "

@@ -26,7 +26,7 @@ nlohmann::json timeline_json(const MappedDataFile& file, const RunClock& clock,
         expected = 0;
         file.visit_events(0, records.size(), [&](std::span<const memusage::Record> chunk) {
             for (const memusage::Record& r : chunk)
-                expected += !is_timeless(r) && window->holds(clock.seconds(r.time()));
+                expected += !is_timeless(r) && window->holds(clock.data_file_seconds(r.time()));
         });
     }
     std::vector<Point> points;
@@ -36,7 +36,7 @@ nlohmann::json timeline_json(const MappedDataFile& file, const RunClock& clock,
         for (const memusage::Record& r : chunk) {
             ++index;
             if (is_timeless(r)) continue;
-            const double time = clock.seconds(r.time());
+            const double time = clock.data_file_seconds(r.time());
             if (window && !window->holds(time)) continue;
             ++total;
             thinner.add({index, time, r.heap, r.stack},
