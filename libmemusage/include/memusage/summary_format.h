@@ -7,8 +7,9 @@
 //   FileHeader   (its magic written last: a run killed while writing leaves no valid file)
 //   Stats        (memusage/stats.h, as the collector holds it: stats_bytes bytes)
 //
-// Native byte order and word size, which the header states so that a reader on another
-// machine can say why it cannot read the file.
+// Native byte order, which the header states so that a reader on another machine can say
+// why it cannot read the file. Every field is 64 bits wide whatever the word size (which
+// the header states too), so a 32-bit board's file reads on the desktop.
 #pragma once
 
 #include <cstdint>

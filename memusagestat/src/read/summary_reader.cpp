@@ -30,7 +30,7 @@ std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary)
     if (bytes.size() < sizeof header.magic ||
         std::memcmp(bytes.data(), format::kMagic, sizeof header.magic) != 0)
         return "not a memusage summary file (or one whose run was killed while writing it)";
-    // Enough of the header to tell whose it is: magic, version, size, byte order, word size.
+    // Enough of the header to tell whose it is: magic, version, size, byte order.
     constexpr size_t kIdentity = offsetof(format::FileHeader, stats_bytes);
     if (bytes.size() < kIdentity) return "the summary file is cut short";
     std::memcpy(&header, bytes.data(), kIdentity);
@@ -44,10 +44,8 @@ std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary)
                ", newer than this memusagestat reads (" + std::to_string(format::kVersion) +
                "): use the memusagestat of the memusage that wrote it";
     if (header.version == 0) return "the summary file is damaged (version 0)";
-    if (header.word_bytes != sizeof(void*))
-        return "the summary file was written by a " + std::to_string(header.word_bytes * 8) +
-               "-bit program; this memusagestat reads those of " +
-               std::to_string(sizeof(void*) * 8) + "-bit ones";
+    // The word size is not checked: every field is 64 bits wide wherever it was written, so
+    // a 32-bit board's file reads here as it was written (stats_bytes says the layout).
     if (header.header_bytes < sizeof header || header.header_bytes > bytes.size())
         return "the summary file is damaged or cut short (its header)";
     std::memcpy(&header, bytes.data(), sizeof header);

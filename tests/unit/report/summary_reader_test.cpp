@@ -57,6 +57,16 @@ TEST(SummaryFile, ReadsBackTheStatsAndTheClock) {
     EXPECT_DOUBLE_EQ(summary.seconds_per_cycle(), 1e-9 / 3);
 }
 
+// Every field is 64 bits wide on every machine: a 32-bit board's file reads as it is.
+TEST(SummaryFile, AThirtyTwoBitBoardsFileReads) {
+    RunSummary summary;
+    auto bytes = summary_file(some_stats());
+    reinterpret_cast<format::FileHeader*>(bytes.data())->word_bytes = 4;
+    ASSERT_EQ(parse_summary(bytes, summary), "");
+    EXPECT_EQ(summary.stats.heap_peak, some_stats().heap_peak);
+    EXPECT_EQ(summary.stats.histogram[memusage::kHistogramLarge], 1u);
+}
+
 TEST(SummaryFile, AnotherMachinesOrANewerVersionsFileIsRefusedWithAMessage) {
     RunSummary summary;
     auto bytes = summary_file(some_stats());
@@ -67,10 +77,6 @@ TEST(SummaryFile, AnotherMachinesOrANewerVersionsFileIsRefusedWithAMessage) {
     header = reinterpret_cast<format::FileHeader*>(bytes.data());
     header->version = format::kVersion + 1;
     EXPECT_NE(parse_summary(bytes, summary).find("newer"), std::string::npos);
-    bytes = summary_file(some_stats());
-    header = reinterpret_cast<format::FileHeader*>(bytes.data());
-    header->word_bytes = 4;
-    EXPECT_NE(parse_summary(bytes, summary).find("32-bit"), std::string::npos);
     bytes = summary_file(some_stats());
     bytes.pop_back();
     EXPECT_NE(parse_summary(bytes, summary).find("cut short"), std::string::npos);
