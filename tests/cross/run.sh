@@ -101,6 +101,65 @@ if [ -x "$driver" ]; then
     echo "$arch: the board's driver runs a program, and says to draw on the desktop"
 fi
 
+# The desktop's memusagestat takes every file of a board's run (aarch64, armhf): each of its
+# outputs is made from them, and the HTML report puts the data file's times (the board's
+# wall-clock microseconds, as glibc writes them there) on the recording's clock (the board's
+# counter), checked against the run's own files and printed summary.
+if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; then
+    board=$work/board
+    fixture=build/$arch/tests/integration/collector/collector_fixture_events
+    MEMUSAGE_OUTPUT=$board.dat MEMUSAGE_SITES=$board.sites MEMUSAGE_EVENTS=$board.events \
+        MEMUSAGE_SUMMARY_FILE=$board.summary MEMUSAGE_COLOR=never \
+        LD_PRELOAD=$MEMUSAGE_TEST_COLLECTOR $MEMUSAGE_TEST_EMULATOR "$fixture" burn 2>"$work/err" ||
+        fail "the board's run of the events fixture failed"
+    printed=$(grep "Memory usage summary" "$work/err") || fail "the board's run printed no summary"
+    heap_total=$(sed -n 's/.*heap total: \([0-9]*\),.*/\1/p' <<<"$printed")
+    heap_peak=$(sed -n 's/.*heap peak: \([0-9]*\),.*/\1/p' <<<"$printed")
+    stat=$native/bin/memusagestat
+    made() { # OUTPUT COMMAND...: the command succeeds and writes OUTPUT, not empty
+        local output=$1
+        shift
+        "$@" >"$work/out" 2>"$work/err" && [ -s "$output" ] || fail "'$*' made no $output"
+    }
+    made "$work/g.png" "$stat" "$board.dat" "$work/g.png"
+    made "$work/t.png" "$stat" -t -T "$board.dat" "$work/t.png"
+    made "$work/g.svg" "$stat" -t "$board.dat" "$work/g.svg"
+    made "$work/out" "$stat" --sites="$board.sites"
+    made "$work/out" "$stat" --sites="$board.sites" --stack-peak
+    made "$work/out" "$stat" --sites="$board.sites" --leaks
+    made "$work/folded" "$stat" --sites="$board.sites" --folded="$work/folded"
+    made "$work/dhat.json" "$stat" --sites="$board.sites" --events="$board.events" --dhat="$work/dhat.json"
+    made "$work/pprof" "$stat" --sites="$board.sites" --pprof="$work/pprof"
+    made "$work/massif" "$stat" --sites="$board.sites" --events="$board.events" --massif="$work/massif"
+    made "$work/flame.png" "$stat" --sites="$board.sites" --flame="$work/flame.png"
+    made "$work/stacked.png" "$stat" --sites="$board.sites" --events="$board.events" --stacked="$work/stacked.png"
+    made "$work/map.png" "$stat" --sites="$board.sites" --events="$board.events" --block-map="$work/map.png"
+    made "$work/out" "$stat" --diff "$board.sites" "$board.sites"
+    made "$work/out" "$stat" --diff "$board.dat" "$board.dat"
+    # The block held while the fixture burns 0.3 s of CPU time lived longer than 200 ms,
+    # on the board's clock, and (where the board's collector unwinds: aarch64) the report
+    # says where it was allocated.
+    made "$work/out" "$stat" --sites="$board.sites" --events="$board.events" --long-lived=200ms
+    grep -qF "1 block (1000 bytes) lived longer than 200.0 ms" "$work/out" ||
+        fail "the long-lived report of the board's run lacks the block held: $(cat "$work/out")"
+    burn_line=$(grep -n 'char\* held = malloc(1000)' tests/integration/collector/fixtures/events.c | cut -d: -f1)
+    [ "$arch" != aarch64 ] || grep -qF "fixtures/events.c:$burn_line)" "$work/out" ||
+        fail "the long-lived report of the board's run lacks the block of events.c:$burn_line"
+    # The report from each set of files that ties the two clocks: the recording (at the run's
+    # end), the summary file (at its start), or the sites file's stamp alone (the data file's
+    # own clock, in microseconds).
+    for files in "--events=$board.events --sites=$board.sites --summary=$board.summary" \
+        "--summary=$board.summary" "--sites=$board.sites"; do
+        # shellcheck disable=SC2086 # a set of options
+        made "$work/report.html" "$stat" --html="$work/report.html" "$board.dat" $files
+        total=-
+        [[ $files == *--summary* ]] && total=$heap_total
+        node tests/cross/board_report_check.mjs "$work/report.html" "$board.dat" 1000 \
+            "$heap_peak" "$total" 2>"$work/err" || fail "the report of $files"
+    done
+    echo "$arch: memusagestat makes every output of a board's files; its report's clocks agree"
+fi
+
 # --leaks on the desktop names the leaks of a board's run, at their lines: the board's sites
 # file, symbolised here from the board's binaries (libdw reads any ELF machine's).
 [ "$smoke" != --smoke ] && [ "$arch" = aarch64 ] || exit 0
