@@ -160,6 +160,18 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; };
     echo "$arch: memusagestat makes every output of a board's files; its report's clocks agree"
 fi
 
+# The board's live view: the desktop's tests of --live and --watch in a tmux pane, with the
+# board's driver and fixture started through qemu-user (the pane's view is the board's
+# ncurses, drawing the figures the board's collector publishes).
+live_tests=$native/tests/integration/live/memusage_live_integration_tests
+if [ "$smoke" != --smoke ] && [ -x "$driver" ] &&
+    { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; then
+    MEMUSAGE_TEST_LIVE_DRIVER="$MEMUSAGE_TEST_EMULATOR $PWD/$driver" \
+        MEMUSAGE_TEST_LIVE_FIXTURE="$MEMUSAGE_TEST_EMULATOR $PWD/build/$arch/tests/integration/live/live_fixture" \
+        "$live_tests" --gtest_brief=1 --gtest_filter='LiveView.ShowsTheHeapStepByStep*:LiveView.RefusesWithoutATerminal:LiveView.SaysWhenAProcessIsNotProfiled'
+    echo "$arch: the board's live view shows the board's program"
+fi
+
 # --leaks on the desktop names the leaks of a board's run, at their lines: the board's sites
 # file, symbolised here from the board's binaries (libdw reads any ELF machine's).
 [ "$smoke" != --smoke ] && [ "$arch" = aarch64 ] || exit 0

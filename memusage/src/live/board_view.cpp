@@ -1,15 +1,15 @@
-// The driver built for a board (MEMUSAGE_BOARD): the live view's terminal (ncurses) is not
-// built there — Debian 12 cannot install a board's ncurses headers beside the desktop's —
-// so --live and --watch are refused before anything runs; --ps, which needs no terminal,
-// lists the board's profiled processes as on the desktop.
+// The driver built for a board (MEMUSAGE_BOARD) whose ncurses run-time packages were not
+// installed where it was built (memusage/CMakeLists.txt): the live view's terminal is not
+// built, so --live and --watch are refused before anything runs; --ps, which needs no
+// terminal, lists the board's profiled processes as on the desktop.
 #include "live/live_session.h"
 #include "live/terminal_view.h"
 
 namespace memusage::live {
 
 std::string terminal_problem() {
-    return "the live view is not built into this memusage (built for a board): list the "
-           "profiled processes with 'memusage --ps'";
+    return "the live view is not built into this memusage (built for a board without its "
+           "ncurses): list the profiled processes with 'memusage --ps'";
 }
 
 ViewEnd show_live_view(const ViewSource&, std::string& error) {

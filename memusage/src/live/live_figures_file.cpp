@@ -59,7 +59,13 @@ __attribute__((no_sanitize("thread"))) bool copy_figures(const live_format::Head
 
 bool is_stale(const live_format::Header& header) {
     std::optional<uint64_t> start = process_start_ticks(static_cast<pid_t>(header.pid));
-    return !start || *start != header.start_ticks;
+    if (!start) return true;
+    // A process that took the pid since started after the file's writer: later than the
+    // file says. A writer under qemu-user (a board's program run on the desktop) read the
+    // start qemu makes up for it, from qemu's own clock reading once it has loaded: up to
+    // this many ticks (of 10 ms) later than the kernel's.
+    constexpr uint64_t kEmulatedStartSlack = 100;
+    return *start > header.start_ticks || header.start_ticks - *start > kEmulatedStartSlack;
 }
 
 LiveFiguresFile::~LiveFiguresFile() {

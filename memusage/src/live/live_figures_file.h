@@ -27,8 +27,8 @@ std::optional<uint64_t> process_start_ticks(pid_t pid);
 bool copy_figures(const live_format::Header& shared, live_format::Figures& out,
                   int attempts = 1000);
 
-// A file is stale when no process has its pid, or the one that has it started at another
-// time than the one that made the file.
+// A file is stale when no process has its pid, or the one that has it started after the
+// one that made the file (a tick or so earlier is the writer itself, under an emulator).
 bool is_stale(const live_format::Header& header);
 
 class LiveFiguresFile {

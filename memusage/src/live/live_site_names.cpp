@@ -2,35 +2,17 @@
 
 #include <algorithm>
 
-#include "sites/process_modules.h"
-#include "sites/site_names.h"
-#include "sites/symbolizer.h"
-
 namespace memusage::live {
 
-LiveSiteNames::LiveSiteNames(pid_t pid) : pid_(pid) {}
+LiveSiteNames::LiveSiteNames(pid_t pid) : naming_(stack_naming(pid)) {}
 LiveSiteNames::~LiveSiteNames() = default;
-
-void LiveSiteNames::read_modules() {
-    symbolizer_.reset();  // it points into the modules
-    modules_ = std::make_unique<std::vector<memusagestat::SitesModule>>(
-        memusagestat::process_modules(pid_));
-    symbolizer_ = std::make_unique<memusagestat::Symbolizer>(*modules_);
-}
 
 std::string LiveSiteNames::name_of(const live_format::HeldSite& site, bool& resolved) {
     uint32_t depth = std::min(site.depth, live_format::kSiteFrames);
     std::vector<uint64_t> stack(site.frames, site.frames + depth);
     auto known = names_.find(stack);
     if (known != names_.end()) return known->second;
-    std::vector<memusagestat::SourceFrame> frames;
-    resolved = true;
-    for (uint64_t address : stack) {
-        const auto& expanded = symbolizer_->frames_of(address);
-        if (expanded.empty() || expanded.front().module.empty()) resolved = false;
-        frames.insert(frames.end(), expanded.begin(), expanded.end());
-    }
-    std::string name = memusagestat::shown_site_label(frames);
+    std::string name = naming_->name_of(stack, resolved);
     if (resolved) names_.emplace(std::move(stack), name);
     return name;
 }
@@ -40,9 +22,12 @@ std::vector<SiteLine> LiveSiteNames::lines(const live_format::Figures& figures) 
     uint32_t rows = std::min(figures.site_rows, live_format::kSiteRows);
     // An address in no module known: a library loaded since the maps were read. They are
     // read again, once a refresh.
-    bool reread = symbolizer_ == nullptr;
+    bool reread = !modules_read_;
     for (int attempt = 0; attempt < 2; ++attempt) {
-        if (reread) read_modules();
+        if (reread) {
+            naming_->read_modules();
+            modules_read_ = true;
+        }
         lines.clear();
         bool all_resolved = true;
         for (uint32_t row = 0; row < rows; ++row) {

@@ -1,6 +1,6 @@
 // The live view's names for the sites a process holds the most in: each published stack
-// of return addresses named as the sites report names a site (memusagestat's symbolizer
-// and frame folding), with the modules the process has mapped now (/proc/PID/maps).
+// of return addresses named (stack_naming.h) with the modules the process has mapped now
+// (/proc/PID/maps), sites of one name made one line.
 #pragma once
 
 #include <sys/types.h>
@@ -11,12 +11,8 @@
 #include <vector>
 
 #include "live/screen_text.h"
+#include "live/stack_naming.h"
 #include "memusage/live_format.h"
-
-namespace memusagestat {
-class Symbolizer;
-struct SitesModule;
-}  // namespace memusagestat
 
 namespace memusage::live {
 
@@ -33,11 +29,9 @@ class LiveSiteNames {
 
   private:
     std::string name_of(const live_format::HeldSite& site, bool& resolved);
-    void read_modules();
 
-    pid_t pid_;
-    std::unique_ptr<std::vector<memusagestat::SitesModule>> modules_;
-    std::unique_ptr<memusagestat::Symbolizer> symbolizer_;
+    std::unique_ptr<StackNaming> naming_;
+    bool modules_read_ = false;
     // Names by stack, kept across refreshes once every address was in a known module.
     std::map<std::vector<uint64_t>, std::string> names_;
 };

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 static const char* dir;
@@ -62,6 +63,9 @@ static void* hold(void* arg) {
 int main(int argc, char** argv) {
     if (argc < 2) return 2;
     dir = argv[1];
+    // The main thread's row names it by the kernel's name for it, which is the emulator's
+    // when a board's build runs under qemu-user: it names itself.
+    prctl(PR_SET_NAME, "live_fixture");
     long thread_count = argc > 2 ? atol(argv[2]) : 0;
     pthread_t threads[64];
     if (thread_count > 64) return 2;

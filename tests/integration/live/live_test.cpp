@@ -20,8 +20,14 @@ namespace {
 using live_test::shell_output;
 using live_test::TmuxPane;
 
-const std::string kDriver = MEMUSAGE_DRIVER_PATH;
-const std::string kFixture = LIVE_FIXTURE_PATH;
+// A shell command's first words: this build's, or a board's run under qemu-user
+// (tests/cross/run.sh sets these for the tests that start the view in a pane).
+std::string command_or(const char* variable, const char* built) {
+    const char* command = getenv(variable);
+    return command != nullptr && *command != '\0' ? command : built;
+}
+const std::string kDriver = command_or("MEMUSAGE_TEST_LIVE_DRIVER", MEMUSAGE_DRIVER_PATH);
+const std::string kFixture = command_or("MEMUSAGE_TEST_LIVE_FIXTURE", LIVE_FIXTURE_PATH);
 
 class Scratch {
   public:

@@ -45,8 +45,16 @@ TEST(Staleness, TheProcessItselfIsLive) {
 }
 
 TEST(Staleness, AReusedPidHasAnotherStartTime) {
+    // The file's writer had the pid before this process: it started earlier.
     uint64_t start = memusage::live::process_start_ticks(getpid()).value();
-    EXPECT_TRUE(memusage::live::is_stale(*header_for(getpid(), start + 1)));
+    EXPECT_TRUE(memusage::live::is_stale(*header_for(getpid(), start - 1)));
+}
+
+TEST(Staleness, AnEmulatedProcessThatSawItsStartATickLateIsLive) {
+    // qemu-user tells the program a start read from its own clock once loaded.
+    uint64_t start = memusage::live::process_start_ticks(getpid()).value();
+    EXPECT_FALSE(memusage::live::is_stale(*header_for(getpid(), start + 1)));
+    EXPECT_TRUE(memusage::live::is_stale(*header_for(getpid(), start + 1000)));
 }
 
 TEST(Staleness, AGoneProcessIsStale) {
