@@ -160,6 +160,31 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; };
     echo "$arch: memusagestat makes every output of a board's files; its report's clocks agree"
 fi
 
+# memusagestat on the board itself (aarch64): cross-built against a sysroot of the board's
+# -dev packages (cmake/toolchains/board_sysroot.sh), it draws the board's data file and
+# reports its sites file under qemu-user, with the sysroot as the board's files.
+if [ "$smoke" != --smoke ] && [ "$arch" = aarch64 ]; then
+    stat_sysroot=$PWD/build/$arch-sysroot
+    cmake/toolchains/board_sysroot.sh "$arch" "$stat_sysroot"
+    cmake --preset "$arch-stat" >/dev/null
+    cmake --build --preset "$arch-stat"
+    board_stat="$emulator -L $stat_sysroot $PWD/build/$arch-stat/bin/memusagestat"
+    # shellcheck disable=SC2086 # the emulator is a command with its arguments
+    $board_stat -t "$board.dat" "$work/board-drawn.png" 2>"$work/err" ||
+        fail "the board's memusagestat did not draw the board's data file"
+    # A PNG's IHDR: its width and height, big-endian, at bytes 16 to 23.
+    [ "$(od -An -tx1 -j16 -N8 "$work/board-drawn.png" | tr -d ' \n')" = 0000032000000258 ] ||
+        fail "the board's memusagestat drew no PNG of 800x600"
+    # The same sites report as the desktop's, from the same file.
+    # shellcheck disable=SC2086
+    $board_stat --sites="$board.sites" >"$work/board-sites" 2>"$work/err" ||
+        fail "the board's memusagestat did not report the board's sites"
+    "$stat" --sites="$board.sites" >"$work/desktop-sites" 2>"$work/err"
+    cmp -s "$work/board-sites" "$work/desktop-sites" ||
+        fail "the board's sites report differs from the desktop's: $(diff "$work/board-sites" "$work/desktop-sites")"
+    echo "$arch: memusagestat built for the board draws and reports there"
+fi
+
 # The board's live view: the desktop's tests of --live and --watch in a tmux pane, with the
 # board's driver and fixture started through qemu-user (the pane's view is the board's
 # ncurses, drawing the figures the board's collector publishes).
