@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "memusage/wide_arithmetic.h"
 #include "platform/clock.h"
 #include "platform/machine.h"
 #include "platform/pages.h"
-#include "platform/wide_arithmetic.h"
 
 namespace memusage {
 namespace {

@@ -1,5 +1,7 @@
 #include "draw/scale_labels.h"
 
+#include <memusage/wide_arithmetic.h>
+
 namespace memusagestat {
 
 std::string scale_label(uint64_t value, uint64_t scale_top) {
@@ -15,8 +17,7 @@ std::string scale_label(uint64_t value, uint64_t scale_top) {
 }
 
 uint64_t quarter_value(uint64_t scale_top, unsigned quarter) {
-    const unsigned __int128 scaled = static_cast<unsigned __int128>(scale_top) * quarter;
-    return static_cast<uint64_t>(scaled / 4);
+    return memusage::multiply_divide(scale_top, quarter, 4);
 }
 
 }  // namespace memusagestat

@@ -1,5 +1,7 @@
 #include "graph/envelope.h"
 
+#include <memusage/wide_arithmetic.h>
+
 #include <algorithm>
 
 #include "read/profile.h"
@@ -31,16 +33,15 @@ EnvelopeSeries EnvelopeSeries::by_time(unsigned columns, uint64_t start_time, ui
 uint64_t EnvelopeSeries::first_event_of(uint64_t column) const {
     if (column >= columns_.size()) return UINT64_MAX;
     // ceil(column * n / columns) without overflow for any n.
-    const unsigned __int128 scaled = static_cast<unsigned __int128>(column) * event_count_;
-    return static_cast<uint64_t>((scaled + columns_.size() - 1) / columns_.size());
+    return memusage::multiply_divide_up(column, event_count_, columns_.size());
 }
 
 void EnvelopeSeries::skip_to_event(uint64_t index) {
     if (time_based_ || event_count_ == 0) return;
     next_event_ = index;
-    const auto column = static_cast<unsigned __int128>(std::min(index, event_count_)) *
-                        columns_.size() / event_count_;
-    column_ = std::min<uint64_t>(static_cast<uint64_t>(column), columns_.size() - 1);
+    const uint64_t column =
+        memusage::multiply_divide(std::min(index, event_count_), columns_.size(), event_count_);
+    column_ = std::min<uint64_t>(column, columns_.size() - 1);
     column_end_ = first_event_of(column_ + 1);
 }
 

@@ -1,5 +1,7 @@
 #include "graph/plot.h"
 
+#include <memusage/wide_arithmetic.h>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -138,8 +140,7 @@ std::vector<bool> yellow_columns(const PlotSpec& spec, const EnvelopeSeries& ser
     auto percent = [&](uint64_t time) -> uint64_t {
         if (spec.end_time <= spec.start_time) return 0;
         const uint64_t t = std::clamp(time, spec.start_time, spec.end_time);
-        return static_cast<uint64_t>(static_cast<unsigned __int128>(t - spec.start_time) * 100 /
-                                     (spec.end_time - spec.start_time));
+        return memusage::multiply_divide(t - spec.start_time, 100, spec.end_time - spec.start_time);
     };
     // Times from `from` to `to` (in file order, so not decreasing) reach a yellow part.
     auto reaches_yellow = [&](uint64_t from, uint64_t to) {

@@ -1,5 +1,7 @@
 #include "pictures/heap_by_site.h"
 
+#include <memusage/wide_arithmetic.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -42,11 +44,11 @@ StackedSeries build_stacked(EventsReader& reader, const EventPlacement& placemen
     RecordedEvent event;
     uint64_t index = 0;
     long column = -1;
-    const unsigned __int128 span = placement.span();
+    const uint64_t span = placement.span();
     while (reader.next(event)) {
         const uint64_t position = placement.position(index++, event.time);
-        const long at = static_cast<long>(std::min<unsigned __int128>(
-            static_cast<unsigned __int128>(position) * series.columns / span, series.columns - 1));
+        const long at = static_cast<long>(std::min<uint64_t>(
+            memusage::multiply_divide(position, series.columns, span), series.columns - 1));
         // Columns passed without an event hold what the heap held then.
         for (long c = column + 1; c <= at; ++c) keep(static_cast<unsigned>(c));
         column = std::max(column, at);

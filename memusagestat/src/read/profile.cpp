@@ -9,7 +9,7 @@ using memusage::Record;
 std::string parse_profile(std::span<const std::byte> bytes, Profile& profile, HeaderRepair repair) {
     if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(Record) != 0)
         return "internal error: data not aligned for records";
-    const uint64_t whole_records = bytes.size() / sizeof(Record);
+    const size_t whole_records = bytes.size() / sizeof(Record);
     if (whole_records < memusage::kHeaderRecords)
         return "input file has incorrect size: " + std::to_string(bytes.size()) +
                " bytes, less than the two header records (48 bytes)";
@@ -17,7 +17,8 @@ std::string parse_profile(std::span<const std::byte> bytes, Profile& profile, He
     const auto* records = reinterpret_cast<const Record*>(bytes.data());
     profile = Profile{};
     profile.ignored_tail_bytes = bytes.size() % sizeof(Record);
-    profile.events = {records + memusage::kHeaderRecords, whole_records - memusage::kHeaderRecords};
+    profile.events = {records + memusage::kHeaderRecords,
+                      static_cast<size_t>(whole_records - memusage::kHeaderRecords)};
     // A killed run may have made room for records it never wrote (the collector lengthens
     // the file before each write), and cut the last one it wrote short.
     while (!profile.events.empty() && is_timeless(profile.events.back())) {

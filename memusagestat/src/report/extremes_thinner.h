@@ -5,6 +5,8 @@
 // every item is kept.
 #pragma once
 
+#include <memusage/wide_arithmetic.h>
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -36,8 +38,7 @@ class ExtremesThinner {
             return;
         }
         const uint64_t bucket = std::min<uint64_t>(
-            buckets_ - 1,
-            static_cast<uint64_t>(static_cast<unsigned __int128>(position) * buckets_ / expected_));
+            buckets_ - 1, memusage::multiply_divide(position, buckets_, expected_));
         if (bucket != bucket_ || empty_) {
             flush();
             bucket_ = bucket;

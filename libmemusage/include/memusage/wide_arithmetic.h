@@ -1,14 +1,22 @@
 // Products wider than a word: 64-bit machines have 128-bit integers, 32-bit ones do not.
+// The collector (its event recording's clock) and memusagestat (scaling counts to columns
+// and buckets) share it, so that both build for 32-bit boards.
 #pragma once
 
 #include <cstdint>
 
 namespace memusage {
 
-// a * b / c, exact, for c != 0 (the quotient's bits above 64 are dropped).
-inline uint64_t multiply_divide(uint64_t a, uint64_t b, uint64_t c) {
+struct WideQuotient {
+    uint64_t quotient;   // its bits above 64 dropped
+    uint64_t remainder;  // below the divisor
+};
+
+// a * b / c, exact, for c != 0.
+inline WideQuotient divide_product(uint64_t a, uint64_t b, uint64_t c) {
 #ifdef __SIZEOF_INT128__
-    return static_cast<uint64_t>(static_cast<unsigned __int128>(a) * b / c);
+    const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
+    return {static_cast<uint64_t>(product / c), static_cast<uint64_t>(product % c)};
 #else
     // The product in two words, from the four products of the halves.
     uint64_t a_low = a & 0xffffffff, a_high = a >> 32;
@@ -30,8 +38,17 @@ inline uint64_t multiply_divide(uint64_t a, uint64_t b, uint64_t c) {
             if (bit < 64) quotient |= uint64_t{1} << bit;
         }
     }
-    return quotient;
+    return {quotient, remainder};
 #endif
+}
+
+// a * b / c rounded down, and rounded up.
+inline uint64_t multiply_divide(uint64_t a, uint64_t b, uint64_t c) {
+    return divide_product(a, b, c).quotient;
+}
+inline uint64_t multiply_divide_up(uint64_t a, uint64_t b, uint64_t c) {
+    const WideQuotient result = divide_product(a, b, c);
+    return result.quotient + (result.remainder != 0);
 }
 
 }  // namespace memusage
