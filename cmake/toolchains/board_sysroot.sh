@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes a sysroot of a board's development packages for memusagestat's cross build (the
-# aarch64-stat preset): Cairo, Pango, libpng, protobuf, Boost, libdw, nlohmann-json and
-# the fonts, with everything they depend on, downloaded with
+# aarch64-stat and armhf-stat presets): Cairo, Pango, libpng, protobuf, Boost, libdw,
+# nlohmann-json and the fonts, with everything they depend on, downloaded with
 # `apt-get download` and unpacked with `dpkg -x` into DIR, never installed. Debian 12 cannot
 # install a board's -dev packages beside the desktop's (the board's libc6-dev asks for its
 # linux-libc-dev and libssl at versions that clash with the desktop's), and GLib's

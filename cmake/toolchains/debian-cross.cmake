@@ -23,7 +23,7 @@ find_program(MEMUSAGE_QEMU qemu-${MEMUSAGE_QEMU_ARCH}-static)
 if(MEMUSAGE_QEMU)
   set(CMAKE_CROSSCOMPILING_EMULATOR ${MEMUSAGE_QEMU} -L ${MEMUSAGE_QEMU_ROOT})
 endif()
-# memusagestat for a board (the aarch64-stat preset) compiles against a
+# memusagestat for a board (the aarch64-stat and armhf-stat presets) compiles against a
 # sysroot of the board's -dev packages, unpacked by board_sysroot.sh: pkg-config reads the
 # board's .pc files there, and programs (pkg-config, node) are this machine's.
 if(CMAKE_SYSROOT)

@@ -160,10 +160,10 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; };
     echo "$arch: memusagestat makes every output of a board's files; its report's clocks agree"
 fi
 
-# memusagestat on the board itself (aarch64): cross-built against a sysroot of the board's
-# -dev packages (cmake/toolchains/board_sysroot.sh), it draws the board's data file and
-# reports its sites file under qemu-user, with the sysroot as the board's files.
-if [ "$smoke" != --smoke ] && [ "$arch" = aarch64 ]; then
+# memusagestat on the board itself (aarch64, armhf): cross-built against a sysroot of the
+# board's -dev packages (cmake/toolchains/board_sysroot.sh), it draws the board's data file
+# and reports its sites file under qemu-user, with the sysroot as the board's files.
+if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; then
     stat_sysroot=$PWD/build/$arch-sysroot
     cmake/toolchains/board_sysroot.sh "$arch" "$stat_sysroot"
     cmake --preset "$arch-stat" >/dev/null
