@@ -4,15 +4,21 @@
 // are the board's microseconds), and, when the report has the event recording, its
 // allocation and free must stand where the timeline's rise and fall stand; the summary's
 // heap peak and total are the printed summary's.
-//   node board_report_check.mjs REPORT.html DATAFILE HELD HEAP_PEAK HEAP_TOTAL
+// With WINDOW.html, a report of the same files with --html-window=100ms.. (the block is
+// allocated at the run's start and freed after 0.3 s): it must hold the block's free, at
+// the same time in its timeline and its events, and nothing before 100 ms.
+//   node board_report_check.mjs REPORT.html DATAFILE HELD HEAP_PEAK HEAP_TOTAL [WINDOW.html]
 import { readFileSync } from "node:fs";
 import process from "node:process";
 
-const [reportPath, dataPath, held, heapPeak, heapTotal] = process.argv.slice(2);
-const html = readFileSync(reportPath, "utf8");
-const open = '<script type="application/json" id="report-data">';
-const begin = html.indexOf(open) + open.length;
-const data = JSON.parse(html.slice(begin, html.indexOf("</script>", begin)));
+const [reportPath, dataPath, held, heapPeak, heapTotal, windowPath] = process.argv.slice(2);
+function reportData(path) {
+  const html = readFileSync(path, "utf8");
+  const open = '<script type="application/json" id="report-data">';
+  const begin = html.indexOf(open) + open.length;
+  return JSON.parse(html.slice(begin, html.indexOf("</script>", begin)));
+}
+const data = reportData(reportPath);
 
 const problems = [];
 const check = (ok, what) => ok || problems.push(what);
@@ -83,6 +89,29 @@ if (data.summary.heap_total !== undefined && heapTotal !== "-")
     data.summary.heap_total === Number(heapTotal),
     `heap total ${data.summary.heap_total}, printed ${heapTotal}`,
   );
+
+if (windowPath) {
+  const windowed = reportData(windowPath);
+  const start = 0.1;
+  check(
+    windowed.timeline.time.every((time) => time >= start) &&
+      (!windowed.events || windowed.events.time.every((time) => time >= start)),
+    "the window's report holds times before its start",
+  );
+  const windowFall = windowed.timeline.time[windowed.timeline.index.indexOf(fall - 1)];
+  check(
+    windowFall === fallTime,
+    `the window's timeline has the block's free at ${windowFall} s, the whole report at ${fallTime} s`,
+  );
+  if (windowed.events) {
+    const events = windowed.events;
+    const free = events.kind.findIndex((kind, k) => kind === 1 && events.size[k] === size);
+    check(
+      free >= 0 && near(events.time[free], fallTime, 1e-3),
+      `the window's events free the block at ${events.time[free]} s, its timeline at ${fallTime} s`,
+    );
+  }
+}
 
 if (problems.length) {
   process.stderr.write(`${reportPath}:\n  ${problems.join("\n  ")}\n`);

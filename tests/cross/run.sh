@@ -147,15 +147,18 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; };
         fail "the long-lived report of the board's run lacks the block of events.c:$burn_line"
     # The report from each set of files that ties the two clocks: the recording (at the run's
     # end), the summary file (at its start), or the sites file's stamp alone (the data file's
-    # own clock, in microseconds).
+    # own clock, in microseconds); and the same with a window from 100 ms.
     for files in "--events=$board.events --sites=$board.sites --summary=$board.summary" \
         "--summary=$board.summary" "--sites=$board.sites"; do
         # shellcheck disable=SC2086 # a set of options
         made "$work/report.html" "$stat" --html="$work/report.html" "$board.dat" $files
+        # shellcheck disable=SC2086
+        made "$work/window.html" "$stat" --html="$work/window.html" --html-window=100ms.. \
+            "$board.dat" $files
         total=-
         [[ $files == *--summary* ]] && total=$heap_total
         node tests/cross/board_report_check.mjs "$work/report.html" "$board.dat" 1000 \
-            "$heap_peak" "$total" 2>"$work/err" || fail "the report of $files"
+            "$heap_peak" "$total" "$work/window.html" 2>"$work/err" || fail "the report of $files"
     done
     echo "$arch: memusagestat makes every output of a board's files; its report's clocks agree"
 fi
