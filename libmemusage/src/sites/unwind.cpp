@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -269,7 +271,60 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
     return depth;
 }
 
-bool load() {
+namespace {
+std::atomic<uint64_t> verified_walks{0}, unwound_alone{0};
+char summary[160];
+
+// Standard error without stdio (a signal handler may be verifying): a line of addresses.
+void write_stack(const char* title, const uintptr_t* frames, uint32_t depth) {
+    char line[64];
+    int length = snprintf(line, sizeof line, "memusage: %s (%u frames):", title, depth);
+    if (length > 0) (void)!write(2, line, static_cast<size_t>(length));
+    for (uint32_t i = 0; i < depth; ++i) {
+        length = snprintf(line, sizeof line, " %#lx", static_cast<unsigned long>(frames[i]));
+        if (length > 0) (void)!write(2, line, static_cast<size_t>(length));
+    }
+    (void)!write(2, "\n", 1);
+}
+}  // namespace
+
+namespace detail {
+void verify_stack(const uintptr_t* frames, uint32_t depth, uint32_t max, bool walked) {
+    if (!walked) {
+        unwound_alone.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    void* buffer[sites_format::kMaxDepth + kOwnFramesRoom];
+    uintptr_t expected[sites_format::kMaxDepth];
+    if (max > sites_format::kMaxDepth) max = sites_format::kMaxDepth;
+    int found = unwind_with_libunwind(buffer, static_cast<int>(max + kOwnFramesRoom));
+    uint32_t expected_depth = program_frames(buffer, found, expected, max);
+    bool same = expected_depth == depth;
+    for (uint32_t i = 0; same && i < depth; ++i) same = expected[i] == frames[i];
+    if (same) {
+        verified_walks.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    static const char kDiffer[] =
+        "memusage: MEMUSAGE_SITES_VERIFY: the walk along unwind rows and libunwind differ\n";
+    (void)!write(2, kDiffer, sizeof kDiffer - 1);
+    write_stack("walked", frames, depth);
+    write_stack("libunwind", expected, expected_depth);
+    abort();
+}
+}  // namespace detail
+
+const char* verify_summary() {
+    if (!detail::verifying) return nullptr;
+    snprintf(summary, sizeof summary,
+             "sites verified: %llu stacks walked along unwind rows, the same as libunwind's; "
+             "%llu unwound by libunwind alone",
+             static_cast<unsigned long long>(verified_walks.load(std::memory_order_relaxed)),
+             static_cast<unsigned long long>(unwound_alone.load(std::memory_order_relaxed)));
+    return summary;
+}
+
+bool load(bool verify) {
     find_code_around(reinterpret_cast<const void*>(&load), detail::own_code_start,
                      detail::own_code_end);
     if (!unwinder_abi::kSupported) return false;
@@ -309,6 +364,9 @@ bool load() {
     find_code_around(reinterpret_cast<const void*>(backtrace), detail::unwinder_code_start,
                      detail::unwinder_code_end);
     detail::backtrace_function = backtrace;
+    detail::walks_rows = row_walk::start(reinterpret_cast<void*>(init_local),
+                                         dlsym(library, unwinder_abi::kRegStatesIterate));
+    detail::verifying = verify;
     return true;
 }
 
