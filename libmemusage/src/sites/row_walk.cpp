@@ -7,6 +7,7 @@
 
 #include "platform/pages.h"
 #include "platform/unwinder_abi.h"
+#include "sites/unwind.h"
 
 // Why a walk gives the stack unw_backtrace gives. libunwind's step from a frame to its
 // caller is a function of three things: the frame's unwind row (looked up at its return
@@ -181,17 +182,30 @@ bool start(void* init_local_function, void* iterate_function) {
     return true;
 }
 
-int walk(void** buffer, int size) {
+int walk(uintptr_t* frames, uint32_t max) {
+    if (max == 0) return 0;
     abi::StartRegisters registers = abi::start_registers();
     Word ip = registers.ip, sp = registers.sp, fp = registers.fp;
     bool frame_pointer_known = true;
     uint32_t current = generation.load(std::memory_order_acquire);
-    int found = 0;
-    while (found < size) {
+    int depth = 0;
+    for (;;) {
         Row row = row_of(ip, current);
-        if (row.kind == Row::gives_up || (row.cfa_from_frame_pointer && !frame_pointer_known))
-            return -1;
-        buffer[found++] = reinterpret_cast<void*>(ip);
+        if (row.kind == Row::gives_up || (row.cfa_from_frame_pointer && !frame_pointer_known)) {
+            depth = -1;
+            break;
+        }
+        // The collector's frames on top are left out; one of its frames below the
+        // program's is for unwind::capture's rules (a call of ours a handler interrupted).
+        if (__builtin_expect(unwind::detail::is_collectors(ip), 0)) {
+            if (depth != 0) {
+                depth = -1;
+                break;
+            }
+        } else {
+            frames[depth++] = ip;
+            if (static_cast<uint32_t>(depth) == max) break;
+        }
         if (row.kind == Row::outermost) break;
         Word cfa = (row.cfa_from_frame_pointer ? fp : sp) + static_cast<int64_t>(row.cfa_offset);
         ip = *reinterpret_cast<const Word*>(cfa + static_cast<int64_t>(row.return_address_offset));
@@ -203,7 +217,7 @@ int walk(void** buffer, int size) {
         sp = cfa;
         if (ip == 0) break;
     }
-    return found;
+    return depth;
 }
 
 void forget_rows() { generation.fetch_add(1, std::memory_order_acq_rel); }

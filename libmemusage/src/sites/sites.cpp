@@ -193,10 +193,8 @@ void note_refused_call() {
 }
 
 void prepare_thread() {
-    if (enabled) {
-        uintptr_t frames[1];
-        unwind::capture(frames, 1);
-    }
+    if (enabled && unwind::detail::backtrace_function != nullptr)
+        unwind::detail::unwind_once_with_libunwind();
     if (stack_peaks::enabled) {  // the step-by-step unwind's first use, likewise
         sites_format::StackPeakFrame frames[1];
         unwind::capture_frames(frames, 1, nullptr);

@@ -105,6 +105,13 @@ __attribute__((always_inline)) inline uint32_t program_frames(void* const* buffe
     return depth;
 }
 
+// A thread's first unwind with libunwind, whose thread-local memory it allocates then
+// (sites::prepare_thread): the walk along unwind rows may leave it for much later.
+__attribute__((noinline)) inline void unwind_once_with_libunwind() {
+    void* buffer[1];
+    unwind_with_libunwind(buffer, 1);
+}
+
 // MEMUSAGE_SITES_VERIFY: the stack libunwind gives here against `frames` (walked: by the
 // walk along unwind rows); on any difference both go to standard error and the process
 // aborts.
@@ -123,11 +130,15 @@ __attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32
     void* buffer[sites_format::kMaxDepth + kOwnFramesRoom];
     uint32_t room = max + kOwnFramesRoom;
     if (room > sizeof buffer / sizeof buffer[0]) room = sizeof buffer / sizeof buffer[0];
-    int found = walks_rows ? row_walk::walk(buffer, static_cast<int>(room)) : -1;
-    bool walked = found >= 0;
-    if (!walked) found = unwind_with_libunwind(buffer, static_cast<int>(room));
-    uint32_t depth = program_frames(buffer, found, frames, max);
-    if (__builtin_expect(verifying, 0)) verify_stack(frames, depth, max, walked);
+    int walked = walks_rows ? row_walk::walk(frames, max) : -1;
+    uint32_t depth;
+    if (__builtin_expect(walked >= 0, 1)) {
+        depth = static_cast<uint32_t>(walked);
+    } else {
+        int found = unwind_with_libunwind(buffer, static_cast<int>(room));
+        depth = program_frames(buffer, found, frames, max);
+    }
+    if (__builtin_expect(verifying, 0)) verify_stack(frames, depth, max, walked >= 0);
     return depth;
 }
 
