@@ -26,6 +26,20 @@ struct StartRegisters {
     uintptr_t ip, sp, fp;
 };
 
+// Machines without the walk along unwind rows (sites/row_walk.cpp): every capture goes to
+// libunwind.
+#define MEMUSAGE_WITHOUT_ROW_WALK                                 \
+    inline constexpr bool kWalksRows = false;                     \
+    inline constexpr int kDwarfStackPointer = 0;                  \
+    inline constexpr int kDwarfFramePointer = 0;                  \
+    inline constexpr int kDwarfReturnAddress = 0;                 \
+    inline constexpr int kDwarfRegisters = 0;                     \
+    inline constexpr size_t kRowBytes = 0;                        \
+    inline constexpr size_t kRowWhereOffset = 0;                  \
+    inline constexpr size_t kRowValueOffset = 0;                  \
+    inline StartRegisters start_registers() { return {0, 0, 0}; } \
+    inline void point_context_at(ucontext_t&, uintptr_t, uintptr_t) {}
+
 #if defined(__x86_64__)
 
 inline constexpr bool kSupported = true;
@@ -81,18 +95,7 @@ inline constexpr int kStackPointer = 4;        // UNW_X86_ESP
 inline constexpr bool kUnwindsSignalContexts = true;
 // The kernel's __kernel_rt_sigreturn (vDSO) and the C library's: mov $173, %eax; int $0x80.
 inline constexpr unsigned char kSignalReturn[] = {0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80};
-
-// Machines without the walk along unwind rows: every capture goes to libunwind.
-inline constexpr bool kWalksRows = false;
-inline constexpr int kDwarfStackPointer = 0;
-inline constexpr int kDwarfFramePointer = 0;
-inline constexpr int kDwarfReturnAddress = 0;
-inline constexpr int kDwarfRegisters = 0;
-inline constexpr size_t kRowBytes = 0;
-inline constexpr size_t kRowWhereOffset = 0;
-inline constexpr size_t kRowValueOffset = 0;
-inline StartRegisters start_registers() { return {0, 0, 0}; }
-inline void point_context_at(ucontext_t&, uintptr_t, uintptr_t) {}
+MEMUSAGE_WITHOUT_ROW_WALK
 
 #elif defined(__aarch64__)
 
@@ -105,18 +108,7 @@ inline constexpr int kStackPointer = 31;        // UNW_AARCH64_SP
 inline constexpr bool kUnwindsSignalContexts = true;
 // The vDSO's __kernel_rt_sigreturn: mov x8, #139; svc #0 (little-endian words).
 inline constexpr unsigned char kSignalReturn[] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
-
-// Machines without the walk along unwind rows: every capture goes to libunwind.
-inline constexpr bool kWalksRows = false;
-inline constexpr int kDwarfStackPointer = 0;
-inline constexpr int kDwarfFramePointer = 0;
-inline constexpr int kDwarfReturnAddress = 0;
-inline constexpr int kDwarfRegisters = 0;
-inline constexpr size_t kRowBytes = 0;
-inline constexpr size_t kRowWhereOffset = 0;
-inline constexpr size_t kRowValueOffset = 0;
-inline StartRegisters start_registers() { return {0, 0, 0}; }
-inline void point_context_at(ucontext_t&, uintptr_t, uintptr_t) {}
+MEMUSAGE_WITHOUT_ROW_WALK
 
 #elif defined(__arm__)
 
@@ -130,18 +122,7 @@ inline constexpr int kStackPointer = 13;        // UNW_ARM_R13
 inline constexpr bool kUnwindsSignalContexts = false;
 // The C library's __default_rt_sa_restorer: mov r7, #173; svc 0 (ARM state).
 inline constexpr unsigned char kSignalReturn[] = {0xad, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00, 0xef};
-
-// Machines without the walk along unwind rows: every capture goes to libunwind.
-inline constexpr bool kWalksRows = false;
-inline constexpr int kDwarfStackPointer = 0;
-inline constexpr int kDwarfFramePointer = 0;
-inline constexpr int kDwarfReturnAddress = 0;
-inline constexpr int kDwarfRegisters = 0;
-inline constexpr size_t kRowBytes = 0;
-inline constexpr size_t kRowWhereOffset = 0;
-inline constexpr size_t kRowValueOffset = 0;
-inline StartRegisters start_registers() { return {0, 0, 0}; }
-inline void point_context_at(ucontext_t&, uintptr_t, uintptr_t) {}
+MEMUSAGE_WITHOUT_ROW_WALK
 
 #else
 
@@ -155,21 +136,11 @@ inline constexpr int kInstructionPointer = 0;
 inline constexpr int kStackPointer = 0;
 inline constexpr bool kUnwindsSignalContexts = false;
 inline constexpr unsigned char kSignalReturn[] = {0};
-
-// Machines without the walk along unwind rows: every capture goes to libunwind.
-inline constexpr bool kWalksRows = false;
-inline constexpr int kDwarfStackPointer = 0;
-inline constexpr int kDwarfFramePointer = 0;
-inline constexpr int kDwarfReturnAddress = 0;
-inline constexpr int kDwarfRegisters = 0;
-inline constexpr size_t kRowBytes = 0;
-inline constexpr size_t kRowWhereOffset = 0;
-inline constexpr size_t kRowValueOffset = 0;
-inline StartRegisters start_registers() { return {0, 0, 0}; }
-inline void point_context_at(ucontext_t&, uintptr_t, uintptr_t) {}
+MEMUSAGE_WITHOUT_ROW_WALK
 
 #endif
 
 #undef MEMUSAGE_UNWINDER_NAMES
+#undef MEMUSAGE_WITHOUT_ROW_WALK
 
 }  // namespace memusage::unwinder_abi
