@@ -26,8 +26,9 @@
 // or a row libunwind's layout cannot be read from makes the whole walk give up, and
 // libunwind unwinds that stack as before. The rows are kept per return address in a table
 // filled once per address and never rewritten; unloading code (dlclose) starts a new
-// generation, so rows of unloaded code are never used again. MEMUSAGE_SITES_VERIFY checks
-// every walk against unw_backtrace.
+// generation, so rows of unloaded code are never used again. Not seen: the C library's
+// own unloading, through its internal dlclose (iconv's conversion modules).
+// MEMUSAGE_SITES_VERIFY checks every walk against unw_backtrace.
 namespace memusage::row_walk {
 namespace {
 
