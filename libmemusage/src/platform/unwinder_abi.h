@@ -14,6 +14,7 @@ namespace memusage::unwinder_abi {
 
 #define MEMUSAGE_UNWINDER_NAMES(arch)                                                 \
     inline constexpr const char* kGetAccessors = "_U" arch "_get_accessors";          \
+    inline constexpr const char* kFlushCache = "_U" arch "_flush_cache";              \
     inline constexpr const char* kLocalAddressSpace = "_UL" arch "_local_addr_space"; \
     inline constexpr const char* kInitLocal = "_UL" arch "_init_local";               \
     inline constexpr const char* kInitLocal2 = "_UL" arch "_init_local2";             \

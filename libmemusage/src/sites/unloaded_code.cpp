@@ -1,13 +1,13 @@
-// dlclose, seen by the walk along unwind rows (row_walk.h): the rows it keeps per code
-// address are forgotten once code is unloaded, since other code may be loaded at the same
-// addresses. The program's call goes on to the C library's dlclose unchanged. dlopen is
-// not intercepted: it looks at its caller to find the paths to search, and only an
-// unloading frees addresses for other code.
+// dlclose, seen by the unwinding (unwind::forget_unloaded_code): the rows the walk along
+// unwind rows keeps per code address, and libunwind's caches, are forgotten once code is
+// unloaded, since other code may be loaded at the same addresses. The program's call goes on to the
+// C library's dlclose unchanged. dlopen is not intercepted: it looks at its caller to find the
+// paths to search, and only an unloading frees addresses for other code.
 #include <dlfcn.h>
 
 #include <atomic>
 
-#include "sites/row_walk.h"
+#include "sites/unwind.h"
 
 namespace {
 using Dlclose = int (*)(void*);
@@ -23,6 +23,6 @@ extern "C" __attribute__((visibility("default"))) int dlclose(void* handle) {
         next_dlclose.store(next, std::memory_order_relaxed);
     }
     int result = next != nullptr ? next(handle) : -1;
-    memusage::row_walk::forget_rows();
+    memusage::unwind::forget_unloaded_code();
     return result;
 }

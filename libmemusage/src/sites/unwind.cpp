@@ -61,6 +61,10 @@ std::atomic<uint32_t> traced_threads{0};
 
 AccessMemory libunwind_access_memory = nullptr;
 
+using FlushCache = void (*)(void* space, Word low, Word high);
+std::atomic<FlushCache> flush_cache{nullptr};
+void* local_address_space = nullptr;
+
 // Pages this thread read safely before: where libunwind guesses frames (code without
 // unwind information, the outermost frame of most programs) it reads the same stack words
 // on every unwind. libunwind kept such a cache too (four pages, for all threads).
@@ -297,7 +301,9 @@ void verify_stack(const uintptr_t* frames, uint32_t depth, uint32_t max, bool wa
     void* buffer[sites_format::kMaxDepth + kOwnFramesRoom];
     uintptr_t expected[sites_format::kMaxDepth];
     if (max > sites_format::kMaxDepth) max = sites_format::kMaxDepth;
-    int found = unwind_with_libunwind(buffer, static_cast<int>(max + kOwnFramesRoom));
+    // libunwind's step-by-step unwind, the reference: its trace may hold rows of unloaded
+    // code (code_was_unloaded).
+    int found = step_backtrace(buffer, static_cast<int>(max + kOwnFramesRoom));
     uint32_t expected_depth = program_frames(buffer, found, expected, max);
     bool same = expected_depth == depth;
     for (uint32_t i = 0; same && i < depth; ++i) same = expected[i] == frames[i];
@@ -313,6 +319,13 @@ void verify_stack(const uintptr_t* frames, uint32_t depth, uint32_t max, bool wa
     abort();
 }
 }  // namespace detail
+
+void forget_unloaded_code() {
+    detail::code_was_unloaded = true;
+    row_walk::forget_rows();
+    if (FlushCache flush = flush_cache.load(std::memory_order_acquire))
+        flush(local_address_space, 0, 0);
+}
 
 const char* verify_summary() {
     if (!detail::verifying) return nullptr;
@@ -363,6 +376,9 @@ bool load(bool verify) {
     if (were_free[1] >= 0) close_validation_pipe(were_free);
     find_code_around(reinterpret_cast<const void*>(backtrace), detail::unwinder_code_start,
                      detail::unwinder_code_end);
+    local_address_space = *local_space;
+    flush_cache.store(reinterpret_cast<FlushCache>(dlsym(library, unwinder_abi::kFlushCache)),
+                      std::memory_order_release);
     detail::backtrace_function = backtrace;
     detail::walks_rows = row_walk::start(reinterpret_cast<void*>(init_local),
                                          dlsym(library, unwinder_abi::kRegStatesIterate));

@@ -19,6 +19,11 @@ namespace memusage::unwind {
 // compared with libunwind's, and a difference ends the process (verify_stack).
 bool load(bool verify = false);
 
+// Code was unloaded (dlclose): the rows the walk along unwind rows keeps for its addresses
+// are forgotten, and libunwind's caches flushed (unw_flush_cache), which otherwise go on
+// unwinding another library loaded at the same addresses with the unloaded one's rows.
+void forget_unloaded_code();
+
 // The verify mode's summary for the user: stacks walked and compared, stacks libunwind
 // unwound alone. Null when the mode is off.
 const char* verify_summary();
@@ -82,12 +87,18 @@ inline bool is_collectors(uintptr_t address) {
 __attribute__((noinline, cold)) uint32_t depth_to_signal_frame(const uintptr_t* frames,
                                                                uint32_t depth);
 
+// Set at the first dlclose: unw_backtrace's per-thread trace cache keeps the rows of
+// unloaded code whatever unw_flush_cache says, and unwinds another library loaded at the
+// same addresses with them (a frame lost); the step-by-step unwind honours the flush.
+inline constinit bool code_was_unloaded = false;
+
 // unw_backtrace's or the step-by-step unwind's raw frames, as the thread's way says.
 __attribute__((always_inline)) inline int unwind_with_libunwind(void** buffer, int size) {
     Way way = thread_way;
     if (__builtin_expect(way == Way::undecided, 0)) way = choose_way();
-    return __builtin_expect(way == Way::traced, 1) ? backtrace_function(buffer, size)
-                                                   : step_backtrace(buffer, size);
+    return __builtin_expect(way == Way::traced && !code_was_unloaded, 1)
+               ? backtrace_function(buffer, size)
+               : step_backtrace(buffer, size);
 }
 
 // At most `max` of the raw frames, without the collector's (capture() says which).

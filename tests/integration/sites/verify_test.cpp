@@ -41,6 +41,17 @@ TEST(SitesVerify, LongjmpSwapcontextSignalsAndUnloadedLibraries) {
         {fixture("sites_fixture_control_flow"), library("debug"), library("nodebug")}, 1000);
 }
 
+#ifdef ROWS_LIBRARIES
+// A library unloaded and another loaded at its address, with the same return address in
+// a frame of another shape: the rows kept for the first must not be used for the second.
+TEST(SitesVerify, RowsOfUnloadedCodeAreNotUsedForCodeLoadedAtTheirAddress) {
+    expect_walked_as_libunwind(
+        {fixture("sites_fixture_control_flow"), fixture("libsites_library_frame_pointer.so"),
+         fixture("libsites_library_stack_pointer.so")},
+        1000);
+}
+#endif
+
 TEST(SitesVerify, CppExceptions) {
     expect_walked_as_libunwind({fixture("sites_fixture_exceptions"), "200"}, 200);
 }
