@@ -293,6 +293,7 @@ __attribute__((destructor)) void finish_with_program() {
     // leaves it, as it does the data file.
     if (complete) {
         if (const char* problem = sites::finish(false)) warn(problem, "");
+        if (const char* summary = sites::verify_summary()) warn(summary, "");
     }
     // The figures the summary prints, whether or not there is a standard error to print on.
     if (figures_file.is_open() &&
@@ -382,9 +383,9 @@ State initialize() {
         data_file.close();
     }
     if (config.sites != nullptr) {
-        if (const char* problem =
-                sites::start(config.sites, config.sites_owner, config.sites_sample,
-                             config.sites_seeded ? &config.sites_seed : nullptr))
+        if (const char* problem = sites::start(
+                config.sites, config.sites_owner, config.sites_sample,
+                config.sites_seeded ? &config.sites_seed : nullptr, config.sites_verify))
             warn(problem, "");
         recorder.keep_site_figures(sites::accounts());
     } else if (config.stack_peak != nullptr) {

@@ -91,6 +91,8 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
         else
             reject(config, "MEMUSAGE_SITES_SEED", kSeedExpected);
     }
+    const char* verify = getenv("MEMUSAGE_SITES_VERIFY");
+    config.sites_verify = verify != nullptr && verify[0] != '\0' && strcmp(verify, "0") != 0;
     const char* events = getenv("MEMUSAGE_EVENTS");
     if (events != nullptr && events[0] != '\0') config.events = events;
     if (const char* owner = getenv(kEventsOwnerVariable))

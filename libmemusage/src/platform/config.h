@@ -28,6 +28,9 @@ struct Config {
     uint64_t sites_sample = 0;  // MEMUSAGE_SITES_SAMPLE: bytes between samples; 0 exact
     bool sites_seeded = false;  // MEMUSAGE_SITES_SEED given: the sampling's seed
     uint64_t sites_seed = 0;
+    // MEMUSAGE_SITES_VERIFY: every stack taken along unwind rows is compared with
+    // libunwind's, and a difference aborts the program (a test mode).
+    bool sites_verify = false;
     const char* events = nullptr;  // MEMUSAGE_EVENTS: the event recording; null when unset or empty
     long events_owner = 0;         // MEMUSAGE_EVENTS_OWNER: the process writing it; 0 if none yet
     // MEMUSAGE_SUMMARY_FILE: the summary's figures, for memusagestat; null when unset or empty

@@ -5,6 +5,8 @@
 // time through these, so nothing there knows the architecture.
 #pragma once
 
+#include <ucontext.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -12,11 +14,32 @@ namespace memusage::unwinder_abi {
 
 #define MEMUSAGE_UNWINDER_NAMES(arch)                                                 \
     inline constexpr const char* kGetAccessors = "_U" arch "_get_accessors";          \
+    inline constexpr const char* kFlushCache = "_U" arch "_flush_cache";              \
     inline constexpr const char* kLocalAddressSpace = "_UL" arch "_local_addr_space"; \
     inline constexpr const char* kInitLocal = "_UL" arch "_init_local";               \
     inline constexpr const char* kInitLocal2 = "_UL" arch "_init_local2";             \
     inline constexpr const char* kStep = "_UL" arch "_step";                          \
-    inline constexpr const char* kGetRegister = "_UL" arch "_get_reg";
+    inline constexpr const char* kGetRegister = "_UL" arch "_get_reg";                \
+    inline constexpr const char* kRegStatesIterate = "_UL" arch "_reg_states_iterate";
+
+// Where a walk along unwind rows starts (start_registers below).
+struct StartRegisters {
+    uintptr_t ip, sp, fp;
+};
+
+// Machines without the walk along unwind rows (sites/row_walk.cpp): every capture goes to
+// libunwind.
+#define MEMUSAGE_WITHOUT_ROW_WALK                                 \
+    inline constexpr bool kWalksRows = false;                     \
+    inline constexpr int kDwarfStackPointer = 0;                  \
+    inline constexpr int kDwarfFramePointer = 0;                  \
+    inline constexpr int kDwarfReturnAddress = 0;                 \
+    inline constexpr int kDwarfRegisters = 0;                     \
+    inline constexpr size_t kRowBytes = 0;                        \
+    inline constexpr size_t kRowWhereOffset = 0;                  \
+    inline constexpr size_t kRowValueOffset = 0;                  \
+    inline StartRegisters start_registers() { return {0, 0, 0}; } \
+    inline void point_context_at(ucontext_t&, uintptr_t, uintptr_t) {}
 
 #if defined(__x86_64__)
 
@@ -34,6 +57,34 @@ inline constexpr bool kUnwindsSignalContexts = true;
 inline constexpr unsigned char kSignalReturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
                                                   0x00, 0x00, 0x0f, 0x05};
 
+// The walk along unwind rows (sites/row_walk.cpp): the DWARF numbers of the stack pointer,
+// the frame pointer and the return address column, and the layout of the row libunwind's
+// unw_reg_states_iterate hands out (its dwarf_reg_state_t: the return address column, then
+// a `where` byte and a value word for each of the 17 registers and the CFA's two columns).
+inline constexpr bool kWalksRows = true;
+inline constexpr int kDwarfStackPointer = 7;
+inline constexpr int kDwarfFramePointer = 6;
+inline constexpr int kDwarfReturnAddress = 16;
+inline constexpr int kDwarfRegisters = 17;
+inline constexpr size_t kRowBytes = 184;
+inline constexpr size_t kRowWhereOffset = 8;
+inline constexpr size_t kRowValueOffset = 32;
+
+// Where a walk starts (StartRegisters): an address in the calling function (after this
+// point, so its row is found at address - 1, as for a return address), its stack pointer
+// and frame pointer.
+__attribute__((always_inline)) inline StartRegisters start_registers() {
+    StartRegisters r;
+    asm volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+                 : "=r"(r.ip), "=r"(r.sp), "=r"(r.fp));
+    return r;
+}
+// A context that only says where: libunwind finds the unwind row of `ip` from it.
+inline void point_context_at(ucontext_t& context, uintptr_t ip, uintptr_t sp) {
+    context.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(ip);
+    context.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(sp);
+}
+
 #elif defined(__i386__)
 
 inline constexpr bool kSupported = true;
@@ -45,6 +96,7 @@ inline constexpr int kStackPointer = 4;        // UNW_X86_ESP
 inline constexpr bool kUnwindsSignalContexts = true;
 // The kernel's __kernel_rt_sigreturn (vDSO) and the C library's: mov $173, %eax; int $0x80.
 inline constexpr unsigned char kSignalReturn[] = {0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80};
+MEMUSAGE_WITHOUT_ROW_WALK
 
 #elif defined(__aarch64__)
 
@@ -57,6 +109,7 @@ inline constexpr int kStackPointer = 31;        // UNW_AARCH64_SP
 inline constexpr bool kUnwindsSignalContexts = true;
 // The vDSO's __kernel_rt_sigreturn: mov x8, #139; svc #0 (little-endian words).
 inline constexpr unsigned char kSignalReturn[] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
+MEMUSAGE_WITHOUT_ROW_WALK
 
 #elif defined(__arm__)
 
@@ -70,6 +123,7 @@ inline constexpr int kStackPointer = 13;        // UNW_ARM_R13
 inline constexpr bool kUnwindsSignalContexts = false;
 // The C library's __default_rt_sa_restorer: mov r7, #173; svc 0 (ARM state).
 inline constexpr unsigned char kSignalReturn[] = {0xad, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00, 0xef};
+MEMUSAGE_WITHOUT_ROW_WALK
 
 #else
 
@@ -83,9 +137,11 @@ inline constexpr int kInstructionPointer = 0;
 inline constexpr int kStackPointer = 0;
 inline constexpr bool kUnwindsSignalContexts = false;
 inline constexpr unsigned char kSignalReturn[] = {0};
+MEMUSAGE_WITHOUT_ROW_WALK
 
 #endif
 
 #undef MEMUSAGE_UNWINDER_NAMES
+#undef MEMUSAGE_WITHOUT_ROW_WALK
 
 }  // namespace memusage::unwinder_abi

@@ -93,14 +93,15 @@ const char* start_stack_peaks_only(const char* path, long owner) {
                : "no unwinder for this architecture: stack peaks have no frames";
 }
 
-const char* start(const char* path, long owner, uint64_t interval, const uint64_t* seed) {
+const char* start(const char* path, long owner, uint64_t interval, const uint64_t* seed,
+                  bool verify) {
     const char* problem;
     if (!open_file(path, owner, problem)) return problem;
     if (!stacks.init(kMaxStacks, kMaxFrames) || !site_accounts.init(kMaxStacks, interval)) {
         file.close();
         return "out of memory for the allocation sites tables";
     }
-    have_unwinder = unwind::load();
+    have_unwinder = unwind::load(verify);
     // Without room for them, the sites go on without stack peaks.
     stack_peaks::start();
     sample_interval = interval;
@@ -192,10 +193,8 @@ void note_refused_call() {
 }
 
 void prepare_thread() {
-    if (enabled) {
-        uintptr_t frames[1];
-        unwind::capture(frames, 1);
-    }
+    if (enabled && unwind::detail::backtrace_function != nullptr)
+        unwind::detail::unwind_once_with_libunwind();
     if (stack_peaks::enabled) {  // the step-by-step unwind's first use, likewise
         sites_format::StackPeakFrame frames[1];
         unwind::capture_frames(frames, 1, nullptr);
@@ -214,6 +213,8 @@ const char* finish(bool crashed) {
     file.close();
     return ok ? nullptr : cannot_write(config_path);
 }
+
+const char* verify_summary() { return enabled ? unwind::verify_summary() : nullptr; }
 
 void end_thread() {
     stack_peaks::end_thread();

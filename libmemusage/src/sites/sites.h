@@ -26,8 +26,9 @@ inline __thread uint64_t bytes_to_next_sample = 0;
 // allocates is not counted. Sites stay off when another process of the run owns the file, or it
 // cannot be created, or there is no memory for the tables; they are on without stacks when
 // libunwind is missing. Returns a message for the user, or null.
+// `verify` MEMUSAGE_SITES_VERIFY (unwind::load).
 const char* start(const char* path, long owner, uint64_t interval = 0,
-                  const uint64_t* seed = nullptr);
+                  const uint64_t* seed = nullptr, bool verify = false);
 
 // MEMUSAGE_STACK_PEAK without MEMUSAGE_SITES: the sites file at `path` (with `owner` as for
 // start()) keeps the threads' stack peaks (stack_peaks.h) and no allocation site. Stack
@@ -86,6 +87,9 @@ void end_thread();
 // `crashed`): writes the file if this process owns it. Returns a message for the user
 // when it could not, else null.
 const char* finish(bool crashed);
+
+// MEMUSAGE_SITES_VERIFY's summary for the user at exit; null when it is off.
+const char* verify_summary();
 
 // A forked child: the file is its parent's.
 void after_fork_in_child();

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "memusage/sites_format.h"
+#include "sites/row_walk.h"
 
 namespace memusage::unwind {
 
@@ -14,7 +15,18 @@ namespace memusage::unwind {
 // and finds the collector's and libunwind's code. False if libunwind is missing (or not
 // one whose reads can be made ours): every stack is then empty. Call once, before any
 // thread captures.
-bool load();
+// `verify` (MEMUSAGE_SITES_VERIFY): every stack the walk along unwind rows gives is
+// compared with libunwind's, and a difference ends the process (verify_stack).
+bool load(bool verify = false);
+
+// Code was unloaded (dlclose): the rows the walk along unwind rows keeps for its addresses
+// are forgotten, and libunwind's caches flushed (unw_flush_cache), which otherwise go on
+// unwinding another library loaded at the same addresses with the unloaded one's rows.
+void forget_unloaded_code();
+
+// The verify mode's summary for the user: stacks walked and compared, stacks libunwind
+// unwound alone. Null when the mode is off.
+const char* verify_summary();
 
 // A thread that will capture no more stacks (it is exiting): it gives its place among the
 // threads that unwind with libunwind's trace cache to the next one (unwind.cpp says why
@@ -37,6 +49,9 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
 namespace detail {
 using Backtrace = int (*)(void** buffer, int size);
 inline constinit Backtrace backtrace_function = nullptr;
+// The walk along unwind rows (row_walk.h) is taken first; when it gives up, libunwind.
+inline constinit bool walks_rows = false;
+inline constinit bool verifying = false;
 
 // How a thread unwinds: with libunwind's unw_backtrace and its per-thread trace cache
 // (traced), or step by step without one (stepped). Undecided until its first capture;
@@ -71,6 +86,48 @@ inline bool is_collectors(uintptr_t address) {
 // frame of ours is left out when there is none.
 __attribute__((noinline, cold)) uint32_t depth_to_signal_frame(const uintptr_t* frames,
                                                                uint32_t depth);
+
+// Set at the first dlclose: unw_backtrace's per-thread trace cache keeps the rows of
+// unloaded code whatever unw_flush_cache says, and unwinds another library loaded at the
+// same addresses with them (a frame lost); the step-by-step unwind honours the flush.
+inline constinit bool code_was_unloaded = false;
+
+// unw_backtrace's or the step-by-step unwind's raw frames, as the thread's way says.
+__attribute__((always_inline)) inline int unwind_with_libunwind(void** buffer, int size) {
+    Way way = thread_way;
+    if (__builtin_expect(way == Way::undecided, 0)) way = choose_way();
+    return __builtin_expect(way == Way::traced && !code_was_unloaded, 1)
+               ? backtrace_function(buffer, size)
+               : step_backtrace(buffer, size);
+}
+
+// At most `max` of the raw frames, without the collector's (capture() says which).
+__attribute__((always_inline)) inline uint32_t program_frames(void* const* buffer, int found,
+                                                              uintptr_t* frames, uint32_t max) {
+    uint32_t depth = 0;
+    for (uint32_t i = 0; i < static_cast<uint32_t>(found) && depth < max; ++i) {
+        auto address = reinterpret_cast<uintptr_t>(buffer[i]);
+        if (__builtin_expect(is_collectors(address), 0)) {
+            if (depth != 0) depth = depth_to_signal_frame(frames, depth);
+            continue;
+        }
+        frames[depth++] = address;
+    }
+    return depth;
+}
+
+// A thread's first unwind with libunwind, whose thread-local memory it allocates then
+// (sites::prepare_thread): the walk along unwind rows may leave it for much later.
+__attribute__((noinline)) inline void unwind_once_with_libunwind() {
+    void* buffer[1];
+    unwind_with_libunwind(buffer, 1);
+}
+
+// MEMUSAGE_SITES_VERIFY: the stack libunwind gives here against `frames` (walked: by the
+// walk along unwind rows); on any difference both go to standard error and the process
+// aborts.
+__attribute__((noinline, cold)) void verify_stack(const uintptr_t* frames, uint32_t depth,
+                                                  uint32_t max, bool walked);
 }  // namespace detail
 
 // At most `max` return addresses of the caller's stack, innermost first, without the
@@ -84,20 +141,15 @@ __attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32
     void* buffer[sites_format::kMaxDepth + kOwnFramesRoom];
     uint32_t room = max + kOwnFramesRoom;
     if (room > sizeof buffer / sizeof buffer[0]) room = sizeof buffer / sizeof buffer[0];
-    Way way = thread_way;
-    if (__builtin_expect(way == Way::undecided, 0)) way = choose_way();
-    int found = __builtin_expect(way == Way::traced, 1)
-                    ? backtrace_function(buffer, static_cast<int>(room))
-                    : step_backtrace(buffer, static_cast<int>(room));
-    uint32_t depth = 0;
-    for (uint32_t i = 0; i < static_cast<uint32_t>(found) && depth < max; ++i) {
-        auto address = reinterpret_cast<uintptr_t>(buffer[i]);
-        if (__builtin_expect(is_collectors(address), 0)) {
-            if (depth != 0) depth = depth_to_signal_frame(frames, depth);
-            continue;
-        }
-        frames[depth++] = address;
+    int walked = walks_rows ? row_walk::walk(frames, max) : -1;
+    uint32_t depth;
+    if (__builtin_expect(walked >= 0, 1)) {
+        depth = static_cast<uint32_t>(walked);
+    } else {
+        int found = unwind_with_libunwind(buffer, static_cast<int>(room));
+        depth = program_frames(buffer, found, frames, max);
     }
+    if (__builtin_expect(verifying, 0)) verify_stack(frames, depth, max, walked >= 0);
     return depth;
 }
 

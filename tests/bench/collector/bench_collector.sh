@@ -16,8 +16,10 @@
 # sites, under unwind_only.c (one unw_backtrace per allocating call and nothing else: the
 # floor under exact sites), with exact sites, with sites sampled every 512 KiB, and under
 # heaptrack (recording, then heaptrack_print's report, summed; 1 thread only), on 1 and 2
-# threads; wall time, CPU time and maximum resident set. And a real program, sqlite3
-# building and querying a 200,000-row table in memory (sqlite_workload.sql), the same ways.
+# threads; wall time, CPU time and maximum resident set. And two real programs the same
+# ways: sqlite3 building and querying a 200,000-row table in memory (sqlite_workload.sql),
+# and python3 round-tripping 200,000 dicts through json 3 times (json_workload.py; PYTHON
+# names the interpreter, default /usr/bin/python3).
 # SITES_RUNS rounds (default 5), each running every column once, medians; then what one
 # unw_backtrace costs, fixed and per frame (unwind_cost.c). SITES_ONLY=yes
 # skips the first table; HEAPTRACK=no leaves heaptrack out.
@@ -125,6 +127,8 @@ fi
 sites_runs=${SITES_RUNS:-5}
 sites_file=$work/run.sites
 sqlite_workload=$source_dir/tests/bench/collector/sqlite_workload.sql
+json_workload=$source_dir/tests/bench/collector/json_workload.py
+python=${PYTHON:-/usr/bin/python3}
 # The floor under exact sites: one unw_backtrace per allocating call and nothing else.
 unwind_only=$helpers/unwind_only.so
 ${CC:-cc} -O2 -Wall -Wextra -shared -fPIC -o "$unwind_only" "$source_dir/tests/bench/collector/unwind_only.c" -ldl
@@ -196,13 +200,14 @@ sites_row() {
     done
 }
 
-for name in churn1 churn2 sqlite; do
+for name in churn1 churn2 sqlite python; do
     for column in bare ours unwind exact sampled heaptrack; do : >"$work/$name-$column"; done
 done
 for ((i = 0; i < sites_runs; i++)); do
     sites_round churn1 "$workload" 1 "$steps"
     sites_round churn2 "$workload" 2 "$steps"
     sites_round sqlite sqlite3 :memory: ".read $sqlite_workload"
+    sites_round python "$python" "$json_workload"
 done
 printf '\nAllocation sites, medians of %d rounds (wall and CPU time with the ratio to bare; max RSS)\n' "$sites_runs"
 printf '%-34s %18s %18s %18s %18s %18s %18s\n' "" bare ours "unwinding alone" "exact sites" \
@@ -210,6 +215,7 @@ printf '%-34s %18s %18s %18s %18s %18s %18s\n' "" bare ours "unwinding alone" "e
 sites_row "alloc_churn, 1 thread" churn1
 sites_row "alloc_churn, 2 threads" churn2
 sites_row "sqlite3, 200k rows" sqlite
+sites_row "python3, json 200k dicts x3" python
 # What the unwinding column is made of: one unw_backtrace, its fixed part and a frame's.
 ${CC:-cc} -O2 -Wall -Wextra -o "$helpers/unwind_cost" "$source_dir/tests/bench/collector/unwind_cost.c" -ldl
 printf '\n'

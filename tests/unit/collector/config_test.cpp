@@ -108,5 +108,13 @@ TEST(ConfigSites, SamplingTakesAnIntervalUpTo1GAndASeed) {
     EXPECT_EQ(bad_seed.rejected_count, 1);
 }
 
+TEST(ConfigSites, VerifyingIsOnWhenSetToAnythingButEmptyOr0) {
+    EXPECT_FALSE(read({}).sites_verify);
+    EXPECT_TRUE(read({{"MEMUSAGE_SITES_VERIFY", "1"}}).sites_verify);
+    EXPECT_TRUE(read({{"MEMUSAGE_SITES_VERIFY", "yes"}}).sites_verify);
+    EXPECT_FALSE(read({{"MEMUSAGE_SITES_VERIFY", "0"}}).sites_verify);
+    EXPECT_FALSE(read({{"MEMUSAGE_SITES_VERIFY", ""}}).sites_verify);
+}
+
 }  // namespace
 }  // namespace memusage

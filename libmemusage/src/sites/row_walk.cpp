@@ -1,0 +1,226 @@
+#include "sites/row_walk.h"
+
+#include <string.h>
+#include <ucontext.h>
+
+#include <atomic>
+
+#include "platform/pages.h"
+#include "platform/unwinder_abi.h"
+#include "sites/unwind.h"
+
+// Why a walk gives the stack unw_backtrace gives. libunwind's step from a frame to its
+// caller is a function of three things: the frame's unwind row (looked up at its return
+// address - 1, from unwind information that changes only when code is unloaded), the
+// registers the row's rules read, and the memory words they read. The walk takes the row
+// from libunwind's own parser (unw_reg_states_iterate, the function its step uses) and
+// follows it only when every rule is one of:
+//   CFA = SP + offset or FP + offset          (the caller's SP is the CFA, as libunwind sets)
+//   return address at CFA + offset, or undefined (the outermost frame: the walk ends)
+//   FP the same, at CFA + offset, or undefined (then no later CFA may be FP-based)
+//   SP with no rule of its own
+// Under these rules the step reads exactly SP or FP, the word at the return address's
+// slot and the word at FP's slot, and computes the same sums libunwind computes; so from
+// the same starting registers both reach the same frames, one by one. Any other rule (an
+// expression, a register saved in another, a signal frame's), an address without a row,
+// or a row libunwind's layout cannot be read from makes the whole walk give up, and
+// libunwind unwinds that stack as before. The rows are kept per return address in a table
+// filled once per address and never rewritten; unloading code (dlclose) starts a new
+// generation, so rows of unloaded code are never used again. Not seen: the C library's
+// own unloading, through its internal dlclose (iconv's conversion modules).
+// MEMUSAGE_SITES_VERIFY checks every walk against unw_backtrace.
+namespace memusage::row_walk {
+namespace {
+
+namespace abi = unwinder_abi;
+using Word = uintptr_t;
+
+// What libunwind's row says of a register (dwarf_where_t in its dwarf.h).
+constexpr char kUndefined = 0, kSame = 1, kAtCfa = 2, kInRegister = 3;
+constexpr int kCfaColumn = abi::kDwarfRegisters;  // the CFA's register, then its offset
+constexpr int kCfaOffsetColumn = abi::kDwarfRegisters + 1;
+
+struct Row {
+    enum Kind : uint8_t { unknown, follows, outermost, gives_up };
+    enum FramePointer : uint8_t { same, saved, lost };
+    Kind kind;
+    bool cfa_from_frame_pointer;
+    FramePointer frame_pointer;
+    int32_t cfa_offset;
+    int32_t return_address_offset;
+    int32_t frame_pointer_offset;
+};
+
+constexpr Row kGivesUp = {Row::gives_up, false, Row::same, 0, 0, 0};
+
+struct Slot {
+    std::atomic<Word> address;  // 0 empty, kClaimed while filled, else the return address
+    uint32_t generation;
+    Row row;
+};
+constexpr Word kClaimed = 1;
+constexpr uint32_t kSlots = 1u << 15;
+constexpr uint32_t kProbes = 16;
+
+Slot* slots = nullptr;
+std::atomic<uint32_t> generation{0};
+
+struct Cursor {
+    Word opaque[abi::kCursorWords];
+};
+using InitLocal = int (*)(Cursor*, ucontext_t*);
+using RowCallback = int (*)(void* token, void* row, size_t row_bytes, Word start, Word end);
+using Iterate = int (*)(Cursor*, RowCallback, void* token);
+InitLocal init_local = nullptr;
+Iterate iterate = nullptr;
+
+struct Search {
+    Word address;  // the row wanted is the one holding this
+    bool found;
+    Row row;
+};
+
+Row read_row(const void* data) {
+    auto* where = static_cast<const char*>(data) + abi::kRowWhereOffset;
+    Word value[abi::kDwarfRegisters + 2];
+    memcpy(value, static_cast<const char*>(data) + abi::kRowValueOffset, sizeof value);
+    Row row{};
+    row.kind = Row::follows;
+    constexpr int sp = abi::kDwarfStackPointer, fp = abi::kDwarfFramePointer,
+                  ra = abi::kDwarfReturnAddress;
+    if (where[kCfaColumn] != kInRegister ||
+        (value[kCfaColumn] != Word(sp) && value[kCfaColumn] != Word(fp)))
+        return kGivesUp;
+    row.cfa_from_frame_pointer = value[kCfaColumn] == Word(fp);
+    auto offset = static_cast<int64_t>(value[kCfaOffsetColumn]);
+    if (offset != static_cast<int32_t>(offset)) return kGivesUp;
+    row.cfa_offset = static_cast<int32_t>(offset);
+    if (where[sp] != kSame && where[sp] != kUndefined) return kGivesUp;
+    if (where[ra] == kUndefined) {
+        row.kind = Row::outermost;
+    } else if (where[ra] == kAtCfa) {
+        row.return_address_offset = static_cast<int32_t>(value[ra]);
+    } else {
+        return kGivesUp;
+    }
+    if (where[fp] == kSame) {
+        row.frame_pointer = Row::same;
+    } else if (where[fp] == kAtCfa) {
+        row.frame_pointer = Row::saved;
+        row.frame_pointer_offset = static_cast<int32_t>(value[fp]);
+    } else if (where[fp] == kUndefined) {
+        row.frame_pointer = Row::lost;
+    } else {
+        return kGivesUp;
+    }
+    return row;
+}
+
+int on_row(void* token, void* data, size_t row_bytes, Word start, Word end) {
+    auto* search = static_cast<Search*>(token);
+    if (row_bytes != abi::kRowBytes) {  // another libunwind's layout: never walk on it
+        search->found = true;
+        search->row = kGivesUp;
+        return -1;
+    }
+    if (search->address < start || search->address >= end) return 0;
+    search->found = true;
+    search->row = read_row(data);
+    return -1;  // found: no more rows
+}
+
+// The row of a return address, from libunwind's parser. The row of the call instruction
+// (address - 1) is the one in force while the callee runs; a context pointing at
+// address - 1 finds its procedure whether libunwind looks up the address given or the
+// one before it (a call is at least two bytes long).
+Row row_from_unwinder(Word return_address) {
+    ucontext_t context;
+    memset(&context, 0, sizeof context);
+    Word somewhere_on_our_stack = 0;
+    abi::point_context_at(context, return_address - 1,
+                          reinterpret_cast<Word>(&somewhere_on_our_stack));
+    Cursor cursor;
+    Search search{return_address - 1, false, {}};
+    if (init_local(&cursor, &context) == 0) iterate(&cursor, on_row, &search);
+    // No row: no unwind information, or the procedure's last row, which libunwind's
+    // iteration leaves out.
+    return search.found ? search.row : kGivesUp;
+}
+
+Row row_of(Word return_address, uint32_t current) {
+    if (return_address < 4096) return kGivesUp;
+    uint64_t index = (return_address * 0x9e3779b97f4a7c15ULL) >> 40;
+    for (uint32_t probe = 0; probe < kProbes; ++probe) {
+        Slot& slot = slots[(index + probe) & (kSlots - 1)];
+        Word held = slot.address.load(std::memory_order_acquire);
+        if (held == return_address && slot.generation == current) return slot.row;
+        if (held != 0) continue;
+        // Claimed first, filled, then published: a slot is written once. A signal
+        // handler's walk finding it claimed reads the row itself.
+        if (!slot.address.compare_exchange_strong(held, kClaimed, std::memory_order_acquire)) {
+            if (held == return_address && slot.generation == current) return slot.row;
+            continue;
+        }
+        Row row = row_from_unwinder(return_address);
+        slot.row = row;
+        slot.generation = current;
+        slot.address.store(return_address, std::memory_order_release);
+        return row;
+    }
+    // The table is full (or every slot near is taken by rows of unloaded code): libunwind.
+    return kGivesUp;
+}
+
+}  // namespace
+
+bool start(void* init_local_function, void* iterate_function) {
+    if (!abi::kWalksRows || init_local_function == nullptr || iterate_function == nullptr)
+        return false;
+    slots = static_cast<Slot*>(reserve_pages(uint64_t{kSlots} * sizeof(Slot)));
+    if (slots == nullptr) return false;
+    init_local = reinterpret_cast<InitLocal>(init_local_function);
+    iterate = reinterpret_cast<Iterate>(iterate_function);
+    return true;
+}
+
+int walk(uintptr_t* frames, uint32_t max) {
+    if (max == 0) return 0;
+    abi::StartRegisters registers = abi::start_registers();
+    Word ip = registers.ip, sp = registers.sp, fp = registers.fp;
+    bool frame_pointer_known = true;
+    uint32_t current = generation.load(std::memory_order_acquire);
+    int depth = 0;
+    for (;;) {
+        Row row = row_of(ip, current);
+        if (row.kind == Row::gives_up || (row.cfa_from_frame_pointer && !frame_pointer_known)) {
+            depth = -1;
+            break;
+        }
+        // The collector's frames on top are left out; one of its frames below the
+        // program's is for unwind::capture's rules (a call of ours a handler interrupted).
+        if (__builtin_expect(unwind::detail::is_collectors(ip), 0)) {
+            if (depth != 0) {
+                depth = -1;
+                break;
+            }
+        } else {
+            frames[depth++] = ip;
+            if (static_cast<uint32_t>(depth) == max) break;
+        }
+        if (row.kind == Row::outermost) break;
+        Word cfa = (row.cfa_from_frame_pointer ? fp : sp) + static_cast<int64_t>(row.cfa_offset);
+        ip = *reinterpret_cast<const Word*>(cfa + static_cast<int64_t>(row.return_address_offset));
+        if (row.frame_pointer == Row::saved)
+            fp = *reinterpret_cast<const Word*>(cfa +
+                                                static_cast<int64_t>(row.frame_pointer_offset));
+        else if (row.frame_pointer == Row::lost)
+            frame_pointer_known = false;
+        sp = cfa;
+        if (ip == 0) break;
+    }
+    return depth;
+}
+
+void forget_rows() { generation.fetch_add(1, std::memory_order_acq_rel); }
+
+}  // namespace memusage::row_walk

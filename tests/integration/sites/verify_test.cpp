@@ -1,0 +1,84 @@
+// MEMUSAGE_SITES_VERIFY: every stack the collector takes along unwind rows is compared with
+// libunwind's, and the run aborts on any difference, printing both. Run on the fixtures
+// whose stacks leave the usual call order and on real programs: each test fails if one
+// walked stack differed, or if none was walked (then nothing was compared).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "sites_run.h"
+
+namespace sites_test {
+namespace {
+
+using collector_test::fixture;
+using collector_test::Scratch;
+
+// The number of walked stacks the run's summary says were compared; 0 without one.
+uint64_t stacks_compared(const Outcome& run) {
+    const std::string kSummary = "sites verified: ";
+    size_t at = run.err.find(kSummary);
+    return at == std::string::npos
+               ? 0
+               : std::strtoull(run.err.c_str() + at + kSummary.size(), nullptr, 10);
+}
+
+void expect_walked_as_libunwind(const std::vector<std::string>& argv, uint64_t at_least,
+                                const std::vector<std::string>& extra = {}) {
+    Scratch scratch;
+    std::vector<std::string> environment = {"MEMUSAGE_SITES_VERIFY=1"};
+    environment.insert(environment.end(), extra.begin(), extra.end());
+    Outcome run = run_with_sites(argv, scratch / "run.sites", environment);
+    EXPECT_EQ(run.err.find("differ"), std::string::npos) << run.err;
+    EXPECT_TRUE(run.exited_zero()) << "status " << run.status << "\n" << run.err;
+    EXPECT_GE(stacks_compared(run), at_least) << run.err;
+}
+
+TEST(SitesVerify, LongjmpSwapcontextSignalsAndUnloadedLibraries) {
+    expect_walked_as_libunwind(
+        {fixture("sites_fixture_control_flow"), library("debug"), library("nodebug")}, 1000);
+}
+
+#ifdef ROWS_LIBRARIES
+// A library unloaded and another loaded at its address, with the same return address in
+// a frame of another shape: the rows kept for the first must not be used for the second.
+TEST(SitesVerify, RowsOfUnloadedCodeAreNotUsedForCodeLoadedAtTheirAddress) {
+    expect_walked_as_libunwind(
+        {fixture("sites_fixture_control_flow"), fixture("libsites_library_frame_pointer.so"),
+         fixture("libsites_library_stack_pointer.so")},
+        1000);
+}
+#endif
+
+TEST(SitesVerify, CppExceptions) {
+    expect_walked_as_libunwind({fixture("sites_fixture_exceptions"), "200"}, 200);
+}
+
+TEST(SitesVerify, SignalHandlersInterruptingTheCollector) {
+    expect_walked_as_libunwind({fixture("sites_fixture_signal_handler"), "5000"}, 5000);
+}
+
+TEST(SitesVerify, ManyThreads) {
+    expect_walked_as_libunwind({fixture("sites_fixture_live_threads"), "50"}, 50 * 8);
+}
+
+TEST(SitesVerify, Sqlite3) {
+    expect_walked_as_libunwind(
+        {"/usr/bin/sqlite3", ":memory:", ".read " BENCH_DIR "/sqlite_workload.sql"}, 100000);
+}
+
+// PYTHONMALLOC=malloc: every object the interpreter makes goes through malloc, from the
+// many call stacks of its evaluation loop, the json module's C code and the dict code.
+TEST(SitesVerify, Python3Json) {
+    expect_walked_as_libunwind(
+        {"/usr/bin/python3", "-c",
+         "import json\n"
+         "rows = [{'id': i, 'name': 'name%d' % i, 'value': i * 1.5} for i in range(20000)]\n"
+         "assert json.loads(json.dumps(rows)) == rows\n"},
+        100000, {"PYTHONMALLOC=malloc"});
+}
+
+}  // namespace
+}  // namespace sites_test
