@@ -166,11 +166,9 @@ class Counting {
                                                uint64_t released_bytes = 0) {
         if constexpr (bench_off::record) return;
         uint64_t stack = 0;
-        if constexpr (!bench_off::stack) {
-            stack = log_.stack_use(sp_);
-            if (__builtin_expect(stack > log_.stack_capture_above, 0))
-                note_stack_peak(log_, sp_, stack);
-        }
+        if constexpr (!bench_off::stack) stack = stack_use(log_, sp_);
+        // What stack_use() promises, told to the compiler: the recorder's saturation goes.
+        if (stack > UINT32_MAX) __builtin_unreachable();
         if (__builtin_expect(counting_extras::active(), 0)) {
             if (released_bytes != 0) counting_extras::release(released_bytes);
             return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
@@ -183,24 +181,33 @@ class Counting {
     // and the hooks are what they are without it, registers included.
     bool recording_blocks() const { return recorder_.logs_have_blocks(); }
     static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
-    // Static, as note_stack_peak(): a call that took the Counting's address would keep it
+    // Static, as stack_use_measured(): a call that took the Counting's address would keep it
     // in memory, reloaded after every call the hot path makes.
     __attribute__((noinline)) static void record_block(Recorder& recorder, ThreadLog& log,
                                                        uintptr_t sp, int64_t heap_change,
                                                        uint32_t site, uint64_t address,
                                                        uint64_t old_address, uint64_t size) {
-        uint64_t stack = log.stack_use(sp);
-        if (__builtin_expect(stack > log.stack_capture_above, 0)) note_stack_peak(log, sp, stack);
+        uint64_t stack = stack_use(log, sp);
         BlockChange block{address, old_address, size};
         if (__builtin_expect(counting_extras::active(), 0))
             return counting_extras::record(recorder, log, heap_change, stack, site, &block);
         recorder.record_with_block(log, heap_change, stack, site, block);
     }
-    // A new stack peak of the thread's, maybe (stack_peaks.h): one compare on the way.
-    __attribute__((noinline, cold)) static void note_stack_peak(ThreadLog& log, uintptr_t sp,
-                                                                uint64_t stack) {
-        log.stack_capture_above =
-            stack_peaks::capture(stack, sp, !log.own_stack.holds(sp), nullptr);
+    // The thread's stack use at `sp`, at most 32 bits (an event's). One subtraction and one
+    // compare on nearly every call: the thread's first call, a call off its own stack and a
+    // new stack peak worth capturing (stack_peaks.h) take the way out.
+    __attribute__((always_inline)) static uint64_t stack_use(ThreadLog& log, uintptr_t sp) {
+        uint64_t use = log.stack_start - sp;
+        if (__builtin_expect(use - 1 < log.stack_fast_limit, 1)) return use;
+        return stack_use_measured(log, sp);
+    }
+    __attribute__((noinline)) static uint64_t stack_use_measured(ThreadLog& log, uintptr_t sp) {
+        uint64_t stack = log.stack_use(sp);
+        if (__builtin_expect(stack > log.stack_capture_above, 0))
+            log.stack_capture_above =
+                stack_peaks::capture(stack, sp, !log.own_stack.holds(sp), nullptr);
+        log.refresh_stack_fast_limit();
+        return stack < UINT32_MAX ? stack : UINT32_MAX;
     }
     void released(uint64_t bytes) {
         if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);
