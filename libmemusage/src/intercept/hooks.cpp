@@ -189,15 +189,19 @@ bool blocks_held_fault(int how, const sigset_t* mask) {
 
 }  // namespace
 
-MEMUSAGE_EXPORT void* malloc(size_t size) {
+namespace {
+
+// malloc's and free's general ways: a thread's first call, a signal handler's, calls that
+// must not count, and every call while more than counting is on. Out of line, so that the
+// short way in the hook keeps its registers to itself.
+__attribute__((noinline)) void* allocate_general(size_t size) {
     CountingScope scope;
     if (__builtin_expect(scope.counting() != nullptr, 1))
         return tracked::allocate(*scope.counting(), size);
     return allocate_uncounted(size);
 }
 
-MEMUSAGE_EXPORT void free(void* block) {
-    if (__builtin_expect(bootstrap::owns(block), 0)) return;
+__attribute__((noinline)) void release_general(void* block) {
     CountingScope scope;
     if (__builtin_expect(scope.counting() != nullptr, 1))
         return tracked::release(*scope.counting(), block);
@@ -206,6 +210,27 @@ MEMUSAGE_EXPORT void free(void* block) {
         return;
     }
     tracked::release(Uncounted{}, block);
+}
+
+}  // namespace
+
+MEMUSAGE_EXPORT void* malloc(size_t size) {
+    if (ThreadLog* log = collector::begin_short_call()) {
+        void* block = tracked::allocate(ShortCounting(collector::recorder, *log), size);
+        collector::end_short_call(log);
+        return block;
+    }
+    return allocate_general(size);
+}
+
+MEMUSAGE_EXPORT void free(void* block) {
+    if (__builtin_expect(bootstrap::owns(block), 0)) return;
+    if (ThreadLog* log = collector::begin_short_call()) {
+        tracked::release(ShortCounting(collector::recorder, *log), block);
+        collector::end_short_call(log);
+        return;
+    }
+    release_general(block);
 }
 
 MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {

@@ -36,11 +36,14 @@ struct EventStream {
     // One event; true when the record buffer is full and must be written. Inlined into
     // the hooks (a thread recording directly adds here on every call): out of line, with
     // the sites' accounting inlined into it, it was a call saving five registers.
+    // kNoSites: the caller knows allocation sites are off (calls taking the short way).
+    template <bool kNoSites = false>
     __attribute__((always_inline)) bool add(int64_t heap_change, uint64_t stack, uint64_t time,
                                             uint32_t site = 0) {
         heap += heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
-        if (__builtin_expect(sites != nullptr, 0)) on_site_event(sites, site, heap_change, current);
+        if (__builtin_expect(!kNoSites && sites != nullptr, 0))
+            on_site_event(sites, site, heap_change, current);
         // A new peak is rare once a program runs: a branch the processor predicts costs
         // less than a conditional move and a store on every event.
         if constexpr (!bench_off::peak) {
