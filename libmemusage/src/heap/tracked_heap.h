@@ -203,11 +203,13 @@ __attribute__((always_inline)) inline void release(Counter counter, void* block)
         release_foreign(block);
         return;
     }
-    // Recorded before the memory goes back, so another thread that gets it next is
-    // recorded after us.
+    // Marked before the event is recorded, so that only the real block is kept across
+    // the recording; recorded before the memory goes back, so that another thread that
+    // gets it next is recorded after us.
+    mark_freed(block, ours);
     counter.keep_site(ours.site);
     counter.freed(ours.size, block);
-    detail::free_real(block, ours);
+    original::free(ours.real);
 }
 
 inline size_t usable_size(void* block) {
