@@ -90,8 +90,11 @@ __attribute__((always_inline)) inline void* allocate(Counter counter, size_t siz
                            detail::plain_block(size, counter.site(size)));
 }
 
+// Inlined into the hooks, as allocate() and release(): called, the Counting would be
+// passed through memory.
 template <typename Counter>
-void* allocate_zeroed(Counter counter, size_t count, size_t size) {
+__attribute__((always_inline)) inline void* allocate_zeroed(Counter counter, size_t count,
+                                                            size_t size) {
     size_t bytes;
     if (__builtin_mul_overflow(count, size, &bytes)) {
         counter.impossible_request(Call::calloc);
@@ -119,7 +122,7 @@ void* allocate_zeroed(Counter counter, size_t count, size_t size) {
 }
 
 template <typename Counter>
-void* reallocate(Counter counter, void* block, size_t size) {
+__attribute__((always_inline)) inline void* reallocate(Counter counter, void* block, size_t size) {
     if (block == nullptr) {
         counter.resize_requested(Call::realloc, 0, size);
         if (!counter.admit(Call::realloc, size)) return nullptr;

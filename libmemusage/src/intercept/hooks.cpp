@@ -233,7 +233,10 @@ MEMUSAGE_EXPORT void free(void* block) {
     release_general(block);
 }
 
-MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
+namespace {
+
+// calloc's and realloc's general ways, as malloc's.
+__attribute__((noinline)) void* allocate_zeroed_general(size_t count, size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_zeroed(*scope.counting(), count, size);
@@ -242,14 +245,35 @@ MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
     return __builtin_mul_overflow(count, size, &bytes) ? nullptr : bootstrap::allocate(bytes);
 }
 
-MEMUSAGE_EXPORT void* realloc(void* block, size_t size) {
-    if (__builtin_expect(bootstrap::owns(block), 0)) return move_out_of_arena(block, size);
+__attribute__((noinline)) void* reallocate_general(void* block, size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr) return tracked::reallocate(*scope.counting(), block, size);
     if (original::realloc == nullptr) return bootstrap::allocate(size);
     if (block == nullptr || untracked(collector::current_state()))
         return original::realloc(block, size);
     return tracked::reallocate(Uncounted{}, block, size);  // one of ours keeps its header
+}
+
+}  // namespace
+
+MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
+    if (ThreadLog* log = collector::begin_short_call()) {
+        void* block =
+            tracked::allocate_zeroed(ShortCounting(collector::recorder, *log), count, size);
+        collector::end_short_call(log);
+        return block;
+    }
+    return allocate_zeroed_general(count, size);
+}
+
+MEMUSAGE_EXPORT void* realloc(void* block, size_t size) {
+    if (__builtin_expect(bootstrap::owns(block), 0)) return move_out_of_arena(block, size);
+    if (ThreadLog* log = collector::begin_short_call()) {
+        void* resized = tracked::reallocate(ShortCounting(collector::recorder, *log), block, size);
+        collector::end_short_call(log);
+        return resized;
+    }
+    return reallocate_general(block, size);
 }
 
 MEMUSAGE_EXPORT void* reallocarray(void* block, size_t count, size_t size) {
