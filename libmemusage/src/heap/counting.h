@@ -202,11 +202,13 @@ class BasicCounting {
         recorder.record_with_block(log, heap_change, stack, site, block);
     }
     // The thread's stack use at `sp`, at most 32 bits (an event's). One subtraction and one
-    // compare on nearly every call: the thread's first call, a call off its own stack and a
-    // new stack peak worth capturing (stack_peaks.h) take the way out.
+    // compare on nearly every call (two above the start): the thread's first call, a call
+    // off its own stack and a new stack peak worth capturing (stack_peaks.h) take the way
+    // out.
     __attribute__((always_inline)) static uint64_t stack_use(ThreadLog& log, uintptr_t sp) {
         uint64_t use = log.stack_start - sp;
-        if (__builtin_expect(use - 1 < log.stack_fast_limit, 1)) return use;
+        if (__builtin_expect(use < log.stack_fast_limit, 1)) return use;
+        if (__builtin_expect(sp - log.stack_start < log.stack_room_above, 1)) return 0;
         return stack_use_measured(log, sp);
     }
     __attribute__((noinline)) static uint64_t stack_use_measured(ThreadLog& log, uintptr_t sp) {

@@ -40,11 +40,14 @@ struct ThreadLog {
     // they are off. A hint kept where the hot path has it in a register: the capture
     // decides from the thread's own figure.
     uint64_t stack_capture_above;
-    // A call whose stack use U has U - 1 below this needs nothing but the subtraction
-    // (counting.h): it is on the thread's own stack below its start, at most the capture
-    // hint, and fits an event's 32 bits. 0 (the slow way every time) until that way sets
-    // it; every figure it stands for only ever grows, so a limit once set stays valid.
+    // A call whose stack use is below this needs nothing but the subtraction (counting.h):
+    // it is on the thread's own stack at or below its start, at most the capture hint, and
+    // fits an event's 32 bits. 0 (the measured way every time) until that way sets it;
+    // every figure it stands for only ever grows, so a limit once set stays valid.
     uint64_t stack_fast_limit;
+    // A call this far above the start at most is on the thread's own stack, and uses none
+    // of it: a thread whose first call came from a deeper frame makes most calls above it.
+    uint64_t stack_room_above;
     // Allocation sites (sites/site_accounts.h): the thread's latest new block while it has
     // allocated nothing since; 0 when it has. Its free before the next allocation makes it
     // a temporary block (heaptrack's meaning).
@@ -123,12 +126,16 @@ struct ThreadLog {
     }
     // The stack_fast_limit the thread's figures allow now.
     void refresh_stack_fast_limit() {
-        uint64_t limit = UINT32_MAX;
-        if (stack_start == 0 || !own_stack.holds(stack_start - 1))
-            limit = 0;
-        else if (stack_start - own_stack.low < limit)
-            limit = stack_start - own_stack.low;
-        stack_fast_limit = stack_capture_above < limit ? stack_capture_above : limit;
+        if (stack_start == 0 || !own_stack.holds(stack_start)) {
+            stack_fast_limit = 0;
+            stack_room_above = 0;
+            return;
+        }
+        stack_room_above = own_stack.high - stack_start;
+        uint64_t deepest = UINT32_MAX;
+        if (stack_start - own_stack.low < deepest) deepest = stack_start - own_stack.low;
+        if (stack_capture_above < deepest) deepest = stack_capture_above;
+        stack_fast_limit = deepest + 1;
     }
     // For the per-thread table (kept only while that is on).
     void note_stack(uint64_t use) { stack_peak = use > stack_peak ? use : stack_peak; }

@@ -151,18 +151,20 @@ TEST_F(CountingTest, StackFastLimitStopsWhereTheSubtractionIsNoLongerTheAnswer) 
     log->own_stack = StackRange{0x8000, 0x20000};
     log->stack_capture_above = UINT64_MAX;
     log->refresh_stack_fast_limit();
-    EXPECT_EQ(log->stack_fast_limit, 0x10000u - 0x8000u);  // down to the stack's end
+    EXPECT_EQ(log->stack_fast_limit, 0x10000u - 0x8000u + 1);  // down to the stack's end
+    EXPECT_EQ(log->stack_room_above, 0x20000u - 0x10000u);     // up to its top
     log->stack_capture_above = 0x100;
     log->refresh_stack_fast_limit();
-    EXPECT_EQ(log->stack_fast_limit, 0x100u);  // a depth past the hint is captured
+    EXPECT_EQ(log->stack_fast_limit, 0x100u + 1);  // a depth past the hint is captured
     log->own_stack = StackRange{};
     log->stack_capture_above = UINT64_MAX;
     log->stack_start = uintptr_t{1} << 40;
     log->refresh_stack_fast_limit();
-    EXPECT_EQ(log->stack_fast_limit, UINT32_MAX);  // an event holds 32 bits
-    log->own_stack = StackRange{0x8000, 0x20000};  // the start is not on the stack
+    EXPECT_EQ(log->stack_fast_limit, uint64_t{UINT32_MAX} + 1);  // an event holds 32 bits
+    log->own_stack = StackRange{0x8000, 0x20000};                // the start is not on the stack
     log->refresh_stack_fast_limit();
     EXPECT_EQ(log->stack_fast_limit, 0u);
+    EXPECT_EQ(log->stack_room_above, 0u);
 }
 
 TEST_F(CountingTest, StackUseOffTheThreadsStackIsNotMeasuredFromItsStart) {
@@ -172,6 +174,7 @@ TEST_F(CountingTest, StackUseOffTheThreadsStackIsNotMeasuredFromItsStart) {
     at(0x4000).allocated(1, kBlock);            // below the stack's end: another stack
     at(0x10000 - 0x7000).allocated(1, kBlock);  // deep, still on it
     at(0x10000 + 64).allocated(1, kBlock);      // above the start
+    at(0x20000 + 64).allocated(1, kBlock);      // above the stack: another one
     EXPECT_EQ(finish().stack_peak, 0x7000u);
 }
 
