@@ -104,8 +104,9 @@ struct ThreadLog {
     // one would move the fields the owner and the merge share across cache lines.
     BlockChange* blocks() { return reinterpret_cast<BlockChange*>(events + capacity); }
 
-    // One compare on the way when the stack is below its start, as it is on nearly every
-    // call: the thread's first call (stack_start still 0) takes the branch out.
+    // The stack use measured in full: a counted call comes here only when the compare
+    // against stack_fast_limit cannot answer (counting.h), a profiling tick always. The
+    // thread's first call (stack_start still 0) sets the start on the way out.
     uint64_t stack_use(uintptr_t sp) {
         if (__builtin_expect(!own_stack.holds(sp), 0)) return other_stack_use(sp);
         if (__builtin_expect(stack_start > sp, 1)) return stack_start - sp;
