@@ -130,7 +130,7 @@ inline void mark_freed(void* user, const OurBlock& block) {
     uint64_t offset =
         static_cast<uint64_t>(static_cast<char*>(user) - static_cast<char*>(block.real));
     uint64_t mark = freed::mark_for(user) ^ offset;
-    size_t place = freed::kMarkPlaces[block.size >= freed::kLargeBlock];
+    size_t place = block.size >= freed::kLargeBlock ? freed::kMarkPlaces[1] : freed::kMarkPlaces[0];
     memcpy(static_cast<char*>(user) + place, &mark, sizeof mark);
     header_of(user)->magic = freed::kBelow;
 }

@@ -16,9 +16,15 @@
 
 namespace memusage {
 
-class Counting {
+// kShort: the short way (ShortCounting), for calls while nothing beyond the counters
+// and the stream is on (counting_extras::calls_do_more() false): the tests of the extras,
+// the allocation sites and the event recording are constants, and the stack pointer is
+// read when the event is recorded, so the hooks keep fewer registers across the real
+// allocator's call.
+template <bool kShort>
+class BasicCounting {
   public:
-    Counting(Recorder& recorder, ThreadLog& log, uintptr_t stack_pointer)
+    BasicCounting(Recorder& recorder, ThreadLog& log, uintptr_t stack_pointer = 0)
         : recorder_(recorder), log_(log), sp_(stack_pointer) {}
 
     // malloc, calloc, the aligned family, mmap: counted when asked, whatever happens.
@@ -43,7 +49,7 @@ class Counting {
     // fails as glibc's malloc fails for lack of memory. `bytes` stay reserved until
     // the allocation fails after all (admission_unused) or is freed.
     bool admit(Call call, uint64_t bytes) {
-        if (__builtin_expect(!counting_extras::active(), 1)) return true;
+        if (__builtin_expect(!extras_on(), 1)) return true;
         if (counting_extras::admit(call, bytes)) return true;
         failed(call);
         errno = ENOMEM;
@@ -51,8 +57,8 @@ class Counting {
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
     __attribute__((always_inline)) void allocated(uint64_t size, const void* block) {
-        if (__builtin_expect(recorder_.new_blocks_need_more(), 0)) {
-            if (sites::enabled) log_.latest_block = site_ != 0 ? address_of(block) : 0;
+        if (__builtin_expect(!kShort && recorder_.new_blocks_need_more(), 0)) {
+            if (sites_on()) log_.latest_block = site_ != 0 ? address_of(block) : 0;
             if (recording_blocks())
                 return record_block(recorder_, log_, sp_, static_cast<int64_t>(size), site_,
                                     address_of(block), 0, size);
@@ -90,7 +96,7 @@ class Counting {
     void reallocated(uint64_t old_size, uint64_t new_size, bool moved, const void* old_block,
                      const void* new_block) {
         // realloc(NULL, n) makes a new block; a resize is an allocation after the latest.
-        if (__builtin_expect(sites::enabled, 0))
+        if (__builtin_expect(sites_on(), 0))
             log_.latest_block = old_block == nullptr && site_ != 0 ? address_of(new_block) : 0;
         if (!moved) ++log_.stats.realloc_nomove;
         if (new_size < old_size) {
@@ -139,7 +145,7 @@ class Counting {
     // Allocation sites (sites.h). A new block of `size` bytes: its site tag, 0 when off
     // (or, sampled, when the block is not in the sample).
     uint32_t site(uint64_t size) {
-        if (__builtin_expect(sites::enabled, 0)) {
+        if (__builtin_expect(sites_on(), 0)) {
             uint32_t tag = sites::site_for(size);
             site_ = site_word(SiteChange::new_block, tag);
             return tag;
@@ -147,7 +153,9 @@ class Counting {
         return 0;
     }
     // An existing block, resized or freed: it keeps the site (and weight) it was allocated with.
-    void keep_site(uint32_t tag) { site_ = site_word(SiteChange::resize, tag); }
+    void keep_site(uint32_t tag) {
+        if constexpr (!kShort) site_ = site_word(SiteChange::resize, tag);
+    }
 
   private:
     // A freed block's site word: temporary when it is the thread's latest new block and
@@ -166,51 +174,66 @@ class Counting {
                                                uint64_t released_bytes = 0) {
         if constexpr (bench_off::record) return;
         uint64_t stack = 0;
-        if constexpr (!bench_off::stack) {
-            stack = log_.stack_use(sp_);
-            if (__builtin_expect(stack > log_.stack_capture_above, 0))
-                note_stack_peak(log_, sp_, stack);
-        }
-        if (__builtin_expect(counting_extras::active(), 0)) {
+        if constexpr (!bench_off::stack) stack = stack_use(log_, kShort ? stack_pointer() : sp_);
+        // What stack_use() promises, told to the compiler: the recorder's saturation goes.
+        if (stack > UINT32_MAX) __builtin_unreachable();
+        if (__builtin_expect(extras_on(), 0)) {
             if (released_bytes != 0) counting_extras::release(released_bytes);
             return counting_extras::record(recorder_, log_, heap_change, stack, site, nullptr);
         }
-        recorder_.record(log_, heap_change, stack, site);
+        recorder_.template record<kShort>(log_, heap_change, stack, site);
     }
     // The event recording (MEMUSAGE_EVENTS) keeps what each heap event did to which block:
     // the block the event made (`address`), the one it ended (`old_address`) and the
     // block's size now. Out of line, and chosen in the heap functions, so that record()
     // and the hooks are what they are without it, registers included.
-    bool recording_blocks() const { return recorder_.logs_have_blocks(); }
+    bool recording_blocks() const { return !kShort && recorder_.logs_have_blocks(); }
     static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
-    // Static, as note_stack_peak(): a call that took the Counting's address would keep it
+    // Static, as stack_use_measured(): a call that took the Counting's address would keep it
     // in memory, reloaded after every call the hot path makes.
     __attribute__((noinline)) static void record_block(Recorder& recorder, ThreadLog& log,
                                                        uintptr_t sp, int64_t heap_change,
                                                        uint32_t site, uint64_t address,
                                                        uint64_t old_address, uint64_t size) {
-        uint64_t stack = log.stack_use(sp);
-        if (__builtin_expect(stack > log.stack_capture_above, 0)) note_stack_peak(log, sp, stack);
+        uint64_t stack = stack_use(log, sp);
         BlockChange block{address, old_address, size};
-        if (__builtin_expect(counting_extras::active(), 0))
+        if (__builtin_expect(extras_on(), 0))
             return counting_extras::record(recorder, log, heap_change, stack, site, &block);
         recorder.record_with_block(log, heap_change, stack, site, block);
     }
-    // A new stack peak of the thread's, maybe (stack_peaks.h): one compare on the way.
-    __attribute__((noinline, cold)) static void note_stack_peak(ThreadLog& log, uintptr_t sp,
-                                                                uint64_t stack) {
-        log.stack_capture_above =
-            stack_peaks::capture(stack, sp, !log.own_stack.holds(sp), nullptr);
+    // The thread's stack use at `sp`, at most 32 bits (an event's). One subtraction and one
+    // compare on nearly every call (two above the start): the thread's first call, a call
+    // off its own stack and a new stack peak worth capturing (stack_peaks.h) take the way
+    // out.
+    __attribute__((always_inline)) static uint64_t stack_use(ThreadLog& log, uintptr_t sp) {
+        uint64_t use = log.stack_start - sp;
+        if (__builtin_expect(use < log.stack_fast_limit, 1)) return use;
+        if (__builtin_expect(sp - log.stack_start < log.stack_room_above, 1)) return 0;
+        return stack_use_measured(log, sp);
+    }
+    __attribute__((noinline)) static uint64_t stack_use_measured(ThreadLog& log, uintptr_t sp) {
+        uint64_t stack = log.stack_use(sp);
+        if (__builtin_expect(stack > log.stack_capture_above, 0))
+            log.stack_capture_above =
+                stack_peaks::capture(stack, sp, !log.own_stack.holds(sp), nullptr);
+        log.refresh_stack_fast_limit();
+        return stack < UINT32_MAX ? stack : UINT32_MAX;
     }
     void released(uint64_t bytes) {
-        if (__builtin_expect(counting_extras::active(), 0)) counting_extras::release(bytes);
+        if (__builtin_expect(extras_on(), 0)) counting_extras::release(bytes);
     }
+
+    static bool extras_on() { return !kShort && counting_extras::active(); }
+    static bool sites_on() { return !kShort && sites::enabled; }
 
     Recorder& recorder_;
     ThreadLog& log_;
     uintptr_t sp_;
     uint32_t site_ = 0;  // the site word (site_accounts.h) of this call's block
 };
+
+using Counting = BasicCounting<false>;
+using ShortCounting = BasicCounting<true>;
 
 // For calls that must not be counted (inside a hook where counting would have to wait,
 // or after the summary) on blocks that may carry our header; new blocks get none.

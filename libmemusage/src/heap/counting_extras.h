@@ -16,10 +16,21 @@ class Recorder;
 
 namespace counting_extras {
 
+// Set while anything is on that a counted call may have to do beyond its counters and its
+// event: the extras here, allocation sites, the event recording. While it is clear, calls
+// take the short way (ShortCounting, heap/counting.h), which tests none of them.
+inline std::atomic<bool> more{false};
+inline bool calls_do_more() { return more.load(std::memory_order_relaxed); }
+// Allocation sites and the event recording: set before the first counted call.
+inline void calls_will_do_more() { more.store(true, std::memory_order_relaxed); }
+
 // Set at start-up (the gate, the table) or by the program (the callback); never cleared.
 inline std::atomic<bool> on{false};
 inline bool active() { return on.load(std::memory_order_relaxed); }
-inline void turn_on() { on.store(true, std::memory_order_relaxed); }
+inline void turn_on() {
+    calls_will_do_more();
+    on.store(true, std::memory_order_relaxed);
+}
 
 // The slow halves, out of line so the common path stays small.
 bool admit(Call call, uint64_t bytes);  // false: the call must fail with ENOMEM

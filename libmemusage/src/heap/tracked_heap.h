@@ -90,8 +90,11 @@ __attribute__((always_inline)) inline void* allocate(Counter counter, size_t siz
                            detail::plain_block(size, counter.site(size)));
 }
 
+// Inlined into the hooks, as allocate() and release(): called, the Counting would be
+// passed through memory.
 template <typename Counter>
-void* allocate_zeroed(Counter counter, size_t count, size_t size) {
+__attribute__((always_inline)) inline void* allocate_zeroed(Counter counter, size_t count,
+                                                            size_t size) {
     size_t bytes;
     if (__builtin_mul_overflow(count, size, &bytes)) {
         counter.impossible_request(Call::calloc);
@@ -119,7 +122,7 @@ void* allocate_zeroed(Counter counter, size_t count, size_t size) {
 }
 
 template <typename Counter>
-void* reallocate(Counter counter, void* block, size_t size) {
+__attribute__((always_inline)) inline void* reallocate(Counter counter, void* block, size_t size) {
     if (block == nullptr) {
         counter.resize_requested(Call::realloc, 0, size);
         if (!counter.admit(Call::realloc, size)) return nullptr;
@@ -203,11 +206,13 @@ __attribute__((always_inline)) inline void release(Counter counter, void* block)
         release_foreign(block);
         return;
     }
-    // Recorded before the memory goes back, so another thread that gets it next is
-    // recorded after us.
+    // Marked before the event is recorded, so that only the real block is kept across
+    // the recording; recorded before the memory goes back, so that another thread that
+    // gets it next is recorded after us.
+    mark_freed(block, ours);
     counter.keep_site(ours.site);
     counter.freed(ours.size, block);
-    detail::free_real(block, ours);
+    original::free(ours.real);
 }
 
 inline size_t usable_size(void* block) {

@@ -394,6 +394,7 @@ State initialize() {
             warn(problem, "");
     }
     if (config.events != nullptr) open_events_file();
+    if (recorder.new_blocks_need_more()) counting_extras::calls_will_do_more();
     if (config.summary_file != nullptr) open_summary_file();
     install_fatal_signal_handlers();
     state.store(State::active, std::memory_order_release);

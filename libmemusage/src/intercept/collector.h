@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "heap/counting.h"
+#include "heap/counting_extras.h"
 #include "heap/mapping_set.h"
 #include "memusage/summary.h"
 #include "platform/bench_pieces.h"
@@ -67,6 +68,29 @@ void program_blocks_faults();
 inline State current_state() {
     State s = state.load(std::memory_order_acquire);
     return __builtin_expect(s == State::uninitialized, 0) ? initialize() : s;
+}
+
+// The short way of a counted call (ShortCounting): the thread's log, claimed for the call
+// as CountingScope claims it, when the thread counts and nothing beyond counting is on;
+// else null, and the call goes the general way (CountingScope), which sorts out the rest.
+// Inlined into the hooks with nothing else to keep: the log is the one register the call
+// needs across the real allocator's.
+__attribute__((always_inline)) inline ThreadLog* begin_short_call() {
+    ThreadLog* log = counting_log;
+    if (__builtin_expect(log == nullptr || counting_extras::calls_do_more(), 0)) return nullptr;
+    if constexpr (bench_off::thread_slot) return log;
+    __atomic_store_n(&counting_log, nullptr, __ATOMIC_RELAXED);
+    // As in CountingScope: the end of the run either is seen here or sees the call.
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (__builtin_expect(log->stop_requested.load(std::memory_order_relaxed), 0)) {
+        __atomic_store_n(&counting_log, log, __ATOMIC_RELAXED);
+        return nullptr;
+    }
+    return log;
+}
+// Release: whoever sees the thread between calls sees this call's counts.
+__attribute__((always_inline)) inline void end_short_call(ThreadLog* log) {
+    __atomic_store_n(&counting_log, log, __ATOMIC_RELEASE);
 }
 
 // One intercepted call, from the hook's entry to its return. counting() is null when

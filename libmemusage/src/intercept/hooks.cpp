@@ -189,15 +189,19 @@ bool blocks_held_fault(int how, const sigset_t* mask) {
 
 }  // namespace
 
-MEMUSAGE_EXPORT void* malloc(size_t size) {
+namespace {
+
+// malloc's and free's general ways: a thread's first call, a signal handler's, calls that
+// must not count, and every call while more than counting is on. Out of line, so that the
+// short way in the hook keeps its registers to itself.
+__attribute__((noinline)) void* allocate_general(size_t size) {
     CountingScope scope;
     if (__builtin_expect(scope.counting() != nullptr, 1))
         return tracked::allocate(*scope.counting(), size);
     return allocate_uncounted(size);
 }
 
-MEMUSAGE_EXPORT void free(void* block) {
-    if (__builtin_expect(bootstrap::owns(block), 0)) return;
+__attribute__((noinline)) void release_general(void* block) {
     CountingScope scope;
     if (__builtin_expect(scope.counting() != nullptr, 1))
         return tracked::release(*scope.counting(), block);
@@ -208,7 +212,31 @@ MEMUSAGE_EXPORT void free(void* block) {
     tracked::release(Uncounted{}, block);
 }
 
-MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
+}  // namespace
+
+MEMUSAGE_EXPORT void* malloc(size_t size) {
+    if (ThreadLog* log = collector::begin_short_call()) {
+        void* block = tracked::allocate(ShortCounting(collector::recorder, *log), size);
+        collector::end_short_call(log);
+        return block;
+    }
+    return allocate_general(size);
+}
+
+MEMUSAGE_EXPORT void free(void* block) {
+    if (__builtin_expect(bootstrap::owns(block), 0)) return;
+    if (ThreadLog* log = collector::begin_short_call()) {
+        tracked::release(ShortCounting(collector::recorder, *log), block);
+        collector::end_short_call(log);
+        return;
+    }
+    release_general(block);
+}
+
+namespace {
+
+// calloc's and realloc's general ways, as malloc's.
+__attribute__((noinline)) void* allocate_zeroed_general(size_t count, size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr)
         return tracked::allocate_zeroed(*scope.counting(), count, size);
@@ -217,14 +245,35 @@ MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
     return __builtin_mul_overflow(count, size, &bytes) ? nullptr : bootstrap::allocate(bytes);
 }
 
-MEMUSAGE_EXPORT void* realloc(void* block, size_t size) {
-    if (__builtin_expect(bootstrap::owns(block), 0)) return move_out_of_arena(block, size);
+__attribute__((noinline)) void* reallocate_general(void* block, size_t size) {
     CountingScope scope;
     if (scope.counting() != nullptr) return tracked::reallocate(*scope.counting(), block, size);
     if (original::realloc == nullptr) return bootstrap::allocate(size);
     if (block == nullptr || untracked(collector::current_state()))
         return original::realloc(block, size);
     return tracked::reallocate(Uncounted{}, block, size);  // one of ours keeps its header
+}
+
+}  // namespace
+
+MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
+    if (ThreadLog* log = collector::begin_short_call()) {
+        void* block =
+            tracked::allocate_zeroed(ShortCounting(collector::recorder, *log), count, size);
+        collector::end_short_call(log);
+        return block;
+    }
+    return allocate_zeroed_general(count, size);
+}
+
+MEMUSAGE_EXPORT void* realloc(void* block, size_t size) {
+    if (__builtin_expect(bootstrap::owns(block), 0)) return move_out_of_arena(block, size);
+    if (ThreadLog* log = collector::begin_short_call()) {
+        void* resized = tracked::reallocate(ShortCounting(collector::recorder, *log), block, size);
+        collector::end_short_call(log);
+        return resized;
+    }
+    return reallocate_general(block, size);
 }
 
 MEMUSAGE_EXPORT void* reallocarray(void* block, size_t count, size_t size) {

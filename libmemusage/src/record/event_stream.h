@@ -7,6 +7,7 @@
 
 #include "memusage/record.h"
 #include "platform/bench_pieces.h"
+#include "platform/clock.h"
 #include "platform/data_file_clock.h"
 #include "sites/site_accounts.h"
 
@@ -36,11 +37,16 @@ struct EventStream {
     // One event; true when the record buffer is full and must be written. Inlined into
     // the hooks (a thread recording directly adds here on every call): out of line, with
     // the sites' accounting inlined into it, it was a call saving five registers.
+    // kOnlyCounting: the caller (a call taking the short way) knows that allocation sites
+    // and the event recording are off, so that only the data file needs a time: it is read
+    // here, when there is a record to write, and `time` is not looked at.
+    template <bool kOnlyCounting = false>
     __attribute__((always_inline)) bool add(int64_t heap_change, uint64_t stack, uint64_t time,
                                             uint32_t site = 0) {
         heap += heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
-        if (__builtin_expect(sites != nullptr, 0)) on_site_event(sites, site, heap_change, current);
+        if (__builtin_expect(!kOnlyCounting && sites != nullptr, 0))
+            on_site_event(sites, site, heap_change, current);
         // A new peak is rare once a program runs: a branch the processor predicts costs
         // less than a conditional move and a store on every event.
         if constexpr (!bench_off::peak) {
@@ -49,6 +55,7 @@ struct EventStream {
             if (__builtin_expect(current + stack > total_peak, 0)) total_peak = current + stack;
         }
         if (output == nullptr) return false;
+        if constexpr (kOnlyCounting) time = cycle_counter();
         // Stamps of different cores can disagree by a few cycles; the file stays in order.
         last_time = time > last_time ? time : last_time;
         // Counted only once written: a signal handler that ends the run in between

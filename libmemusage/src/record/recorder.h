@@ -83,15 +83,20 @@ class Recorder {
     // thread recording, else appended to its log, merged when the log fills up. `site`
     // is the event's site word (site_accounts.h). Always inlined, as record_directly():
     // the inliner's budget grows with the size of the file it works on, and the files
-    // of the parts are small.
+    // of the parts are small. kOnlyCounting: the caller knows that neither allocation
+    // sites nor the event recording are on (calls taking the short way).
+    template <bool kOnlyCounting = false>
     __attribute__((always_inline)) void record(ThreadLog& log, int64_t heap_change, uint64_t stack,
                                                uint32_t site = 0) {
-        if (log.records_directly.load(std::memory_order_relaxed) &&
-            record_directly(log, heap_change, stack, site, nullptr, nullptr))
+        // record_directly() reads the flag: a first test here would save a thread that
+        // logs two stores, and cost the thread alone three instructions.
+        if (__builtin_expect(
+                record_directly<kOnlyCounting>(log, heap_change, stack, site, nullptr, nullptr), 1))
             return;
         uint32_t n = log.published.load(std::memory_order_relaxed);
         log.events[n] = Event{ordered_cycle_counter(), heap_change, saturated(stack), site};
-        if (__builtin_expect(logs_.have_blocks(), 0)) log.blocks()[n] = BlockChange{};
+        if (__builtin_expect(!kOnlyCounting && logs_.have_blocks(), 0))
+            log.blocks()[n] = BlockChange{};
         log.published.store(n + 1, std::memory_order_release);
         if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
     }
@@ -178,6 +183,7 @@ class Recorder {
     // alone again when its log fills goes back to direct recording.
     // `signal_time`: the event is a profiling tick, taken at that time by a handler.
     // `block`: the event's heap block, for the event recording (null: none, or not kept).
+    template <bool kOnlyCounting = false>
     __attribute__((always_inline)) bool record_directly(ThreadLog& log, int64_t heap_change,
                                                         uint64_t stack, uint32_t site,
                                                         const uint64_t* signal_time,
@@ -187,14 +193,17 @@ class Recorder {
         std::atomic_signal_fence(std::memory_order_seq_cst);
         bool direct = log.records_directly.load(std::memory_order_relaxed);
         if (direct) {
-            uint64_t time = signal_time != nullptr ? *signal_time
-                            : stamp_direct_        ? cycle_counter()
-                                                   : 0;
+            // With only counting on, a time is needed only for the data file, whose
+            // presence add() tests anyway (stamp_direct_ is set with it).
+            uint64_t time = signal_time != nullptr            ? *signal_time
+                            : !kOnlyCounting && stamp_direct_ ? cycle_counter()
+                                                              : 0;
             // Before the stream, as in the merge (emit_run).
             if (block != nullptr && recording_.file() != nullptr)
                 recording_.file()->add(log.serial + 1, static_cast<uint64_t>(log.owner_thread),
                                        time, site, *block);
-            if (__builtin_expect(stream_.add(heap_change, saturated(stack), time, site), 0))
+            if (__builtin_expect(
+                    stream_.add<kOnlyCounting>(heap_change, saturated(stack), time, site), 0))
                 write_output();
         }
         log.recording.store(false, std::memory_order_release);

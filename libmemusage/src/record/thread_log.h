@@ -40,6 +40,14 @@ struct ThreadLog {
     // they are off. A hint kept where the hot path has it in a register: the capture
     // decides from the thread's own figure.
     uint64_t stack_capture_above;
+    // A call whose stack use is below this needs nothing but the subtraction (counting.h):
+    // it is on the thread's own stack at or below its start, at most the capture hint, and
+    // fits an event's 32 bits. 0 (the measured way every time) until that way sets it;
+    // every figure it stands for only ever grows, so a limit once set stays valid.
+    uint64_t stack_fast_limit;
+    // A call this far above the start at most is on the thread's own stack, and uses none
+    // of it: a thread whose first call came from a deeper frame makes most calls above it.
+    uint64_t stack_room_above;
     // Allocation sites (sites/site_accounts.h): the thread's latest new block while it has
     // allocated nothing since; 0 when it has. Its free before the next allocation makes it
     // a temporary block (heaptrack's meaning).
@@ -96,8 +104,9 @@ struct ThreadLog {
     // one would move the fields the owner and the merge share across cache lines.
     BlockChange* blocks() { return reinterpret_cast<BlockChange*>(events + capacity); }
 
-    // One compare on the way when the stack is below its start, as it is on nearly every
-    // call: the thread's first call (stack_start still 0) takes the branch out.
+    // The stack use measured in full: a counted call comes here only when the compare
+    // against stack_fast_limit cannot answer (counting.h), a profiling tick always. The
+    // thread's first call (stack_start still 0) sets the start on the way out.
     uint64_t stack_use(uintptr_t sp) {
         if (__builtin_expect(!own_stack.holds(sp), 0)) return other_stack_use(sp);
         if (__builtin_expect(stack_start > sp, 1)) return stack_start - sp;
@@ -115,6 +124,19 @@ struct ThreadLog {
         uint64_t depth = 0;
         uintptr_t top;
         return signal_stack_depth(sp, depth, top) ? depth : 0;
+    }
+    // The stack_fast_limit the thread's figures allow now.
+    void refresh_stack_fast_limit() {
+        if (stack_start == 0 || !own_stack.holds(stack_start)) {
+            stack_fast_limit = 0;
+            stack_room_above = 0;
+            return;
+        }
+        stack_room_above = own_stack.high - stack_start;
+        uint64_t deepest = UINT32_MAX;
+        if (stack_start - own_stack.low < deepest) deepest = stack_start - own_stack.low;
+        if (stack_capture_above < deepest) deepest = stack_capture_above;
+        stack_fast_limit = deepest + 1;
     }
     // For the per-thread table (kept only while that is on).
     void note_stack(uint64_t use) { stack_peak = use > stack_peak ? use : stack_peak; }

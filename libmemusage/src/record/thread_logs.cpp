@@ -67,6 +67,8 @@ void ThreadLogs::reset_log(ThreadLog& log, ThreadLog* parent) {
     log.stack_capture_above = parent != nullptr      ? parent->stack_capture_above
                               : stack_peaks::enabled ? 0
                                                      : UINT64_MAX;
+    log.stack_fast_limit = 0;
+    log.stack_room_above = 0;
     log.stack_peak = 0;
     log.latest_block = 0;
     log.net_heap = 0;

@@ -103,7 +103,7 @@ for threads in 1 2; do
         printf '%-8s %-16s %10.0f %10.0f %7s %12.2f\n' "$threads" "$recording" \
             "$(awk -v a="$bare" 'BEGIN {print a / 1e6}')" "$(awk -v a="$ours_ns" 'BEGIN {print a / 1e6}')" \
             "$(awk -v a="$ours_ns" -v b="$bare" 'BEGIN {printf "%.2fx", a / b}')" \
-            "$(awk -v a="$bytes" -v b="$events" 'BEGIN {print b > 0 ? a / b : 0}')"
+            "$(awk -v a="$bytes" -v b="$events" 'BEGIN {print (b > 0 ? a / b : 0)}')"
     done
 done
 

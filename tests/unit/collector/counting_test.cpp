@@ -141,5 +141,76 @@ TEST_F(CountingTest, StackIsTheDepthBelowTheFirstStackPointerSeen) {
     EXPECT_EQ(finish().stack_peak, 400u);
 }
 
+// The one compare most calls make (stack_fast_limit) must send every call whose depth
+// needs more than the subtraction the measured way: off the thread's stack, at or above
+// its start, past the stack-peak capture hint, beyond 32 bits.
+TEST_F(CountingTest, StackFastLimitStopsWhereTheSubtractionIsNoLongerTheAnswer) {
+    log->refresh_stack_fast_limit();
+    EXPECT_EQ(log->stack_fast_limit, 0u);  // no start yet: the first call sets it
+    log->stack_start = 0x10000;
+    log->own_stack = StackRange{0x8000, 0x20000};
+    log->stack_capture_above = UINT64_MAX;
+    log->refresh_stack_fast_limit();
+    EXPECT_EQ(log->stack_fast_limit, 0x10000u - 0x8000u + 1);  // down to the stack's end
+    EXPECT_EQ(log->stack_room_above, 0x20000u - 0x10000u);     // up to its top
+    log->stack_capture_above = 0x100;
+    log->refresh_stack_fast_limit();
+    EXPECT_EQ(log->stack_fast_limit, 0x100u + 1);  // a depth past the hint is captured
+    log->own_stack = StackRange{};
+    log->stack_capture_above = UINT64_MAX;
+    log->stack_start = uintptr_t{1} << 40;
+    log->refresh_stack_fast_limit();
+    EXPECT_EQ(log->stack_fast_limit, uint64_t{UINT32_MAX} + 1);  // an event holds 32 bits
+    log->own_stack = StackRange{0x8000, 0x20000};                // the start is not on the stack
+    log->refresh_stack_fast_limit();
+    EXPECT_EQ(log->stack_fast_limit, 0u);
+    EXPECT_EQ(log->stack_room_above, 0u);
+}
+
+TEST_F(CountingTest, StackUseOffTheThreadsStackIsNotMeasuredFromItsStart) {
+    log->own_stack = StackRange{0x8000, 0x20000};
+    at(0x10000).allocated(1, kBlock);           // the first call: the start
+    at(0x10000 - 300).allocated(1, kBlock);     // the short compare from now on
+    at(0x4000).allocated(1, kBlock);            // below the stack's end: another stack
+    at(0x10000 - 0x7000).allocated(1, kBlock);  // deep, still on it
+    at(0x10000 + 64).allocated(1, kBlock);      // above the start
+    at(0x20000 + 64).allocated(1, kBlock);      // above the stack: another one
+    EXPECT_EQ(finish().stack_peak, 0x7000u);
+}
+
+// The short way (calls while only counting is on) counts exactly what the general way does.
+TEST_F(CountingTest, ShortCountingCountsAsTheGeneralWay) {
+    ThreadLog* general_log = log;
+    Recorder short_recorder;
+    ASSERT_TRUE(short_recorder.init(nullptr, 32768));
+    ThreadLog* short_log = short_recorder.attach_thread();
+    ASSERT_NE(short_log, nullptr);
+    auto calls = [](auto counting) {
+        counting.allocation_requested(Call::malloc, 100);
+        counting.allocated(100, kBlock);
+        counting.resize_requested(Call::realloc, 100, 40);
+        counting.reallocated(100, 40, false, kBlock, kBlock);
+        counting.allocation_requested(Call::calloc, 70000);
+        counting.allocated(70000, kBlock);
+        counting.freed(40, kBlock);
+        counting.free_null();
+    };
+    calls(Counting(recorder, *general_log, stack_pointer()));
+    calls(ShortCounting(short_recorder, *short_log));
+    Stats general = finish();
+    Stats short_way = {};
+    short_recorder.finish(short_way, 1);
+    for (Call call : {Call::malloc, Call::realloc, Call::calloc, Call::free}) {
+        EXPECT_EQ(short_way.calls_of(call), general.calls_of(call));
+        EXPECT_EQ(short_way.bytes_of(call), general.bytes_of(call));
+    }
+    EXPECT_EQ(short_way.realloc_dec, 1u);
+    EXPECT_EQ(short_way.realloc_nomove, 1u);
+    EXPECT_EQ(short_way.heap_peak, general.heap_peak);
+    EXPECT_EQ(short_way.heap_peak, 70040u);
+    EXPECT_EQ(short_way.histogram[kHistogramLarge], 1u);
+    EXPECT_EQ(short_way.all_calls(), general.all_calls());
+}
+
 }  // namespace
 }  // namespace memusage
