@@ -5,13 +5,13 @@
 #include <fcntl.h>
 #include <link.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
 
 #include "platform/unwinder_abi.h"
+#include "sites/own_memory.h"
 
 namespace memusage::unwind {
 namespace {
@@ -77,9 +77,9 @@ bool on_known_page(Word page) {
 // keeps at whatever descriptors were free when it made it, and remakes it at the lowest
 // free ones whenever a read from it fails: a program that closes its descriptors and
 // opens files gets them read and written. This reads a word that may not be mapped
-// without any descriptor (process_vm_readv on ourselves says EFAULT), and leaves errno
-// as the program had it. Always validating costs nothing on the fast path, where
-// libunwind reads the stack directly and never calls this.
+// without the program's descriptors (own_memory.h), and leaves errno as the program had
+// it. Always validating costs nothing on the fast path, where libunwind reads the stack
+// directly and never calls this.
 int read_memory(void* space, Word address, Word* value, int write, void* arg) {
     if (write != 0) return libunwind_access_memory(space, address, value, write, arg);
     Word page = address & ~Word{4095};
@@ -88,13 +88,7 @@ int read_memory(void* space, Word address, Word* value, int write, void* arg) {
         *value = *reinterpret_cast<const Word*>(address);
         return 0;
     }
-    int saved_errno = errno;
-    iovec local = {value, sizeof(Word)};
-    iovec remote = {reinterpret_cast<void*>(address), sizeof(Word)};
-    bool read =
-        process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof(Word));
-    errno = saved_errno;
-    if (!read) return -1;
+    if (!own_memory::read(value, address, sizeof(Word))) return -1;
     known_pages[next_known_page++ % kKnownPages] = page;
     return 0;
 }
@@ -150,13 +144,7 @@ constexpr const auto& kSigreturn = unwinder_abi::kSignalReturn;
 
 bool is_signal_frame(uintptr_t address) {
     unsigned char code[sizeof kSigreturn];
-    int saved_errno = errno;
-    iovec local = {code, sizeof code};
-    iovec remote = {reinterpret_cast<void*>(address), sizeof code};
-    bool read =
-        process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof code);
-    errno = saved_errno;
-    if (!read) return false;
+    if (!own_memory::read(code, address, sizeof code)) return false;
     for (size_t i = 0; i < sizeof code; ++i)
         if (code[i] != kSigreturn[i]) return false;
     return true;
