@@ -66,8 +66,9 @@ inline constexpr const char* kGetContext = "_Uarm_getcontext";
 inline constexpr size_t kCursorWords = 4096;
 inline constexpr int kInstructionPointer = 15;  // UNW_ARM_R15, the program counter
 inline constexpr int kStackPointer = 13;        // UNW_ARM_R13
-// Its unwind context is sixteen registers, not a ucontext_t: no capture inside handlers.
-inline constexpr bool kUnwindsSignalContexts = false;
+// Its unwind context is sixteen registers, not a ucontext_t: a handler's capture starts
+// from them (platform/signal_context.h).
+inline constexpr bool kUnwindsSignalContexts = true;
 // The C library's __default_rt_sa_restorer: mov r7, #173; svc 0 (ARM state).
 inline constexpr unsigned char kSignalReturn[] = {0xad, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00, 0xef};
 

@@ -10,6 +10,7 @@
 
 #include <atomic>
 
+#include "platform/signal_context.h"
 #include "platform/unwinder_abi.h"
 #include "sites/own_memory.h"
 
@@ -217,7 +218,8 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
     if (signal_context != nullptr) {
         if (init_local2 == nullptr) return 0;
         // libunwind's signature takes the context as writable; it only reads it.
-        auto* interrupted = static_cast<ucontext_t*>(const_cast<void*>(signal_context));
+        auto* interrupted =
+            static_cast<ucontext_t*>(unwinder_signal_context(signal_context, context));
         if (init_local2(&cursor, interrupted, kInitSignalFrame) != 0) return 0;
     } else if (get_context(&context) != 0 || init_local(&cursor, &context) != 0) {
         return 0;
