@@ -1,10 +1,12 @@
 // What a signal handler learns of the code it interrupted, from the context the kernel
-// hands it: where that code's stack was. Each architecture names the register its own way.
+// hands it: where that code's stack was, and its registers for the unwinder. Each
+// architecture names the registers its own way.
 #pragma once
 
 #include <ucontext.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "platform/clock.h"
 
@@ -26,6 +28,22 @@ inline uintptr_t interrupted_stack_pointer(const void* context) {
     return static_cast<uintptr_t>(registers.__gregs[2]);  // x2, the stack pointer
 #else
 #error "the interrupted stack pointer of this architecture: add it here"
+#endif
+}
+
+// The interrupted code's registers as the unwinder's init_local2 takes them: the
+// ucontext_t itself on most machines. On 32-bit ARM libunwind's context is the sixteen
+// core registers r0..r15, which the kernel's sigcontext holds in that order from arm_r0
+// on: they are copied into `room`.
+inline void* unwinder_signal_context(const void* context, ucontext_t& room) {
+#if defined(__arm__)
+    const auto& registers = static_cast<const ucontext_t*>(context)->uc_mcontext;
+    static_assert(sizeof room >= 16 * sizeof registers.arm_r0);
+    memcpy(&room, &registers.arm_r0, 16 * sizeof registers.arm_r0);
+    return &room;
+#else
+    (void)room;
+    return const_cast<void*>(context);
 #endif
 }
 

@@ -7,13 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
 
+#include "platform/signal_context.h"
 #include "platform/unwinder_abi.h"
+#include "sites/own_memory.h"
 
 namespace memusage::unwind {
 namespace {
@@ -83,11 +84,11 @@ bool on_known_page(Word page) {
 // keeps at whatever descriptors were free when it made it, and remakes it at the lowest
 // free ones whenever a read from it fails: a program that closes its descriptors and
 // opens files gets them read and written. This reads a word that may not be mapped
-// without any descriptor (process_vm_readv on ourselves says EFAULT), and leaves errno
-// as the program had it. libunwind's trace reads the stack directly, but its
-// initialisation of every unwind reads two words through this (from the context on our
-// own stack, a known page; callgrind: 66 instructions a capture): so the read from a known
-// page is a leaf with nothing to save, and the system call's way is out of line.
+// without the program's descriptors (own_memory.h), and leaves errno as the program had
+// it. libunwind's trace reads the stack directly, but its initialisation of every unwind
+// reads two words through this (from the context on our own stack, a known page;
+// callgrind: 66 instructions a capture): so the read from a known page is a leaf with
+// nothing to save, and the slow way is out of line.
 __attribute__((noinline, cold)) int read_unknown_page(Word address, Word* value, Word page);
 
 int read_memory(void* space, Word address, Word* value, int write, void* arg) {
@@ -104,13 +105,7 @@ int read_memory(void* space, Word address, Word* value, int write, void* arg) {
 }
 
 int read_unknown_page(Word address, Word* value, Word page) {
-    int saved_errno = errno;
-    iovec local = {value, sizeof(Word)};
-    iovec remote = {reinterpret_cast<void*>(address), sizeof(Word)};
-    bool read =
-        process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof(Word));
-    errno = saved_errno;
-    if (!read) return -1;
+    if (!own_memory::read(value, address, sizeof(Word))) return -1;
     known_pages[next_known_page++ % kKnownPages] = page;
     return 0;
 }
@@ -166,13 +161,7 @@ constexpr const auto& kSigreturn = unwinder_abi::kSignalReturn;
 
 bool is_signal_frame(uintptr_t address) {
     unsigned char code[sizeof kSigreturn];
-    int saved_errno = errno;
-    iovec local = {code, sizeof code};
-    iovec remote = {reinterpret_cast<void*>(address), sizeof code};
-    bool read =
-        process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof code);
-    errno = saved_errno;
-    if (!read) return false;
+    if (!own_memory::read(code, address, sizeof code)) return false;
     for (size_t i = 0; i < sizeof code; ++i)
         if (code[i] != kSigreturn[i]) return false;
     return true;
@@ -245,7 +234,8 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
     if (signal_context != nullptr) {
         if (init_local2 == nullptr) return 0;
         // libunwind's signature takes the context as writable; it only reads it.
-        auto* interrupted = static_cast<ucontext_t*>(const_cast<void*>(signal_context));
+        auto* interrupted =
+            static_cast<ucontext_t*>(unwinder_signal_context(signal_context, context));
         if (init_local2(&cursor, interrupted, kInitSignalFrame) != 0) return 0;
     } else if (get_context(&context) != 0 || init_local(&cursor, &context) != 0) {
         return 0;
