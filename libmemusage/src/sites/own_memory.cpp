@@ -99,6 +99,4 @@ bool read(void* to, uintptr_t address, size_t bytes) {
     return read;
 }
 
-bool call_refused_here() { return call_refused.load(std::memory_order_relaxed); }
-
 }  // namespace memusage::own_memory

@@ -12,7 +12,4 @@ namespace memusage::own_memory {
 // they are not all readable.
 bool read(void* to, uintptr_t address, size_t bytes);
 
-// Whether process_vm_readv was refused here, so that the reads go through a pipe.
-bool call_refused_here();
-
 }  // namespace memusage::own_memory

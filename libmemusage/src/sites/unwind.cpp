@@ -89,13 +89,6 @@ bool on_known_page(Word page) {
 // reads two words through this (from the context on our own stack, a known page;
 // callgrind: 66 instructions a capture): so the read from a known page is a leaf with
 // nothing to save, and the slow way is out of line.
-// Where this machine's unwinder is given no words read through the pipe
-// (platform/unwinder_abi.h), a read it asks for fails where process_vm_readv is refused.
-bool read_for_unwinder(void* to, uintptr_t address, size_t bytes) {
-    if (!unwinder_abi::kReadsWhereTheCallIsRefused && own_memory::call_refused_here()) return false;
-    return own_memory::read(to, address, bytes);
-}
-
 __attribute__((noinline, cold)) int read_unknown_page(Word address, Word* value, Word page);
 
 int read_memory(void* space, Word address, Word* value, int write, void* arg) {
@@ -112,7 +105,7 @@ int read_memory(void* space, Word address, Word* value, int write, void* arg) {
 }
 
 int read_unknown_page(Word address, Word* value, Word page) {
-    if (!read_for_unwinder(value, address, sizeof(Word))) return -1;
+    if (!own_memory::read(value, address, sizeof(Word))) return -1;
     known_pages[next_known_page++ % kKnownPages] = page;
     return 0;
 }
@@ -168,7 +161,7 @@ constexpr const auto& kSigreturn = unwinder_abi::kSignalReturn;
 
 bool is_signal_frame(uintptr_t address) {
     unsigned char code[sizeof kSigreturn];
-    if (!read_for_unwinder(code, address, sizeof code)) return false;
+    if (!own_memory::read(code, address, sizeof code)) return false;
     for (size_t i = 0; i < sizeof code; ++i)
         if (code[i] != kSigreturn[i]) return false;
     return true;
