@@ -57,6 +57,7 @@ inline constexpr bool kUnwindsSignalContexts = true;
 // when it initialises, and the ways wanted; null where it has no such choice.
 inline constexpr const char* kMethodsVariable = nullptr;
 inline constexpr const char* kMethods = nullptr;
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 // __restore_rt: mov $15, %rax; syscall.
 inline constexpr unsigned char kSignalReturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
                                                   0x00, 0x00, 0x0f, 0x05};
@@ -102,6 +103,7 @@ inline constexpr bool kUnwindsSignalContexts = true;
 // when it initialises, and the ways wanted; null where it has no such choice.
 inline constexpr const char* kMethodsVariable = nullptr;
 inline constexpr const char* kMethods = nullptr;
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 // The kernel's __kernel_rt_sigreturn (vDSO) and the C library's: mov $173, %eax; int $0x80.
 inline constexpr unsigned char kSignalReturn[] = {0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80};
 MEMUSAGE_WITHOUT_ROW_WALK
@@ -119,6 +121,7 @@ inline constexpr bool kUnwindsSignalContexts = true;
 // when it initialises, and the ways wanted; null where it has no such choice.
 inline constexpr const char* kMethodsVariable = nullptr;
 inline constexpr const char* kMethods = nullptr;
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 // The vDSO's __kernel_rt_sigreturn: mov x8, #139; svc #0 (little-endian words).
 inline constexpr unsigned char kSignalReturn[] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
 MEMUSAGE_WITHOUT_ROW_WALK
@@ -141,6 +144,9 @@ inline constexpr bool kUnwindsSignalContexts = true;
 // frame pointer, loading directly from wherever it points.
 inline constexpr const char* kMethodsVariable = "UNW_ARM_UNWIND_METHOD";
 inline constexpr const char* kMethods = "4";  // UNW_ARM_METHOD_EXIDX
+// A return into Thumb code has bit 0 set (the state to return in); the instruction is at
+// the even address. Kept, the caller's line would be looked up one instruction late.
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{1};
 // The C library's __default_rt_sa_restorer: mov r7, #173; svc 0 (ARM state).
 inline constexpr unsigned char kSignalReturn[] = {0xad, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00, 0xef};
 MEMUSAGE_WITHOUT_ROW_WALK
@@ -158,6 +164,7 @@ inline constexpr int kStackPointer = 0;
 inline constexpr bool kUnwindsSignalContexts = false;
 inline constexpr const char* kMethodsVariable = nullptr;
 inline constexpr const char* kMethods = nullptr;
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 inline constexpr unsigned char kSignalReturn[] = {0};
 MEMUSAGE_WITHOUT_ROW_WALK
 

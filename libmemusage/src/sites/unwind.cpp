@@ -257,7 +257,7 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
                 }
             }
         } else {
-            frames[depth++] = {ip, sp};
+            frames[depth++] = {ip & unwinder_abi::kReturnAddressMask, sp};
         }
         if (step(&cursor) <= 0) return depth;
     }
