@@ -54,9 +54,9 @@ inline constexpr int kStackPointer = 7;         // UNW_X86_64_RSP
 // Whether a signal handler's ucontext_t is what the unwinder's init_local2 takes.
 inline constexpr bool kUnwindsSignalContexts = true;
 // The environment variable through which libunwind takes the ways it unwinds, read once
-// when it initialises, and the ways wanted; null where it has no such choice.
+// when it initialises, and the ways wanted; no variable where it has no such choice.
 inline constexpr const char* kMethodsVariable = nullptr;
-inline constexpr const char* kMethods = nullptr;
+inline constexpr const char* kMethods = "";
 inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 // __restore_rt: mov $15, %rax; syscall.
 inline constexpr unsigned char kSignalReturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
@@ -100,9 +100,9 @@ inline constexpr int kInstructionPointer = 8;  // UNW_X86_EIP
 inline constexpr int kStackPointer = 4;        // UNW_X86_ESP
 inline constexpr bool kUnwindsSignalContexts = true;
 // The environment variable through which libunwind takes the ways it unwinds, read once
-// when it initialises, and the ways wanted; null where it has no such choice.
+// when it initialises, and the ways wanted; no variable where it has no such choice.
 inline constexpr const char* kMethodsVariable = nullptr;
-inline constexpr const char* kMethods = nullptr;
+inline constexpr const char* kMethods = "";
 inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 // The kernel's __kernel_rt_sigreturn (vDSO) and the C library's: mov $173, %eax; int $0x80.
 inline constexpr unsigned char kSignalReturn[] = {0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80};
@@ -118,9 +118,9 @@ inline constexpr int kInstructionPointer = 30;  // UNW_TDEP_IP: the link registe
 inline constexpr int kStackPointer = 31;        // UNW_AARCH64_SP
 inline constexpr bool kUnwindsSignalContexts = true;
 // The environment variable through which libunwind takes the ways it unwinds, read once
-// when it initialises, and the ways wanted; null where it has no such choice.
+// when it initialises, and the ways wanted; no variable where it has no such choice.
 inline constexpr const char* kMethodsVariable = nullptr;
-inline constexpr const char* kMethods = nullptr;
+inline constexpr const char* kMethods = "";
 inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 // The vDSO's __kernel_rt_sigreturn: mov x8, #139; svc #0 (little-endian words).
 inline constexpr unsigned char kSignalReturn[] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
@@ -163,7 +163,7 @@ inline constexpr int kInstructionPointer = 0;
 inline constexpr int kStackPointer = 0;
 inline constexpr bool kUnwindsSignalContexts = false;
 inline constexpr const char* kMethodsVariable = nullptr;
-inline constexpr const char* kMethods = nullptr;
+inline constexpr const char* kMethods = "";
 inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 inline constexpr unsigned char kSignalReturn[] = {0};
 MEMUSAGE_WITHOUT_ROW_WALK
