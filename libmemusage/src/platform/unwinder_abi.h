@@ -53,7 +53,11 @@ inline constexpr int kInstructionPointer = 16;  // UNW_X86_64_RIP
 inline constexpr int kStackPointer = 7;         // UNW_X86_64_RSP
 // Whether a signal handler's ucontext_t is what the unwinder's init_local2 takes.
 inline constexpr bool kUnwindsSignalContexts = true;
-inline constexpr bool kReadsWhereTheCallIsRefused = true;
+// The environment variable through which libunwind takes the ways it unwinds, read once
+// when it initialises, and the ways wanted; no variable where it has no such choice.
+inline constexpr const char* kMethodsVariable = nullptr;
+inline constexpr const char* kMethods = "";
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 // __restore_rt: mov $15, %rax; syscall.
 inline constexpr unsigned char kSignalReturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
                                                   0x00, 0x00, 0x0f, 0x05};
@@ -95,7 +99,11 @@ inline constexpr size_t kCursorWords = 127;
 inline constexpr int kInstructionPointer = 8;  // UNW_X86_EIP
 inline constexpr int kStackPointer = 4;        // UNW_X86_ESP
 inline constexpr bool kUnwindsSignalContexts = true;
-inline constexpr bool kReadsWhereTheCallIsRefused = true;
+// The environment variable through which libunwind takes the ways it unwinds, read once
+// when it initialises, and the ways wanted; no variable where it has no such choice.
+inline constexpr const char* kMethodsVariable = nullptr;
+inline constexpr const char* kMethods = "";
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 // The kernel's __kernel_rt_sigreturn (vDSO) and the C library's: mov $173, %eax; int $0x80.
 inline constexpr unsigned char kSignalReturn[] = {0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80};
 MEMUSAGE_WITHOUT_ROW_WALK
@@ -109,7 +117,11 @@ inline constexpr size_t kCursorWords = 250;
 inline constexpr int kInstructionPointer = 30;  // UNW_TDEP_IP: the link register, x30
 inline constexpr int kStackPointer = 31;        // UNW_AARCH64_SP
 inline constexpr bool kUnwindsSignalContexts = true;
-inline constexpr bool kReadsWhereTheCallIsRefused = true;
+// The environment variable through which libunwind takes the ways it unwinds, read once
+// when it initialises, and the ways wanted; no variable where it has no such choice.
+inline constexpr const char* kMethodsVariable = nullptr;
+inline constexpr const char* kMethods = "";
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 // The vDSO's __kernel_rt_sigreturn: mov x8, #139; svc #0 (little-endian words).
 inline constexpr unsigned char kSignalReturn[] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
 MEMUSAGE_WITHOUT_ROW_WALK
@@ -125,10 +137,16 @@ inline constexpr int kStackPointer = 13;        // UNW_ARM_R13
 // Its unwind context is sixteen registers, not a ucontext_t: a handler's capture starts
 // from them (platform/signal_context.h).
 inline constexpr bool kUnwindsSignalContexts = true;
-// Where process_vm_readv is refused (sites/own_memory.cpp), the guessed frames' words
-// are not read through a pipe here: given them under qemu-arm, libunwind's ARM unwinder
-// made sites_fixture_c die of SIGSEGV. Its stacks end at the first guessed frame there.
-inline constexpr bool kReadsWhereTheCallIsRefused = false;
+// Only the ARM exception tables (EXIDX: every function the compiler gave unwind tables).
+// Its DWARF way finds nothing in .debug_frame for any frame, having opened and parsed every
+// module's file again at each step (a sampled run under qemu-arm went from seconds to
+// minutes), and its frame-chain way follows r11, which Thumb code does not keep as a
+// frame pointer, loading directly from wherever it points.
+inline constexpr const char* kMethodsVariable = "UNW_ARM_UNWIND_METHOD";
+inline constexpr const char* kMethods = "4";  // UNW_ARM_METHOD_EXIDX
+// A return into Thumb code has bit 0 set (the state to return in); the instruction is at
+// the even address. Kept, the caller's line would be looked up one instruction late.
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{1};
 // The C library's __default_rt_sa_restorer: mov r7, #173; svc 0 (ARM state).
 inline constexpr unsigned char kSignalReturn[] = {0xad, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00, 0xef};
 MEMUSAGE_WITHOUT_ROW_WALK
@@ -144,7 +162,9 @@ inline constexpr size_t kCursorWords = 1;
 inline constexpr int kInstructionPointer = 0;
 inline constexpr int kStackPointer = 0;
 inline constexpr bool kUnwindsSignalContexts = false;
-inline constexpr bool kReadsWhereTheCallIsRefused = true;
+inline constexpr const char* kMethodsVariable = nullptr;
+inline constexpr const char* kMethods = "";
+inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
 inline constexpr unsigned char kSignalReturn[] = {0};
 MEMUSAGE_WITHOUT_ROW_WALK
 

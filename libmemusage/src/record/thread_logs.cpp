@@ -2,7 +2,6 @@
 
 #include <signal.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +10,7 @@
 #include "platform/clock.h"
 #include "platform/pages.h"
 #include "record/process_barrier.h"
+#include "sites/own_memory.h"
 #include "sites/stack_peaks.h"
 
 namespace memusage {
@@ -22,17 +22,12 @@ bool thread_alive(pid_t process, pid_t thread) {
 
 // What a thread keeps in its counting slot, which lives in the thread's own memory. A
 // thread just joined can still answer thread_alive while the joiner has already unmapped
-// its stack (with its thread-local memory): the kernel reads the slot, and says EFAULT
-// where a load would fault. False when the memory is gone.
+// its stack (with its thread-local memory): the read says where a load would fault, also
+// where process_vm_readv is refused (a sandbox, qemu-user, where a thread's exit wakes its
+// joiner well before the thread is gone). False when the memory is gone, or cannot be read
+// without a fault: the thread is then not waited for.
 bool read_counting_slot(ThreadLog* const* slot, const ThreadLog*& value) {
-    iovec into = {&value, sizeof value};
-    iovec from = {const_cast<ThreadLog**>(slot), sizeof value};
-    ssize_t read = process_vm_readv(getpid(), &into, 1, &from, 1, 0);
-    if (read == static_cast<ssize_t>(sizeof value)) return true;
-    if (read < 0 && errno == EFAULT) return false;
-    // Not allowed here (a sandbox without the call): the thread answered as alive.
-    value = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    return true;
+    return own_memory::read(&value, reinterpret_cast<uintptr_t>(slot), sizeof value);
 }
 
 // Asynchronous signals stay pending while a log's counters move to the retired total, so

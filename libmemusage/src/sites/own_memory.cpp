@@ -9,8 +9,6 @@
 #include <atomic>
 #include <cstring>
 
-#include "platform/unwinder_abi.h"
-
 namespace memusage::own_memory {
 namespace {
 
@@ -95,8 +93,7 @@ bool read(void* to, uintptr_t address, size_t bytes) {
     if (bytes == 0 || bytes > 64) return false;
     int saved_errno = errno;
     bool read = !call_refused.load(std::memory_order_relaxed) && read_by_call(to, address, bytes);
-    if (!read && unwinder_abi::kReadsWhereTheCallIsRefused &&
-        call_refused.load(std::memory_order_relaxed))
+    if (!read && call_refused.load(std::memory_order_relaxed))
         read = read_through_pipe(to, address, bytes);
     errno = saved_errno;
     return read;

@@ -257,7 +257,7 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
                 }
             }
         } else {
-            frames[depth++] = {ip, sp};
+            frames[depth++] = {ip & unwinder_abi::kReturnAddressMask, sp};
         }
         if (step(&cursor) <= 0) return depth;
     }
@@ -357,7 +357,13 @@ bool load(bool verify) {
         return false;
     int were_free[2] = {-1, -1};
     lowest_free_descriptors(were_free);
+    // libunwind reads its ways of unwinding from the environment as it initialises; the
+    // program's own choice stays, and the program's environment is left as it was.
+    const char* methods = unwinder_abi::kMethodsVariable;
+    bool choose_methods = methods != nullptr && getenv(methods) == nullptr &&
+                          setenv(methods, unwinder_abi::kMethods, 0) == 0;
     Accessors* accessors = get_accessors(*local_space);  // initialises libunwind
+    if (choose_methods) unsetenv(methods);
     if (accessors == nullptr || accessors->access_mem == nullptr) return false;
     if (accessors->access_mem != read_memory) {
         libunwind_access_memory = accessors->access_mem;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "memusage/sites_format.h"
+#include "platform/unwinder_abi.h"
 #include "sites/row_walk.h"
 
 namespace memusage::unwind {
@@ -111,7 +112,7 @@ __attribute__((always_inline)) inline uint32_t program_frames(void* const* buffe
             if (depth != 0) depth = depth_to_signal_frame(frames, depth);
             continue;
         }
-        frames[depth++] = address;
+        frames[depth++] = address & unwinder_abi::kReturnAddressMask;
     }
     return depth;
 }
