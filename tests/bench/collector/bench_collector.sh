@@ -34,20 +34,6 @@ runs=${RUNS:-7}
 steps=${STEPS:-5000000}
 workload_source=alloc_churn.c
 source "$(dirname "$0")/bench_setup.sh"
-# time_of RESULT-FILE [VARIABLE=VALUE]...: one run of the workload, appending
-# "nanoseconds rss_kib" to the file.
-time_of() {
-    local out=$1
-    shift
-    # The variables reach the workload only (through env), and its summary is dropped.
-    read -r ns rss status _ < <("$measure" env "$@" "$workload" "$threads" "$steps" 2>/dev/null)
-    if [ "$status" != 0 ]; then
-        echo "the workload exited with $status under $*" >&2
-        exit 1
-    fi
-    echo "$ns $rss" >>"$out"
-    rm -f "$data_file"
-}
 
 if [ "${SITES_ONLY:-no}" != yes ]; then
 printf 'alloc_churn, %s steps per thread, medians of %d runs, data files in %s\n' "$steps" "$runs" "$data_dir"

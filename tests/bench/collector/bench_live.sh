@@ -15,17 +15,6 @@ steps=${STEPS:-10000000}
 workload_source=alloc_churn.c
 source "$(dirname "$0")/bench_setup.sh"
 
-time_of() {
-    local out=$1
-    shift
-    read -r ns _ status _ < <("$measure" env "$@" "$workload" "$threads" "$steps" 2>/dev/null)
-    if [ "$status" != 0 ]; then
-        echo "the workload exited with $status under $*" >&2
-        exit 1
-    fi
-    echo "$ns" >>"$out"
-}
-
 printf 'alloc_churn, %s steps per thread, no data file, medians of %d runs\n' "$steps" "$runs"
 printf '%-8s %10s %10s %7s %10s %7s %10s\n' threads "bare ms" "ours ms" ours "live ms" live "live/ours"
 for threads in 1 2; do

@@ -1,8 +1,9 @@
 # Sourced by the collector benchmarks: builds the collector and the measuring helper
 # into BUILD_DIR (the script's first argument, default build-bench beside the sources)
 # and compiles the workload named by $workload_source. Sets source_dir, ours, glibc
-# (empty when glibc's collector is absent), workload, measure, work, data_file, and
-# median() (the median of numbers on standard input).
+# (empty when glibc's collector is absent), workload, measure, work, data_file,
+# median() (the median of the first numbers of the lines on standard input) and
+# time_of() (one run of the workload with $threads and $steps).
 source_dir=$(cd "$(dirname "$0")/../../.." && pwd)
 build_dir=${1:-$source_dir/build-bench}
 glibc=${GLIBC_LIBMEMUSAGE:-/usr/lib/x86_64-linux-gnu/libmemusage.so}
@@ -24,3 +25,17 @@ data_file=$(mktemp "$data_dir/memusage-bench-XXXXXX")
 trap 'rm -rf "$work" "$data_file"' EXIT
 
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# time_of RESULT-FILE [VARIABLE=VALUE]...: one run of the workload, appending
+# "nanoseconds rss_kib" to the file.
+time_of() {
+    local out=$1
+    shift
+    # The variables reach the workload only (through env), and its summary is dropped.
+    read -r ns rss status _ < <("$measure" env "$@" "$workload" "$threads" "$steps" 2>/dev/null)
+    if [ "$status" != 0 ]; then
+        echo "the workload exited with $status under $*" >&2
+        exit 1
+    fi
+    echo "$ns $rss" >>"$out"
+    rm -f "$data_file"
+}
