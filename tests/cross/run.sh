@@ -109,6 +109,10 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; };
     sites_tests+=':SitesSampling.ExactSitesStayExact:SitesSampling.ABlockFarLargerThanTheIntervalIsAlwaysSampledAsItself'
     sites_tests+=':Massif.EveryTenthSnapshotBetweenIsATreeOfWhatTheSitesHeldThen'
     sites_tests+=':ForkAndExec/ChildProcesses.*:ChangedAndGone/ModuleSinceTheRun.*'
+    # The same stacks from libunwind's fast trace and from its step-by-step unwind (each
+    # thread past the 16th): they differed by one on aarch64, and the step-by-step gave
+    # nothing on armhf.
+    sites_tests+=':LiveThreads.HaveTheSameStackWhicheverWayTheyUnwind'
     sites_tests+=':-SitesReport.BytesAtThePeakThatNoSiteHoldsAreSaidToBeTracedMaps'
     # armhf: the cases that expect a 64-bit machine (sizeof(std::vector<int>) is 24, a
     # lambda takes an unsigned long where size_t is); the board's dynamic loader, stripped
@@ -120,11 +124,6 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; };
     "${under_emulation[@]}" "$native/tests/integration/sites/sites_integration_tests" \
         --gtest_brief=1 --gtest_filter="$sites_tests"
     stack_tests='-*Driver*:StackPeak.AHandlerOnAnAlternateStackIsMeasuredOnIt'
-    # armhf: a stack peak's frames start from libunwind's _Uarm_getcontext, made for its
-    # unw_getcontext macro (which pushes lr and sets the result): called as a function it
-    # returns the context's address, and records a stack pointer and pc off by a word, so
-    # these peaks have no frames there yet.
-    [ "$arch" = armhf ] && stack_tests+=':StackPeak.ARecursionIsFoldedWithItsFrameSizesAndLine:StackPeak.TheSitesFileCarriesItToo:StackPeak.AThreadsDeepChainIsReportedForThatThread'
     "${under_emulation[@]}" "$native/tests/integration/stack/stack_integration_tests" \
         --gtest_brief=1 --gtest_filter="$stack_tests"
 fi

@@ -31,11 +31,12 @@ inline uintptr_t interrupted_stack_pointer(const void* context) {
 #endif
 }
 
-// The interrupted code's registers as the unwinder's init_local2 takes them: the
-// ucontext_t itself on most machines. On 32-bit ARM libunwind's context is the sixteen
-// core registers r0..r15, which the kernel's sigcontext holds in that order from arm_r0
-// on: they are copied into `room`.
-inline void* unwinder_signal_context(const void* context, ucontext_t& room) {
+// The registers of a ucontext_t (a signal handler's, or one getcontext filled) as the
+// unwinder's init_local and init_local2 take them: the ucontext_t itself on most machines.
+// On 32-bit ARM libunwind's context is the sixteen core registers r0..r15, which the
+// kernel's sigcontext and getcontext hold in that order from arm_r0 on: they are copied
+// into `room`, which must be another ucontext_t.
+inline void* unwinder_context(const void* context, ucontext_t& room) {
 #if defined(__arm__)
     const auto& registers = static_cast<const ucontext_t*>(context)->uc_mcontext;
     static_assert(sizeof room >= 16 * sizeof registers.arm_r0);

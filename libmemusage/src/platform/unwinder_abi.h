@@ -46,7 +46,7 @@ struct StartRegisters {
 inline constexpr bool kSupported = true;
 MEMUSAGE_UNWINDER_NAMES("x86_64")
 // unw_getcontext is a function here; null where it is a macro of inline assembly and the
-// C library's getcontext fills the same ucontext_t.
+// C library's getcontext fills a ucontext_t (unwinder_context() makes it the unwinder's).
 inline constexpr const char* kGetContext = "_Ux86_64_getcontext";
 inline constexpr size_t kCursorWords = 127;
 inline constexpr int kInstructionPointer = 16;  // UNW_X86_64_RIP
@@ -57,7 +57,9 @@ inline constexpr bool kUnwindsSignalContexts = true;
 // when it initialises, and the ways wanted; no variable where it has no such choice.
 inline constexpr const char* kMethodsVariable = nullptr;
 inline constexpr const char* kMethods = "";
-inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
+// The address a frame is kept at, from what the unwinder gives (a return address, or the
+// interrupted instruction's): as it is, on most machines.
+inline constexpr uintptr_t frame_address(uintptr_t address) { return address; }
 // __restore_rt: mov $15, %rax; syscall.
 inline constexpr unsigned char kSignalReturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
                                                   0x00, 0x00, 0x0f, 0x05};
@@ -103,7 +105,7 @@ inline constexpr bool kUnwindsSignalContexts = true;
 // when it initialises, and the ways wanted; no variable where it has no such choice.
 inline constexpr const char* kMethodsVariable = nullptr;
 inline constexpr const char* kMethods = "";
-inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
+inline constexpr uintptr_t frame_address(uintptr_t address) { return address; }
 // The kernel's __kernel_rt_sigreturn (vDSO) and the C library's: mov $173, %eax; int $0x80.
 inline constexpr unsigned char kSignalReturn[] = {0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80};
 MEMUSAGE_WITHOUT_ROW_WALK
@@ -121,7 +123,12 @@ inline constexpr bool kUnwindsSignalContexts = true;
 // when it initialises, and the ways wanted; no variable where it has no such choice.
 inline constexpr const char* kMethodsVariable = nullptr;
 inline constexpr const char* kMethods = "";
-inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
+// libunwind's fast trace (unw_backtrace) gives each frame's return address less one, its
+// step-by-step unwind the return address itself: rounded up to the next instruction
+// (every one is 4 bytes, at a multiple of 4), a stack is the same whichever way took it.
+inline constexpr uintptr_t frame_address(uintptr_t address) {
+    return (address + 3) & ~uintptr_t{3};
+}
 // The vDSO's __kernel_rt_sigreturn: mov x8, #139; svc #0 (little-endian words).
 inline constexpr unsigned char kSignalReturn[] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
 MEMUSAGE_WITHOUT_ROW_WALK
@@ -130,12 +137,15 @@ MEMUSAGE_WITHOUT_ROW_WALK
 
 inline constexpr bool kSupported = true;
 MEMUSAGE_UNWINDER_NAMES("arm")
-inline constexpr const char* kGetContext = "_Uarm_getcontext";
+// libunwind's _Uarm_getcontext is made for its own macro (which pushes lr before the call):
+// called as a function it returns the context's address and records sp and pc a word off.
+// The C library's getcontext fills a ucontext_t, whose registers signal_context.h copies.
+inline constexpr const char* kGetContext = nullptr;
 inline constexpr size_t kCursorWords = 4096;
 inline constexpr int kInstructionPointer = 15;  // UNW_ARM_R15, the program counter
 inline constexpr int kStackPointer = 13;        // UNW_ARM_R13
-// Its unwind context is sixteen registers, not a ucontext_t: a handler's capture starts
-// from them (platform/signal_context.h).
+// Its unwind context is sixteen registers, not a ucontext_t: a capture starts from them
+// (platform/signal_context.h).
 inline constexpr bool kUnwindsSignalContexts = true;
 // Only the ARM exception tables (EXIDX: every function the compiler gave unwind tables).
 // Its DWARF way finds nothing in .debug_frame for any frame, having opened and parsed every
@@ -146,7 +156,7 @@ inline constexpr const char* kMethodsVariable = "UNW_ARM_UNWIND_METHOD";
 inline constexpr const char* kMethods = "4";  // UNW_ARM_METHOD_EXIDX
 // A return into Thumb code has bit 0 set (the state to return in); the instruction is at
 // the even address. Kept, the caller's line would be looked up one instruction late.
-inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{1};
+inline constexpr uintptr_t frame_address(uintptr_t address) { return address & ~uintptr_t{1}; }
 // The C library's __default_rt_sa_restorer: mov r7, #173; svc 0 (ARM state).
 inline constexpr unsigned char kSignalReturn[] = {0xad, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00, 0xef};
 MEMUSAGE_WITHOUT_ROW_WALK
@@ -164,7 +174,7 @@ inline constexpr int kStackPointer = 0;
 inline constexpr bool kUnwindsSignalContexts = false;
 inline constexpr const char* kMethodsVariable = nullptr;
 inline constexpr const char* kMethods = "";
-inline constexpr uintptr_t kReturnAddressMask = ~uintptr_t{0};
+inline constexpr uintptr_t frame_address(uintptr_t address) { return address; }
 inline constexpr unsigned char kSignalReturn[] = {0};
 MEMUSAGE_WITHOUT_ROW_WALK
 

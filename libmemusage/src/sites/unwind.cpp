@@ -204,9 +204,12 @@ Way choose_way() {
 }
 
 int step_backtrace(void** buffer, int size) {
-    ucontext_t context;
+    ucontext_t context, room;
     Cursor cursor;
-    if (get_context(&context) != 0 || init_local(&cursor, &context) != 0) return 0;
+    // get_context records this frame, which stays while the cursor reads it.
+    if (get_context(&context) != 0 ||
+        init_local(&cursor, static_cast<ucontext_t*>(unwinder_context(&context, room))) != 0)
+        return 0;
     int found = 0;
     while (found < size) {
         Word address;
@@ -230,14 +233,15 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
     if (cut != nullptr) *cut = false;
     if (detail::backtrace_function == nullptr) return 0;
     Cursor cursor;
-    ucontext_t context;
+    ucontext_t context, room;
     if (signal_context != nullptr) {
         if (init_local2 == nullptr) return 0;
         // libunwind's signature takes the context as writable; it only reads it.
-        auto* interrupted =
-            static_cast<ucontext_t*>(unwinder_signal_context(signal_context, context));
+        auto* interrupted = static_cast<ucontext_t*>(unwinder_context(signal_context, room));
         if (init_local2(&cursor, interrupted, kInitSignalFrame) != 0) return 0;
-    } else if (get_context(&context) != 0 || init_local(&cursor, &context) != 0) {
+    } else if (get_context(&context) != 0 ||
+               init_local(&cursor, static_cast<ucontext_t*>(unwinder_context(&context, room))) !=
+                   0) {
         return 0;
     }
     uint32_t depth = 0;
@@ -257,7 +261,7 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
                 }
             }
         } else {
-            frames[depth++] = {ip & unwinder_abi::kReturnAddressMask, sp};
+            frames[depth++] = {unwinder_abi::frame_address(ip), sp};
         }
         if (step(&cursor) <= 0) return depth;
     }

@@ -112,7 +112,7 @@ __attribute__((always_inline)) inline uint32_t program_frames(void* const* buffe
             if (depth != 0) depth = depth_to_signal_frame(frames, depth);
             continue;
         }
-        frames[depth++] = address & unwinder_abi::kReturnAddressMask;
+        frames[depth++] = unwinder_abi::frame_address(address);
     }
     return depth;
 }
