@@ -6,6 +6,8 @@
 # (tests/integration/collector/collector_run.h). What a fixture execs (itself, or a board's
 # program started by a shell or timeout(1)) the kernel starts through qemu too, as a
 # board's kernel starts it: tests/cross/binfmt.sh registers qemu for the tests' run only.
+# memusagestat built for the board runs there too: in the full run on aarch64 and armhf,
+# and in every run on i686 (CI runs its smoke set only).
 #   tests/cross/run.sh ARCH [--smoke]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -159,17 +161,23 @@ if [ -x "$driver" ]; then
     echo "$arch: the board's driver runs a program, and says to draw on the desktop"
 fi
 
+# The board's run of the events fixture under the board's collector: its data, sites,
+# events and summary files, and on stderr the summary it printed.
+board=$work/board
+board_run() {
+    local fixture=build/$arch/tests/integration/collector/collector_fixture_events
+    MEMUSAGE_OUTPUT=$board.dat MEMUSAGE_SITES=$board.sites MEMUSAGE_EVENTS=$board.events \
+        MEMUSAGE_SUMMARY_FILE=$board.summary MEMUSAGE_COLOR=never \
+        LD_PRELOAD=$MEMUSAGE_TEST_COLLECTOR $MEMUSAGE_TEST_EMULATOR "$fixture" burn 2>"$work/err" ||
+        fail "the board's run of the events fixture failed"
+}
+
 # The desktop's memusagestat takes every file of a board's run (aarch64, armhf): each of its
 # outputs is made from them, and the HTML report puts the data file's times (the board's
 # wall-clock microseconds, as glibc writes them there) on the recording's clock (the board's
 # counter), checked against the run's own files and printed summary.
 if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; then
-    board=$work/board
-    fixture=build/$arch/tests/integration/collector/collector_fixture_events
-    MEMUSAGE_OUTPUT=$board.dat MEMUSAGE_SITES=$board.sites MEMUSAGE_EVENTS=$board.events \
-        MEMUSAGE_SUMMARY_FILE=$board.summary MEMUSAGE_COLOR=never \
-        LD_PRELOAD=$MEMUSAGE_TEST_COLLECTOR $MEMUSAGE_TEST_EMULATOR "$fixture" burn 2>"$work/err" ||
-        fail "the board's run of the events fixture failed"
+    board_run
     printed=$(grep "Memory usage summary" "$work/err") || fail "the board's run printed no summary"
     heap_total=$(sed -n 's/.*heap total: \([0-9]*\),.*/\1/p' <<<"$printed")
     heap_peak=$(sed -n 's/.*heap peak: \([0-9]*\),.*/\1/p' <<<"$printed")
@@ -221,10 +229,17 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; };
     echo "$arch: memusagestat makes every output of a board's files; its report's clocks agree"
 fi
 
-# memusagestat on the board itself (aarch64, armhf): cross-built against a sysroot of the
-# board's -dev packages (cmake/toolchains/board_sysroot.sh), it draws the board's data file
-# and reports its sites file under qemu-user, with the sysroot as the board's files.
-if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; then
+# memusagestat on the board itself (aarch64 and armhf in the full run, i686 in every run):
+# cross-built against a sysroot of the board's -dev packages
+# (cmake/toolchains/board_sysroot.sh), it draws the board's data file and reports its sites
+# file under qemu-user, with the sysroot as the board's files. Under qemu on i686 too,
+# though the kernel would run it itself: qemu's -L makes the sysroot the board's whole file
+# system (its loader, libraries, fonts and fontconfig's configuration), where a native run
+# would fall back to this machine's i386 libraries and fonts for whatever the sysroot lacks.
+if { [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; } ||
+    [ "$arch" = i686 ]; then
+    [ -f "$board.dat" ] || board_run
+    stat=$native/bin/memusagestat
     stat_sysroot=$PWD/build/$arch-sysroot
     cmake/toolchains/board_sysroot.sh "$arch" "$stat_sysroot"
     cmake --preset "$arch-stat" >/dev/null
