@@ -183,10 +183,9 @@ bool start(void* init_local_function, void* iterate_function) {
     return true;
 }
 
-int walk(uintptr_t* frames, uint32_t max) {
+int walk(abi::StartRegisters start, uintptr_t* frames, uint32_t max) {
     if (max == 0) return 0;
-    abi::StartRegisters registers = abi::start_registers();
-    Word ip = registers.ip, sp = registers.sp, fp = registers.fp;
+    Word ip = start.ip, sp = start.sp, fp = start.fp;
     bool frame_pointer_known = true;
     uint32_t current = generation.load(std::memory_order_acquire);
     int depth = 0;
