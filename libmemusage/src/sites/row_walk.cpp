@@ -46,12 +46,13 @@ struct Row {
     Kind kind;
     bool cfa_from_frame_pointer;
     FramePointer frame_pointer;
+    bool collectors;  // the address is in the collector's code (or libunwind's)
     int32_t cfa_offset;
     int32_t return_address_offset;
     int32_t frame_pointer_offset;
 };
 
-constexpr Row kGivesUp = {Row::gives_up, false, Row::same, 0, 0, 0};
+constexpr Row kGivesUp = {Row::gives_up, false, Row::same, false, 0, 0, 0};
 
 struct Slot {
     std::atomic<Word> address;  // 0 empty, kClaimed while filled, else the return address
@@ -162,6 +163,7 @@ Row row_of(Word return_address, uint32_t current) {
             continue;
         }
         Row row = row_from_unwinder(return_address);
+        row.collectors = unwind::detail::is_collectors(return_address);
         slot.row = row;
         slot.generation = current;
         slot.address.store(return_address, std::memory_order_release);
@@ -197,7 +199,7 @@ int walk(abi::StartRegisters start, uintptr_t* frames, uint32_t max) {
         }
         // The collector's frames on top are left out; one of its frames below the
         // program's is for unwind::capture's rules (a call of ours a handler interrupted).
-        if (__builtin_expect(unwind::detail::is_collectors(ip), 0)) {
+        if (__builtin_expect(row.collectors, 0)) {
             if (depth != 0) {
                 depth = -1;
                 break;
