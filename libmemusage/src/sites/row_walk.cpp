@@ -185,9 +185,8 @@ bool start(void* init_local_function, void* iterate_function) {
     return true;
 }
 
-int walk(abi::StartRegisters start, uintptr_t* frames, uint32_t max) {
+int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max) {
     if (max == 0) return 0;
-    Word ip = start.ip, sp = start.sp, fp = start.fp;
     bool frame_pointer_known = true;
     uint32_t current = generation.load(std::memory_order_acquire);
     int depth = 0;
