@@ -81,6 +81,13 @@ struct Search {
     Row row;
 };
 
+// Whether a row's offset (a signed word) fits the kept row's 32 bits; one that does not is
+// never followed.
+bool fits_32_bits(Word offset) {
+    auto value = static_cast<int64_t>(static_cast<intptr_t>(offset));
+    return value == static_cast<int32_t>(value);
+}
+
 Row read_row(const void* data) {
     auto* where = static_cast<const char*>(data) + abi::kRowWhereOffset;
     Word value[abi::kDwarfRegisters + 2];
@@ -93,20 +100,19 @@ Row read_row(const void* data) {
         (value[kCfaColumn] != Word(sp) && value[kCfaColumn] != Word(fp)))
         return kGivesUp;
     row.cfa_from_frame_pointer = value[kCfaColumn] == Word(fp);
-    auto offset = static_cast<int64_t>(value[kCfaOffsetColumn]);
-    if (offset != static_cast<int32_t>(offset)) return kGivesUp;
-    row.cfa_offset = static_cast<int32_t>(offset);
+    if (!fits_32_bits(value[kCfaOffsetColumn])) return kGivesUp;
+    row.cfa_offset = static_cast<int32_t>(value[kCfaOffsetColumn]);
     if (where[sp] != kSame && where[sp] != kUndefined) return kGivesUp;
     if (where[ra] == kUndefined) {
         row.kind = Row::outermost;
-    } else if (where[ra] == kAtCfa) {
+    } else if (where[ra] == kAtCfa && fits_32_bits(value[ra])) {
         row.return_address_offset = static_cast<int32_t>(value[ra]);
     } else {
         return kGivesUp;
     }
     if (where[fp] == kSame) {
         row.frame_pointer = Row::same;
-    } else if (where[fp] == kAtCfa) {
+    } else if (where[fp] == kAtCfa && fits_32_bits(value[fp])) {
         row.frame_pointer = Row::saved;
         row.frame_pointer_offset = static_cast<int32_t>(value[fp]);
     } else if (where[fp] == kUndefined) {
