@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the libraries a riscv64 board's collector needs and Debian 12 has no riscv64
+# packages of (riscv64 is no release architecture of it): libunwind (the allocation
+# sites' stacks), from Debian 12's own source package (`apt-get source`: the upstream
+# tarball with Debian's patches applied), cross-compiled with riscv64-linux-gnu-gcc into
+# DIR at a board's paths (DIR/usr/lib/riscv64-linux-gnu/libunwind.so.8). DIR is also a
+# board's root for qemu-user (-L DIR, or QEMU_LD_PREFIX=DIR): its lib is the cross
+# compiler's C library, so the board's loader finds every library where a board has it.
+# The sources come from the deb-src entry that .ci/deps adds.
+#   cmake/toolchains/riscv64_libraries.sh DIR
+set -euo pipefail
+root=${1:?usage: $0 DIR}
+triplet=riscv64-linux-gnu
+built="libunwind"
+# Built already, the same libraries.
+stamp="$root/.libraries"
+[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$built" ] && exit 0
+
+for tool in "$triplet-gcc" dpkg-source make; do
+    command -v "$tool" >/dev/null || {
+        echo "$0: $tool is missing (bash .ci/deps installs it)" >&2
+        exit 2
+    }
+done
+[ -n "$(apt-cache showsrc libunwind 2>/dev/null)" ] || {
+    echo "$0: apt knows no source package libunwind: Debian's source archive is not" \
+        "among its lists (bash .ci/deps adds it)" >&2
+    exit 2
+}
+
+rm -rf "$root"
+mkdir -p "$root/.build" "$root/usr/lib/$triplet"
+root=$(cd "$root" && pwd)
+work=$root/.build
+log=$work/log
+failed() {
+    echo "$0: $1 failed:" >&2
+    tail -n 30 "$log" >&2
+    exit 1
+}
+# (apt's sandbox user may not write into the build: it says so, and downloads as this user.)
+(cd "$work" && apt-get source -q libunwind) >"$log" 2>&1 || failed "apt-get source libunwind"
+
+# libunwind as Debian configures it (without the compressed symbol tables: no liblzma or
+# zlib for riscv64 either), only the library the collector loads: no tests, manuals, or
+# the coredump, ptrace and setjmp libraries. The release tarball's configure is used as it
+# is (no autoreconf: its maintainer mode is off, so Debian's patch to a Makefile.am of the
+# tests does not regenerate anything).
+(
+    cd "$work"/libunwind-*/
+    ./configure -q --host="$triplet" --prefix=/usr --libdir="/usr/lib/$triplet" \
+        --disable-static --disable-tests --disable-documentation --disable-minidebuginfo \
+        --disable-zlibdebuginfo --disable-coredump --disable-ptrace --disable-setjmp
+    make -s -j"$(nproc)"
+    make -s install DESTDIR="$root"
+) >>"$log" 2>&1 || failed "the cross build of libunwind"
+[ -f "$root/usr/lib/$triplet/libunwind.so.8" ] || failed "the cross build of libunwind"
+
+# The board's C library: the cross compiler's own, at the board's /lib.
+ln -s "/usr/$triplet/lib" "$root/lib"
+rm -rf "$work"
+echo "$built" >"$stamp"
+echo "$0: $built for riscv64 in $root"
