@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libraries a riscv64 board's collector needs and Debian 12 has no riscv64
-# packages of (riscv64 is no release architecture of it): libunwind (the allocation
-# sites' stacks), from Debian 12's own source package (`apt-get source`: the upstream
-# tarball with Debian's patches applied), cross-compiled with riscv64-linux-gnu-gcc into
-# DIR at a board's paths (DIR/usr/lib/riscv64-linux-gnu/libunwind.so.8). DIR is also a
+# Builds the libraries a riscv64 board's collector and driver need and Debian 12 has no
+# riscv64 packages of (riscv64 is no release architecture of it): libunwind (the allocation
+# sites' stacks) and Boost.Program_options (the driver's options), from Debian 12's own
+# source packages (`apt-get source`), cross-compiled with Debian's riscv64 cross compilers
+# into DIR at a board's paths (DIR/usr/lib/riscv64-linux-gnu/libunwind.so.8,
+# libboost_program_options.so.1.74.0). DIR is also a
 # board's root for qemu-user (-L DIR, or QEMU_LD_PREFIX=DIR): its lib is the cross
 # compiler's C library, so the board's loader finds every library where a board has it.
 # The sources come from the deb-src entry that .ci/deps adds.
@@ -11,12 +12,12 @@
 set -euo pipefail
 root=${1:?usage: $0 DIR}
 triplet=riscv64-linux-gnu
-built="libunwind"
+built="libunwind boost1.74:program_options"
 # Built already, the same libraries.
 stamp="$root/.libraries"
 [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$built" ] && exit 0
 
-for tool in "$triplet-gcc" dpkg-source make; do
+for tool in "$triplet-gcc" "$triplet-g++" dpkg-source make; do
     command -v "$tool" >/dev/null || {
         echo "$0: $tool is missing (bash .ci/deps installs it)" >&2
         exit 2
@@ -25,6 +26,10 @@ done
 [ -n "$(apt-cache showsrc libunwind 2>/dev/null)" ] || {
     echo "$0: apt knows no source package libunwind: Debian's source archive is not" \
         "among its lists (bash .ci/deps adds it)" >&2
+    exit 2
+}
+grep -qs 'define BOOST_VERSION 107400' /usr/include/boost/version.hpp || {
+    echo "$0: the desktop's Boost 1.74 headers are missing (bash .ci/deps installs them)" >&2
     exit 2
 }
 
@@ -55,6 +60,26 @@ failed() {
     make -s install DESTDIR="$root"
 ) >>"$log" 2>&1 || failed "the cross build of libunwind"
 [ -f "$root/usr/lib/$triplet/libunwind.so.8" ] || failed "the cross build of libunwind"
+
+# Boost.Program_options: only its sources are taken from boost1.74's 60 MB tarball (not
+# unpacked whole, nor patched: Debian's one patch of the library is to a header), compiled
+# as Boost's own build compiles them, against the desktop's Boost headers (the same on every
+# architecture, Debian's patch applied there), into the library Debian's package installs.
+(cd "$work" && apt-get source -q --download-only boost1.74) >>"$log" 2>&1 ||
+    failed "apt-get source boost1.74"
+tar -xJf "$work"/boost1.74_*.orig.tar.xz -C "$work" --wildcards \
+    '*/libs/program_options/src/*.cpp' >>"$log" 2>&1 || failed "taking Program_options's sources"
+mkdir -p "$work/include"
+ln -s /usr/include/boost "$work/include/boost" # not all of /usr/include: the desktop's libc
+library=libboost_program_options.so.1.74.0
+# As many compiled at once as there are cores.
+printf '%s\n' "$work"/*/libs/program_options/src/*.cpp | xargs -P"$(nproc)" -I{} \
+    "$triplet-g++" -c -O2 -fPIC -DNDEBUG -DBOOST_ALL_NO_LIB=1 \
+    -DBOOST_PROGRAM_OPTIONS_DYN_LINK=1 -isystem "$work/include" {} -o {}.o >>"$log" 2>&1 ||
+    failed "the cross build of Boost.Program_options"
+"$triplet-g++" -shared -Wl,-soname,$library -o "$root/usr/lib/$triplet/$library" \
+    "$work"/*/libs/program_options/src/*.o >>"$log" 2>&1 ||
+    failed "the link of Boost.Program_options"
 
 # The board's C library: the cross compiler's own, at the board's /lib.
 ln -s "/usr/$triplet/lib" "$root/lib"
