@@ -15,10 +15,10 @@ smoke=${2:-}
 # it) where Debian has it, the cross compiler's own otherwise (riscv64). Not the cross
 # compiler's for all: with it as qemu's -L, pthread_create never returns under qemu 7.2.
 case "$arch" in
-    aarch64) triplet=aarch64-linux-gnu qemu=aarch64 libc=/usr/lib/aarch64-linux-gnu ;;
-    armhf) triplet=arm-linux-gnueabihf qemu=arm libc=/usr/lib/arm-linux-gnueabihf ;;
-    riscv64) triplet=riscv64-linux-gnu qemu=riscv64 libc=/usr/riscv64-linux-gnu/lib ;;
-    i686) triplet=i686-linux-gnu qemu=i386 libc=/usr/lib/i386-linux-gnu ;;
+    aarch64) qemu=aarch64 libc=/usr/lib/aarch64-linux-gnu ;;
+    armhf) qemu=arm libc=/usr/lib/arm-linux-gnueabihf ;;
+    riscv64) qemu=riscv64 libc=/usr/riscv64-linux-gnu/lib ;;
+    i686) qemu=i386 libc=/usr/lib/i386-linux-gnu ;;
     *)
         echo "tests/cross/run.sh: unknown architecture '$arch' (aarch64, armhf, riscv64, i686)" >&2
         exit 2
