@@ -2,7 +2,7 @@
 set(MEMUSAGE_TRIPLET riscv64-linux-gnu)
 set(MEMUSAGE_PROCESSOR riscv64)
 set(MEMUSAGE_QEMU_ARCH riscv64)
-# No riscv64 packages in Debian 12: the board's libraries (libunwind, Boost.Program_options)
+# No riscv64 packages in Debian 12: the board's libraries (libunwind, Boost, ncurses)
 # are built from Debian's source packages into a board's root (riscv64_libraries.sh, into the
 # MEMUSAGE_BOARD_ROOT the preset names), whose C library is the cross compiler's own. Without
 # it, the cross compiler's own C library alone, and no driver.

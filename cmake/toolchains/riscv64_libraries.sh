@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libraries a riscv64 board's collector and driver need and Debian 12 has no
 # riscv64 packages of (riscv64 is no release architecture of it): libunwind (the allocation
-# sites' stacks) and Boost.Program_options (the driver's options), from Debian 12's own
+# sites' stacks), Boost.Program_options (the driver's options) and ncurses (the driver's
+# live view), from Debian 12's own
 # source packages (`apt-get source`), cross-compiled with Debian's riscv64 cross compilers
 # into DIR at a board's paths (DIR/usr/lib/riscv64-linux-gnu/libunwind.so.8,
-# libboost_program_options.so.1.74.0). DIR is also a
+# libboost_program_options.so.1.74.0, libncursesw.so.6). DIR is also a
 # board's root for qemu-user (-L DIR, or QEMU_LD_PREFIX=DIR): its lib is the cross
 # compiler's C library, so the board's loader finds every library where a board has it.
 # The sources come from the deb-src entry that .ci/deps adds.
@@ -12,7 +13,7 @@
 set -euo pipefail
 root=${1:?usage: $0 DIR}
 triplet=riscv64-linux-gnu
-built="libunwind boost1.74:program_options"
+built="libunwind boost1.74:program_options ncurses"
 # Built already, the same libraries.
 stamp="$root/.libraries"
 [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$built" ] && exit 0
@@ -80,6 +81,30 @@ printf '%s\n' "$work"/*/libs/program_options/src/*.cpp | xargs -P"$(nproc)" -I{}
 "$triplet-g++" -shared -Wl,-soname,$library -o "$root/usr/lib/$triplet/$library" \
     "$work"/*/libs/program_options/src/*.o >>"$log" 2>&1 ||
     failed "the link of Boost.Program_options"
+
+# ncurses: the wide-character library and its terminfo library (libncursesw.so.6 and
+# libtinfo.so.6, as Debian's libncursesw6 and libtinfo6 have them), configured as Debian's
+# rules configure it for a cross build, without the programs, the database or the other
+# libraries (form, menu, panel). The release's configure is used as it is: Debian's one
+# patch to configure.in (its root-environ option, not used here) would need Dickey's
+# autoconf to regenerate it.
+(cd "$work" && apt-get source -q ncurses) >>"$log" 2>&1 || failed "apt-get source ncurses"
+(
+    cd "$work"/ncurses-*/
+    cf_cv_type_of_bool='unsigned char' cf_cv_working_poll=yes ./configure -q \
+        --host="$triplet" --build="$(gcc -dumpmachine)" --with-build-cc=gcc --prefix=/usr \
+        --libdir="/usr/lib/$triplet" --with-shared --without-normal --without-debug \
+        --without-profile --without-cxx --without-cxx-binding --without-ada --without-tests \
+        --without-progs --without-manpages --disable-db-install --without-gpm --enable-widec \
+        --with-termlib=tinfo --with-versioned-syms --disable-termcap --enable-const \
+        --with-default-terminfo-dir=/etc/terminfo --with-xterm-kbs=del \
+        --with-terminfo-dirs=/etc/terminfo:/lib/terminfo:/usr/share/terminfo \
+        --disable-rpath --disable-stripping --enable-overwrite
+    make -s -C include
+    make -s -C ncurses -j"$(nproc)" libs
+    make -s -C ncurses install.libs DESTDIR="$root"
+) >>"$log" 2>&1 || failed "the cross build of ncurses"
+[ -f "$root/usr/lib/$triplet/libncursesw.so.6" ] || failed "the cross build of ncurses"
 
 # The board's C library: the cross compiler's own, at the board's /lib.
 ln -s "/usr/$triplet/lib" "$root/lib"

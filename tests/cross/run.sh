@@ -263,7 +263,7 @@ fi
 # ncurses, drawing the figures the board's collector publishes).
 live_tests=$native/tests/integration/live/memusage_live_integration_tests
 if [ "$smoke" != --smoke ] && [ -x "$driver" ] &&
-    { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; then
+    { [ "$arch" = aarch64 ] || [ "$arch" = armhf ] || [ "$arch" = riscv64 ]; }; then
     MEMUSAGE_TEST_LIVE_DRIVER="$MEMUSAGE_TEST_EMULATOR $PWD/$driver" \
         MEMUSAGE_TEST_LIVE_FIXTURE="$MEMUSAGE_TEST_EMULATOR $PWD/build/$arch/tests/integration/live/live_fixture" \
         "$live_tests" --gtest_brief=1 --gtest_filter='LiveView.ShowsTheHeapStepByStep*:LiveView.RefusesWithoutATerminal:LiveView.SaysWhenAProcessIsNotProfiled'
