@@ -2,13 +2,12 @@
 # Builds the libraries a riscv64 board's collector and driver need and Debian 12 has no
 # riscv64 packages of (riscv64 is no release architecture of it): libunwind (the allocation
 # sites' stacks), Boost.Program_options (the driver's options) and ncurses (the driver's
-# live view), from Debian 12's own
-# source packages (`apt-get source`), cross-compiled with Debian's riscv64 cross compilers
-# into DIR at a board's paths (DIR/usr/lib/riscv64-linux-gnu/libunwind.so.8,
-# libboost_program_options.so.1.74.0, libncursesw.so.6). DIR is also a
+# live view), from Debian 12's own source packages (`apt-get source`, through the deb-src
+# entry that .ci/deps adds), cross-compiled with Debian's riscv64 cross compilers into DIR
+# at a board's paths (DIR/usr/lib/riscv64-linux-gnu/libunwind.so.8,
+# libboost_program_options.so.1.74.0, libncursesw.so.6, libtinfo.so.6). DIR is also a
 # board's root for qemu-user (-L DIR, or QEMU_LD_PREFIX=DIR): its lib is the cross
 # compiler's C library, so the board's loader finds every library where a board has it.
-# The sources come from the deb-src entry that .ci/deps adds.
 #   cmake/toolchains/riscv64_libraries.sh DIR
 set -euo pipefail
 root=${1:?usage: $0 DIR}
