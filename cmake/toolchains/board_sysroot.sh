@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # Makes a sysroot of a board's development packages for memusagestat's cross build (the
-# aarch64-stat and armhf-stat presets): Cairo, Pango, libpng, protobuf, Boost, libdw,
-# nlohmann-json and the fonts, with everything they depend on, downloaded with
+# aarch64-stat, armhf-stat and i686-stat presets): Cairo, Pango, libpng, protobuf, Boost,
+# libdw, nlohmann-json and the fonts, with everything they depend on, downloaded with
 # `apt-get download` and unpacked with `dpkg -x` into DIR, never installed. Debian 12 cannot
 # install a board's -dev packages beside the desktop's (the board's libc6-dev asks for its
 # linux-libc-dev and libssl at versions that clash with the desktop's), and GLib's
 # glibconfig.h differs per architecture, so the desktop's headers cannot stand in for them.
-#   cmake/toolchains/board_sysroot.sh aarch64|armhf DIR
+# (Debian names 32-bit x86's architecture i386, its cross compiler i686-linux-gnu.)
+#   cmake/toolchains/board_sysroot.sh aarch64|armhf|i686 DIR
 set -euo pipefail
 case "${1:-}" in
     aarch64) arch=arm64 ;;
     armhf) arch=armhf ;;
+    i686) arch=i386 ;;
     *)
-        echo "usage: $0 aarch64|armhf DIR" >&2
+        echo "usage: $0 aarch64|armhf|i686 DIR" >&2
         exit 2
         ;;
 esac
-root=${2:?usage: $0 aarch64|armhf DIR}
+root=${2:?usage: $0 aarch64|armhf|i686 DIR}
 wanted=(libcairo2-dev libpango1.0-dev libpng-dev libprotobuf-dev
     libboost-program-options1.74-dev libdw-dev)
 wanted_common=(nlohmann-json3-dev fonts-dejavu-core) # of no architecture

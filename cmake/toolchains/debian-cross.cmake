@@ -23,13 +23,14 @@ find_program(MEMUSAGE_QEMU qemu-${MEMUSAGE_QEMU_ARCH}-static)
 if(MEMUSAGE_QEMU)
   set(CMAKE_CROSSCOMPILING_EMULATOR ${MEMUSAGE_QEMU} -L ${MEMUSAGE_QEMU_ROOT})
 endif()
-# memusagestat for a board (the aarch64-stat and armhf-stat presets) compiles against a
-# sysroot of the board's -dev packages, unpacked by board_sysroot.sh: pkg-config reads the
-# board's .pc files there, and programs (pkg-config, node) are this machine's.
+# memusagestat for a board (the aarch64-stat, armhf-stat and i686-stat presets) compiles
+# against a sysroot of the board's -dev packages, unpacked by board_sysroot.sh: pkg-config
+# reads the board's .pc files there, and programs (pkg-config, node) are this machine's.
 if(CMAKE_SYSROOT)
   if(NOT EXISTS ${CMAKE_SYSROOT}/.packages)
     message(FATAL_ERROR "No sysroot of the board's packages in ${CMAKE_SYSROOT}: make it with "
-                        "cmake/toolchains/board_sysroot.sh aarch64|armhf ${CMAKE_SYSROOT}")
+                        "cmake/toolchains/board_sysroot.sh aarch64|armhf|i686 "
+                        "${CMAKE_SYSROOT}")
   endif()
   set(ENV{PKG_CONFIG_SYSROOT_DIR} ${CMAKE_SYSROOT})
   set(ENV{PKG_CONFIG_LIBDIR}

@@ -131,7 +131,31 @@ inline constexpr uintptr_t frame_address(uintptr_t address) {
 }
 // The vDSO's __kernel_rt_sigreturn: mov x8, #139; svc #0 (little-endian words).
 inline constexpr unsigned char kSignalReturn[] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
-MEMUSAGE_WITHOUT_ROW_WALK
+
+// The walk along unwind rows: DWARF's sp, x29 (the frame pointer) and x30 (the link
+// register, the return address column); libunwind's row holds a `where` byte and a value
+// word for each of its 97 registers and the CFA's two columns.
+inline constexpr bool kWalksRows = true;
+inline constexpr int kDwarfStackPointer = 31;
+inline constexpr int kDwarfFramePointer = 29;
+inline constexpr int kDwarfReturnAddress = 30;
+inline constexpr int kDwarfRegisters = 97;
+inline constexpr size_t kRowBytes = 904;
+inline constexpr size_t kRowWhereOffset = 8;
+inline constexpr size_t kRowValueOffset = 112;
+
+// Where a walk starts: the address after the adr (its row, found at address - 1, is the
+// adr's own: the state there), the stack pointer and the frame pointer.
+__attribute__((always_inline)) inline StartRegisters start_registers() {
+    StartRegisters r;
+    asm volatile("adr %0, 1f\n1:\n\tmov %1, sp\n\tmov %2, x29"
+                 : "=r"(r.ip), "=r"(r.sp), "=r"(r.fp));
+    return r;
+}
+inline void point_context_at(ucontext_t& context, uintptr_t ip, uintptr_t sp) {
+    context.uc_mcontext.pc = ip;
+    context.uc_mcontext.sp = sp;
+}
 
 #elif defined(__arm__)
 

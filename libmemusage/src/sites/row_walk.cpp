@@ -46,12 +46,13 @@ struct Row {
     Kind kind;
     bool cfa_from_frame_pointer;
     FramePointer frame_pointer;
+    bool collectors;  // the address is in the collector's code (or libunwind's)
     int32_t cfa_offset;
     int32_t return_address_offset;
     int32_t frame_pointer_offset;
 };
 
-constexpr Row kGivesUp = {Row::gives_up, false, Row::same, 0, 0, 0};
+constexpr Row kGivesUp = {Row::gives_up, false, Row::same, false, 0, 0, 0};
 
 struct Slot {
     std::atomic<Word> address;  // 0 empty, kClaimed while filled, else the return address
@@ -162,6 +163,7 @@ Row row_of(Word return_address, uint32_t current) {
             continue;
         }
         Row row = row_from_unwinder(return_address);
+        row.collectors = unwind::detail::is_collectors(return_address);
         slot.row = row;
         slot.generation = current;
         slot.address.store(return_address, std::memory_order_release);
@@ -183,10 +185,8 @@ bool start(void* init_local_function, void* iterate_function) {
     return true;
 }
 
-int walk(uintptr_t* frames, uint32_t max) {
+int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max) {
     if (max == 0) return 0;
-    abi::StartRegisters registers = abi::start_registers();
-    Word ip = registers.ip, sp = registers.sp, fp = registers.fp;
     bool frame_pointer_known = true;
     uint32_t current = generation.load(std::memory_order_acquire);
     int depth = 0;
@@ -198,7 +198,7 @@ int walk(uintptr_t* frames, uint32_t max) {
         }
         // The collector's frames on top are left out; one of its frames below the
         // program's is for unwind::capture's rules (a call of ours a handler interrupted).
-        if (__builtin_expect(unwind::detail::is_collectors(ip), 0)) {
+        if (__builtin_expect(row.collectors, 0)) {
             if (depth != 0) {
                 depth = -1;
                 break;

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "platform/unwinder_abi.h"
+
 namespace memusage::row_walk {
 
 // libunwind's functions the rows are read with (unw_init_local, unw_reg_states_iterate;
@@ -14,13 +16,17 @@ namespace memusage::row_walk {
 // Reserves the table of rows. False: every walk gives up. Call once, before any capture.
 bool start(void* init_local, void* reg_states_iterate);
 
-// At most `max` return addresses of the caller's stack, innermost first, without the
-// collector's frames on top: what unwind::capture() makes of unw_backtrace's frames.
-// -1 when a frame's row is not one the walk follows (a signal frame, a rule with an
-// expression, code without unwind information) or a frame of the collector's lies below
-// the program's: libunwind then unwinds the stack. Takes no lock; async-signal-safe as
+// At most `max` return addresses of the stack from `ip`, `sp` and `fp`, innermost first,
+// without the collector's frames on top: what unwind::capture() makes of unw_backtrace's
+// frames. The registers are unwinder_abi::start_registers() taken in walk()'s caller, whose
+// frame stays while the walk reads it (walk()'s own frame is not stepped); three words, not
+// the structure, which would go through memory as words and come back as one wider load (a
+// stall). -1 when a frame's row is not one the walk follows (a signal frame, a rule with an
+// expression, code without unwind information) or a frame of the collector's lies below the
+// program's: libunwind then unwinds the stack. Takes no lock; async-signal-safe as
 // unw_backtrace is.
-__attribute__((noinline)) int walk(uintptr_t* frames, uint32_t max);
+__attribute__((noinline)) int walk(uintptr_t ip, uintptr_t sp, uintptr_t fp, uintptr_t* frames,
+                                   uint32_t max);
 
 // Code was unloaded (dlclose): the rows kept for its addresses are forgotten, since other
 // code may be loaded there.

@@ -142,7 +142,12 @@ __attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32
     void* buffer[sites_format::kMaxDepth + kOwnFramesRoom];
     uint32_t room = max + kOwnFramesRoom;
     if (room > sizeof buffer / sizeof buffer[0]) room = sizeof buffer / sizeof buffer[0];
-    int walked = walks_rows ? row_walk::walk(frames, max) : -1;
+    // Started here, in the caller: one frame of ours fewer to step than from inside walk().
+    int walked = -1;
+    if (walks_rows) {
+        unwinder_abi::StartRegisters start = unwinder_abi::start_registers();
+        walked = row_walk::walk(start.ip, start.sp, start.fp, frames, max);
+    }
     uint32_t depth;
     if (__builtin_expect(walked >= 0, 1)) {
         depth = static_cast<uint32_t>(walked);
