@@ -2,6 +2,14 @@
 set(MEMUSAGE_TRIPLET riscv64-linux-gnu)
 set(MEMUSAGE_PROCESSOR riscv64)
 set(MEMUSAGE_QEMU_ARCH riscv64)
-# No multiarch C library for riscv64 in Debian 12: the cross compiler's own.
-set(MEMUSAGE_QEMU_ROOT /usr/riscv64-linux-gnu)
+# No riscv64 packages in Debian 12: the board's libraries (libunwind, Boost, ncurses)
+# are built from Debian's source packages into a board's root (riscv64_libraries.sh, into the
+# MEMUSAGE_BOARD_ROOT the preset names), whose C library is the cross compiler's own. Without
+# it, the cross compiler's own C library alone, and no driver.
+if(MEMUSAGE_BOARD_ROOT AND EXISTS ${MEMUSAGE_BOARD_ROOT}/.libraries)
+  set(MEMUSAGE_QEMU_ROOT ${MEMUSAGE_BOARD_ROOT})
+  list(APPEND CMAKE_PREFIX_PATH ${MEMUSAGE_BOARD_ROOT}/usr)
+else()
+  set(MEMUSAGE_QEMU_ROOT /usr/riscv64-linux-gnu)
+endif()
 include(${CMAKE_CURRENT_LIST_DIR}/debian-cross.cmake)

@@ -17,10 +17,10 @@ smoke=${2:-}
 # it) where Debian has it, the cross compiler's own otherwise (riscv64). Not the cross
 # compiler's for all: with it as qemu's -L, pthread_create never returns under qemu 7.2.
 case "$arch" in
-    aarch64) triplet=aarch64-linux-gnu qemu=aarch64 libc=/usr/lib/aarch64-linux-gnu ;;
-    armhf) triplet=arm-linux-gnueabihf qemu=arm libc=/usr/lib/arm-linux-gnueabihf ;;
-    riscv64) triplet=riscv64-linux-gnu qemu=riscv64 libc=/usr/riscv64-linux-gnu/lib ;;
-    i686) triplet=i686-linux-gnu qemu=i386 libc=/usr/lib/i386-linux-gnu ;;
+    aarch64) qemu=aarch64 libc=/usr/lib/aarch64-linux-gnu ;;
+    armhf) qemu=arm libc=/usr/lib/arm-linux-gnueabihf ;;
+    riscv64) qemu=riscv64 libc=/usr/riscv64-linux-gnu/lib ;;
+    i686) qemu=i386 libc=/usr/lib/i386-linux-gnu ;;
     *)
         echo "tests/cross/run.sh: unknown architecture '$arch' (aarch64, armhf, riscv64, i686)" >&2
         exit 2
@@ -39,7 +39,19 @@ emulator=$(command -v "qemu-$qemu-static") || {
     echo "tests/cross/run.sh: qemu-$qemu-static is missing (Debian's qemu-user-static)" >&2
     exit 2
 }
-if [ "$arch" = riscv64 ]; then sysroot=/usr/$triplet; else sysroot=/; fi
+# riscv64 has no Debian 12 packages: its libraries (libunwind, Boost.Program_options,
+# ncurses) are built from Debian's source packages into a board's root whose lib is the
+# cross compiler's C library. Every start of qemu takes it as the board's files
+# (QEMU_LD_PREFIX): the tests' own and those the kernel makes for a fixture's exec, where
+# the board's loader finds libunwind.so.8 in the board's /usr/lib/riscv64-linux-gnu, as on
+# a board.
+if [ "$arch" = riscv64 ]; then
+    sysroot=$PWD/build/riscv64-libraries
+    cmake/toolchains/riscv64_libraries.sh "$sysroot"
+    export QEMU_LD_PREFIX=$sysroot
+else
+    sysroot=/
+fi
 [ -f "$libc/libc.so.6" ] || {
     echo "tests/cross/run.sh: no C library for $arch in $libc (bash .ci/deps installs it)" >&2
     exit 2
@@ -87,6 +99,9 @@ case "$arch" in armhf | i686) collector_tests+=':Compatibility.FixtureWithEdgeCa
 # fixture (threads forking beside threads reading) hangs without any collector too (1 run
 # in 8 of its 2 seconds never ended; none on qemu-aarch64).
 [ "$arch" = armhf ] && collector_tests+=':Collector/ForkSafety.ForkWhileOtherThreadsUseStdio/*'
+# riscv64's C library is at no board's path on this machine: qemu finds the board's loader
+# through QEMU_LD_PREFIX, which a program started with an empty environment has lost.
+[ "$arch" = riscv64 ] && collector_tests+=':Processes.AProgramStartedWithoutTheCollectorMeetsNoSigprof'
 # Nor can qemu 7.2 keep a SIGFPE that kill() sent pending while the program blocks it: the
 # fixture dies of SIGSEGV without any collector (the same check in a thread runs).
 collector_tests+=':Collector/ProcessState.IsAsTheProgramSetIt/sigprocmask_pending_*'
@@ -97,14 +112,14 @@ fi
 "${under_emulation[@]}" "$native/tests/integration/collector/collector_integration_tests" \
     --gtest_brief=1 --gtest_filter="$collector_tests"
 
-# Allocation sites and stack peaks, aarch64 and armhf: the board's sites files, read here
-# (the reports, the exports, --diff, fork and exec, modules changed since the run). Left
-# out: what runs this machine's driver on the board's program; the traced maps' report (its
+# Allocation sites and stack peaks, aarch64, armhf and riscv64: the board's sites files,
+# read here (the reports, the exports, --diff, fork and exec, modules changed since the
+# run). Left out: what runs this machine's driver on the board's program; the traced maps' report (its
 # fixture hangs under qemu-aarch64 with mmap tracing and sites, not yet understood); the
 # handler on an alternate stack (under qemu the summary's stack peak misses the handler's
 # 24 KiB there); the program's descriptors (libunwind's aarch64 guess of a frame without
 # unwind tables repeats that function where its caller should be).
-if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; then
+if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ] || [ "$arch" = riscv64 ]; }; then
     sites_tests='SitesReport.*:SitesEndings.*:Leaks.MemusagestatPrintsTheSameReportFromTheFile'
     sites_tests+=':Folded.*:FoldedNames.*:Pprof.*:Diff.TotalsAndOnlyTheGrownSiteMatchedByLineNotAddress'
     sites_tests+=':Temporary.TheReportCountsThemPerSiteAndInTotal:Temporary.AnotherThreadsAllocationDoesNotCount'
@@ -129,6 +144,10 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; };
     # allocations, each unwound step by step (libunwind has no fast trace on ARM): minutes
     # under qemu-arm.
     [ "$arch" = armhf ] && sites_tests+=':SitesReport.CppLeaksThroughOperatorNewAndTheStandardLibraryNameTheProgramsLine:FoldedNames.AnonymousNamespacesAndLambdasKeepTheirNames:Pprof.InuseSpaceIsTheHeapAtItsPeakSiteBySite:Pprof.TracesHaveTheCallersAndTheInlinedFrames:SitesSampling.ExactSitesStayExact'
+    # riscv64: the board's C and C++ libraries and its loader are at the board's /lib only
+    # in qemu's root (its C library the cross compiler's), where the desktop's memusagestat
+    # does not look: their frames are named by module and offset (operator new, dlopen).
+    [ "$arch" = riscv64 ] && sites_tests+=':SitesReport.CppLeaksThroughOperatorNewAndTheStandardLibraryNameTheProgramsLine:Pprof.InuseSpaceIsTheHeapAtItsPeakSiteBySite:Pprof.TracesHaveTheCallersAndTheInlinedFrames'
     "${under_emulation[@]}" "$native/tests/integration/sites/sites_integration_tests" \
         --gtest_brief=1 --gtest_filter="$sites_tests"
     stack_tests='-*Driver*:StackPeak.AHandlerOnAnAlternateStackIsMeasuredOnIt'
@@ -175,7 +194,9 @@ board_run() {
 # The desktop's memusagestat takes every file of a board's run (aarch64, armhf): each of its
 # outputs is made from them, and the HTML report puts the data file's times (the board's
 # wall-clock microseconds, as glibc writes them there) on the recording's clock (the board's
-# counter), checked against the run's own files and printed summary.
+# counter), checked against the run's own files and printed summary. Not riscv64 yet: under
+# qemu its counter (rdtime) and the data file's clock were tied 1.2 ms apart in 1 run of 2,
+# past the 1 ms the report's check allows.
 if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; then
     board_run
     printed=$(grep "Memory usage summary" "$work/err") || fail "the board's run printed no summary"
@@ -266,7 +287,7 @@ fi
 # ncurses, drawing the figures the board's collector publishes).
 live_tests=$native/tests/integration/live/memusage_live_integration_tests
 if [ "$smoke" != --smoke ] && [ -x "$driver" ] &&
-    { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; }; then
+    { [ "$arch" = aarch64 ] || [ "$arch" = armhf ] || [ "$arch" = riscv64 ]; }; then
     MEMUSAGE_TEST_LIVE_DRIVER="$MEMUSAGE_TEST_EMULATOR $PWD/$driver" \
         MEMUSAGE_TEST_LIVE_FIXTURE="$MEMUSAGE_TEST_EMULATOR $PWD/build/$arch/tests/integration/live/live_fixture" \
         "$live_tests" --gtest_brief=1 --gtest_filter='LiveView.ShowsTheHeapStepByStep*:LiveView.RefusesWithoutATerminal:LiveView.SaysWhenAProcessIsNotProfiled'
@@ -275,7 +296,8 @@ fi
 
 # --leaks on the desktop names the leaks of a board's run, at their lines: the board's sites
 # file, symbolised here from the board's binaries (libdw reads any ELF machine's).
-[ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ]; } || exit 0
+[ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ] || [ "$arch" = riscv64 ]; } ||
+    exit 0
 fixtures=build/$arch/tests/integration/sites
 sources=tests/integration/sites/fixtures
 sites=$work/run.sites

@@ -185,10 +185,31 @@ inline constexpr uintptr_t frame_address(uintptr_t address) { return address & ~
 inline constexpr unsigned char kSignalReturn[] = {0xad, 0x70, 0xa0, 0xe3, 0x00, 0x00, 0x00, 0xef};
 MEMUSAGE_WITHOUT_ROW_WALK
 
+#elif defined(__riscv) && __riscv_xlen == 64
+
+// libunwind 1.6's riscv port (Debian's source package: Debian 12 has no riscv64 binaries;
+// cmake/toolchains/riscv64_libraries.sh builds it).
+inline constexpr bool kSupported = true;
+MEMUSAGE_UNWINDER_NAMES("riscv")
+// A function that stores the registers into a ucontext_t, the return address as its pc.
+inline constexpr const char* kGetContext = "_Uriscv_getcontext";
+inline constexpr size_t kCursorWords = 4096;    // UNW_TDEP_CURSOR_LEN
+inline constexpr int kInstructionPointer = 64;  // UNW_RISCV_PC
+inline constexpr int kStackPointer = 2;         // UNW_RISCV_X2
+// Its unwind context is the ucontext_t (unw_tdep_context_t), a signal handler's as it is.
+inline constexpr bool kUnwindsSignalContexts = true;
+inline constexpr const char* kMethodsVariable = nullptr;
+inline constexpr const char* kMethods = "";
+// No fast trace on riscv: unw_backtrace steps as the step-by-step unwind does.
+inline constexpr uintptr_t frame_address(uintptr_t address) { return address; }
+// The vDSO's __vdso_rt_sigreturn: li a7, 139; ecall (little-endian words).
+inline constexpr unsigned char kSignalReturn[] = {0x93, 0x08, 0xb0, 0x08, 0x73, 0x00, 0x00, 0x00};
+MEMUSAGE_WITHOUT_ROW_WALK
+
 #else
 
-// riscv64 and the rest: Debian 12 has no libunwind for them, and its layout here would be
-// a guess. The collector runs without stacks and says so.
+// The rest: no libunwind known there, and its layout here would be a guess. The collector
+// runs without stacks and says so.
 inline constexpr bool kSupported = false;
 MEMUSAGE_UNWINDER_NAMES("unsupported")
 inline constexpr const char* kGetContext = nullptr;
