@@ -26,7 +26,8 @@ wanted_common=(nlohmann-json3-dev fonts-dejavu-core) # of no architecture
 stamp="$root/.packages"
 [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${wanted[*]} ${wanted_common[*]}" ] && exit 0
 
-dpkg --print-foreign-architectures | grep -qx "$arch" || {
+# grep reads all of it: with -q it could stop early, and dpkg die of SIGPIPE (pipefail).
+dpkg --print-foreign-architectures | grep -x "$arch" >/dev/null || {
     echo "$0: $arch is not an architecture of this machine's package lists (bash .ci/deps adds it)" >&2
     exit 2
 }
