@@ -114,11 +114,11 @@ fi
 
 # Allocation sites and stack peaks, aarch64, armhf and riscv64: the board's sites files,
 # read here (the reports, the exports, --diff, fork and exec, modules changed since the
-# run). Left out: what runs this machine's driver on the board's program; the traced maps' report (its
-# fixture hangs under qemu-aarch64 with mmap tracing and sites, not yet understood); the
-# handler on an alternate stack (under qemu the summary's stack peak misses the handler's
-# 24 KiB there); the program's descriptors (libunwind's aarch64 guess of a frame without
-# unwind tables repeats that function where its caller should be).
+# run). Left out: what runs this machine's driver on the board's program; the traced maps'
+# report (its fixture hangs under qemu-aarch64 with mmap tracing and sites, not yet
+# understood); the handler on an alternate stack (under qemu the summary's stack peak
+# misses the handler's 24 KiB there); the program's descriptors (libunwind's aarch64 guess
+# of a frame without unwind tables repeats that function where its caller should be).
 if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ] || [ "$arch" = riscv64 ]; }; then
     sites_tests='SitesReport.*:SitesEndings.*:Leaks.MemusagestatPrintsTheSameReportFromTheFile'
     sites_tests+=':Folded.*:FoldedNames.*:Pprof.*:Diff.TotalsAndOnlyTheGrownSiteMatchedByLineNotAddress'
