@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <vector>
 
 #include "sites_run.h"
@@ -27,13 +28,16 @@ long resident_kib(const Outcome& run) {
     return at == std::string::npos ? -1 : std::atol(run.out.c_str() + at + 8);
 }
 
-// How many blocks each site of a sites file allocated.
+// How many blocks each stack of a sites file allocated. Sites of the same frames are one
+// stack: two threads interning a new stack at once may each get an id for it (the table
+// passes over a slot being filled rather than wait: its filler may be the very thread a
+// signal handler interrupted), and the reports add them up.
 std::vector<uint64_t> blocks_by_site(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<uint64_t> blocks;
+    std::map<std::vector<uint64_t>, uint64_t> blocks_of_stack;
     format::FileHeader header;
-    if (bytes.size() < sizeof header) return blocks;
+    if (bytes.size() < sizeof header) return {};
     std::memcpy(&header, bytes.data(), sizeof header);
     size_t at = header.header_bytes;
     for (uint32_t i = 0;
@@ -47,9 +51,15 @@ std::vector<uint64_t> blocks_by_site(const std::string& path) {
          ++i) {
         format::SiteRecord site;
         std::memcpy(&site, bytes.data() + at, sizeof site);
-        blocks.push_back(site.blocks_allocated);
-        at += sizeof site + uint64_t{site.depth} * 8;
+        at += sizeof site;
+        std::vector<uint64_t> frames(site.depth);
+        if (at + uint64_t{site.depth} * 8 > bytes.size()) break;
+        std::memcpy(frames.data(), bytes.data() + at, uint64_t{site.depth} * 8);
+        at += uint64_t{site.depth} * 8;
+        blocks_of_stack[frames] += site.blocks_allocated;
     }
+    std::vector<uint64_t> blocks;
+    for (const auto& [frames, count] : blocks_of_stack) blocks.push_back(count);
     return blocks;
 }
 
