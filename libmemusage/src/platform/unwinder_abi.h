@@ -22,6 +22,13 @@ namespace memusage::unwinder_abi {
     inline constexpr const char* kGetRegister = "_UL" arch "_get_reg";                \
     inline constexpr const char* kRegStatesIterate = "_UL" arch "_reg_states_iterate";
 
+// The environment variable through which libunwind takes the ways it unwinds, read once
+// when it initialises, and the ways wanted (kMethodsVariable, kMethods): none where it
+// has no such choice.
+#define MEMUSAGE_NO_UNWIND_METHODS                           \
+    inline constexpr const char* kMethodsVariable = nullptr; \
+    inline constexpr const char* kMethods = "";
+
 // Where a walk along unwind rows starts (start_registers below).
 struct StartRegisters {
     uintptr_t ip, sp, fp;
@@ -53,10 +60,7 @@ inline constexpr int kInstructionPointer = 16;  // UNW_X86_64_RIP
 inline constexpr int kStackPointer = 7;         // UNW_X86_64_RSP
 // Whether a signal handler's ucontext_t is what the unwinder's init_local2 takes.
 inline constexpr bool kUnwindsSignalContexts = true;
-// The environment variable through which libunwind takes the ways it unwinds, read once
-// when it initialises, and the ways wanted; no variable where it has no such choice.
-inline constexpr const char* kMethodsVariable = nullptr;
-inline constexpr const char* kMethods = "";
+MEMUSAGE_NO_UNWIND_METHODS
 // The address a frame is kept at, from what the unwinder gives (a return address, or the
 // interrupted instruction's): as it is, on most machines.
 inline constexpr uintptr_t frame_address(uintptr_t address) { return address; }
@@ -101,10 +105,7 @@ inline constexpr size_t kCursorWords = 127;
 inline constexpr int kInstructionPointer = 8;  // UNW_X86_EIP
 inline constexpr int kStackPointer = 4;        // UNW_X86_ESP
 inline constexpr bool kUnwindsSignalContexts = true;
-// The environment variable through which libunwind takes the ways it unwinds, read once
-// when it initialises, and the ways wanted; no variable where it has no such choice.
-inline constexpr const char* kMethodsVariable = nullptr;
-inline constexpr const char* kMethods = "";
+MEMUSAGE_NO_UNWIND_METHODS
 inline constexpr uintptr_t frame_address(uintptr_t address) { return address; }
 // The kernel's __kernel_rt_sigreturn (vDSO) and the C library's: mov $173, %eax; int $0x80.
 inline constexpr unsigned char kSignalReturn[] = {0xb8, 0xad, 0x00, 0x00, 0x00, 0xcd, 0x80};
@@ -119,10 +120,7 @@ inline constexpr size_t kCursorWords = 250;
 inline constexpr int kInstructionPointer = 30;  // UNW_TDEP_IP: the link register, x30
 inline constexpr int kStackPointer = 31;        // UNW_AARCH64_SP
 inline constexpr bool kUnwindsSignalContexts = true;
-// The environment variable through which libunwind takes the ways it unwinds, read once
-// when it initialises, and the ways wanted; no variable where it has no such choice.
-inline constexpr const char* kMethodsVariable = nullptr;
-inline constexpr const char* kMethods = "";
+MEMUSAGE_NO_UNWIND_METHODS
 // libunwind's fast trace (unw_backtrace) gives each frame's return address less one, its
 // step-by-step unwind the return address itself: rounded up to the next instruction
 // (every one is 4 bytes, at a multiple of 4), a stack is the same whichever way took it.
@@ -198,8 +196,7 @@ inline constexpr int kInstructionPointer = 64;  // UNW_RISCV_PC
 inline constexpr int kStackPointer = 2;         // UNW_RISCV_X2
 // Its unwind context is the ucontext_t (unw_tdep_context_t), a signal handler's as it is.
 inline constexpr bool kUnwindsSignalContexts = true;
-inline constexpr const char* kMethodsVariable = nullptr;
-inline constexpr const char* kMethods = "";
+MEMUSAGE_NO_UNWIND_METHODS
 // No fast trace on riscv: unw_backtrace steps as the step-by-step unwind does.
 inline constexpr uintptr_t frame_address(uintptr_t address) { return address; }
 // The vDSO's __vdso_rt_sigreturn: li a7, 139; ecall (little-endian words).
@@ -217,8 +214,7 @@ inline constexpr size_t kCursorWords = 1;
 inline constexpr int kInstructionPointer = 0;
 inline constexpr int kStackPointer = 0;
 inline constexpr bool kUnwindsSignalContexts = false;
-inline constexpr const char* kMethodsVariable = nullptr;
-inline constexpr const char* kMethods = "";
+MEMUSAGE_NO_UNWIND_METHODS
 inline constexpr uintptr_t frame_address(uintptr_t address) { return address; }
 inline constexpr unsigned char kSignalReturn[] = {0};
 MEMUSAGE_WITHOUT_ROW_WALK

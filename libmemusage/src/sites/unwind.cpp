@@ -62,6 +62,15 @@ std::atomic<uint32_t> traced_threads{0};
 
 AccessMemory libunwind_access_memory = nullptr;
 
+// Starts `cursor` at the calling function: inlined, so that the frame get_context records
+// is its caller's, which stays while the cursor reads it. `context` and `room` are the
+// caller's too (room: platform/signal_context.h). False when libunwind refuses.
+__attribute__((always_inline)) inline bool start_here(Cursor& cursor, ucontext_t& context,
+                                                      ucontext_t& room) {
+    return get_context(&context) == 0 &&
+           init_local(&cursor, static_cast<ucontext_t*>(unwinder_context(&context, room))) == 0;
+}
+
 using FlushCache = void (*)(void* space, Word low, Word high);
 std::atomic<FlushCache> flush_cache{nullptr};
 void* local_address_space = nullptr;
@@ -206,10 +215,7 @@ Way choose_way() {
 int step_backtrace(void** buffer, int size) {
     ucontext_t context, room;
     Cursor cursor;
-    // get_context records this frame, which stays while the cursor reads it.
-    if (get_context(&context) != 0 ||
-        init_local(&cursor, static_cast<ucontext_t*>(unwinder_context(&context, room))) != 0)
-        return 0;
+    if (!start_here(cursor, context, room)) return 0;
     int found = 0;
     while (found < size) {
         Word address;
@@ -239,9 +245,7 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
         // libunwind's signature takes the context as writable; it only reads it.
         auto* interrupted = static_cast<ucontext_t*>(unwinder_context(signal_context, room));
         if (init_local2(&cursor, interrupted, kInitSignalFrame) != 0) return 0;
-    } else if (get_context(&context) != 0 ||
-               init_local(&cursor, static_cast<ucontext_t*>(unwinder_context(&context, room))) !=
-                   0) {
+    } else if (!start_here(cursor, context, room)) {
         return 0;
     }
     uint32_t depth = 0;
