@@ -64,7 +64,6 @@ constexpr uint32_t kSlots = 1u << 15;
 constexpr uint32_t kProbes = 16;
 
 Slot* slots = nullptr;
-std::atomic<uint32_t> generation{0};
 
 struct Cursor {
     Word opaque[abi::kCursorWords];
@@ -179,6 +178,18 @@ Row row_of(Word return_address, uint32_t current) {
     return kGivesUp;
 }
 
+// The word at `slot`, kept in the trail.
+void keep(Trail& trail, Word start_sp, Word slot, Word value) {
+    Word offset = slot - start_sp;
+    if (trail.words >= Trail::kMaxWords || !fits_32_bits(offset)) {
+        trail.words = Trail::kUnkept;
+        return;
+    }
+    trail.offset[trail.words] = static_cast<int32_t>(offset);
+    trail.value[trail.words] = value;
+    ++trail.words;
+}
+
 }  // namespace
 
 bool start(void* init_local_function, void* iterate_function) {
@@ -191,10 +202,18 @@ bool start(void* init_local_function, void* iterate_function) {
     return true;
 }
 
-int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max) {
+int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max, Trail& trail) {
+    trail.words = 0;
+    trail.uses_start_fp = false;
     if (max == 0) return 0;
-    bool frame_pointer_known = true;
     uint32_t current = generation.load(std::memory_order_acquire);
+    trail.generation = current;
+    const Word start_sp = sp;
+    bool frame_pointer_known = true;
+    // Where FP's value was read (0: it is the starting register's), and whether that word
+    // is in the trail: only a FP some CFA is reckoned from is.
+    Word frame_pointer_slot = 0;
+    bool frame_pointer_kept = false;
     int depth = 0;
     for (;;) {
         Row row = row_of(ip, current);
@@ -214,13 +233,29 @@ int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max) {
             if (static_cast<uint32_t>(depth) == max) break;
         }
         if (row.kind == Row::outermost) break;
-        Word cfa = (row.cfa_from_frame_pointer ? fp : sp) + static_cast<int64_t>(row.cfa_offset);
-        ip = *reinterpret_cast<const Word*>(cfa + static_cast<int64_t>(row.return_address_offset));
-        if (row.frame_pointer == Row::saved)
-            fp = *reinterpret_cast<const Word*>(cfa +
-                                                static_cast<int64_t>(row.frame_pointer_offset));
-        else if (row.frame_pointer == Row::lost)
+        Word cfa;
+        if (row.cfa_from_frame_pointer) {
+            if (!frame_pointer_kept) {
+                if (frame_pointer_slot == 0)
+                    trail.uses_start_fp = true;
+                else
+                    keep(trail, start_sp, frame_pointer_slot, fp);
+                frame_pointer_kept = true;
+            }
+            cfa = fp + static_cast<int64_t>(row.cfa_offset);
+        } else {
+            cfa = sp + static_cast<int64_t>(row.cfa_offset);
+        }
+        Word return_address_slot = cfa + static_cast<int64_t>(row.return_address_offset);
+        ip = *reinterpret_cast<const Word*>(return_address_slot);
+        keep(trail, start_sp, return_address_slot, ip);
+        if (row.frame_pointer == Row::saved) {
+            frame_pointer_slot = cfa + static_cast<int64_t>(row.frame_pointer_offset);
+            fp = *reinterpret_cast<const Word*>(frame_pointer_slot);
+            frame_pointer_kept = false;
+        } else if (row.frame_pointer == Row::lost) {
             frame_pointer_known = false;
+        }
         sp = cfa;
         if (ip == 0) break;
     }

@@ -5,11 +5,30 @@
 // (unw_backtrace then unwinds it whole). Why the result is libunwind's: row_walk.cpp.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
+#include "memusage/sites_format.h"
 #include "platform/unwinder_abi.h"
 
 namespace memusage::row_walk {
+
+// What a walk's frames depend on besides the rows, for the stack memo (stack_memo.h): the
+// words of the stack it read and used, in the order read, at their offsets from the
+// starting SP, and whether it used the starting FP. A walk from the same registers over
+// the same words, with the same rows (`generation`), reaches the same frames: each address
+// it reads is a function of the words read before it.
+struct Trail {
+    // Two words a frame at most (its return address, and the FP a later frame's CFA is
+    // reckoned from), for the deepest stack kept and a few frames of the collector's on top.
+    static constexpr uint32_t kMaxWords = 2 * (sites_format::kMaxDepth + 4);
+    static constexpr uint32_t kUnkept = kMaxWords + 1;  // `words`: too many, or too far
+    uint32_t words;
+    uint32_t generation;
+    bool uses_start_fp;
+    int32_t offset[kMaxWords];
+    uintptr_t value[kMaxWords];
+};
 
 // libunwind's functions the rows are read with (unw_init_local, unw_reg_states_iterate;
 // null: never walks) and whether this machine has the walk (unwinder_abi::kWalksRows).
@@ -24,9 +43,13 @@ bool start(void* init_local, void* reg_states_iterate);
 // stall). -1 when a frame's row is not one the walk follows (a signal frame, a rule with an
 // expression, code without unwind information) or a frame of the collector's lies below the
 // program's: libunwind then unwinds the stack. Takes no lock; async-signal-safe as
-// unw_backtrace is.
+// unw_backtrace is. `trail` is filled with what the frames depend on.
 __attribute__((noinline)) int walk(uintptr_t ip, uintptr_t sp, uintptr_t fp, uintptr_t* frames,
-                                   uint32_t max);
+                                   uint32_t max, Trail& trail);
+
+// The rows' generation, one more at each forget_rows(): a trail of another generation was
+// walked on rows since forgotten.
+inline constinit std::atomic<uint32_t> generation{0};
 
 // Code was unloaded (dlclose): the rows kept for its addresses are forgotten, since other
 // code may be loaded there.

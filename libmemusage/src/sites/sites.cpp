@@ -12,6 +12,7 @@
 #include "platform/unwinder_abi.h"
 #include "sites/sampling.h"
 #include "sites/sites_file.h"
+#include "sites/stack_memo.h"
 #include "sites/stack_peaks.h"
 #include "sites/stack_table.h"
 #include "sites/unwind.h"
@@ -161,12 +162,42 @@ uint32_t intern_cached(const uintptr_t* frames, uint32_t depth) {
     return id;
 }
 
+// MEMUSAGE_SITES_VERIFY: a stack the memo gave, as the stack table holds it, against
+// libunwind's.
+__attribute__((noinline, cold)) void verify_recalled(uint32_t id) {
+    uint32_t depth = 0;
+    const uintptr_t* frames = stacks.frames_of(id, depth);
+    if (id != StackTable::kTableFull)
+        unwind::detail::verify_stack(frames, depth, sites_format::kMaxDepth,
+                                     unwind::detail::Taken::recalled);
+}
+
 }  // namespace
 
 uint32_t capture_site() {
+    unwinder_abi::StartRegisters start = unwinder_abi::start_registers();
+    // A signal handler's capture inside this one's memo work leaves the memo alone.
+    bool memo_free = unwind::detail::walks_rows && !stack_memo::busy;
+    if (memo_free) {
+        stack_memo::busy = true;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        if (uint32_t id = stack_memo::recall(start)) {
+            if (__builtin_expect(unwind::detail::verifying, 0)) verify_recalled(id);
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            stack_memo::busy = false;
+            return id;
+        }
+    }
     uintptr_t frames[sites_format::kMaxDepth];
-    uint32_t depth = unwind::capture(frames, sites_format::kMaxDepth);
-    return intern_cached(frames, depth);
+    row_walk::Trail trail;
+    uint32_t depth = unwind::capture(frames, sites_format::kMaxDepth, start, trail);
+    uint32_t id = intern_cached(frames, depth);
+    if (memo_free) {
+        if (trail.words != row_walk::Trail::kUnkept) stack_memo::remember(start, trail, id);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        stack_memo::busy = false;
+    }
+    return id;
 }
 
 uint32_t sampled_site(uint64_t size) {

@@ -274,8 +274,8 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
 }
 
 namespace {
-std::atomic<uint64_t> verified_walks{0}, unwound_alone{0};
-char summary[160];
+std::atomic<uint64_t> verified{0}, verified_recalled{0}, unwound_alone{0};
+char summary[200];
 
 // Standard error without stdio (a signal handler may be verifying): a line of addresses.
 void write_stack(const char* title, const uintptr_t* frames, uint32_t depth) {
@@ -291,8 +291,8 @@ void write_stack(const char* title, const uintptr_t* frames, uint32_t depth) {
 }  // namespace
 
 namespace detail {
-void verify_stack(const uintptr_t* frames, uint32_t depth, uint32_t max, bool walked) {
-    if (!walked) {
+void verify_stack(const uintptr_t* frames, uint32_t depth, uint32_t max, Taken taken) {
+    if (taken == Taken::unwound) {
         unwound_alone.fetch_add(1, std::memory_order_relaxed);
         return;
     }
@@ -306,13 +306,14 @@ void verify_stack(const uintptr_t* frames, uint32_t depth, uint32_t max, bool wa
     bool same = expected_depth == depth;
     for (uint32_t i = 0; same && i < depth; ++i) same = expected[i] == frames[i];
     if (same) {
-        verified_walks.fetch_add(1, std::memory_order_relaxed);
+        verified.fetch_add(1, std::memory_order_relaxed);
+        if (taken == Taken::recalled) verified_recalled.fetch_add(1, std::memory_order_relaxed);
         return;
     }
     static const char kDiffer[] =
         "memusage: MEMUSAGE_SITES_VERIFY: the walk along unwind rows and libunwind differ\n";
     (void)!write(2, kDiffer, sizeof kDiffer - 1);
-    write_stack("walked", frames, depth);
+    write_stack(taken == Taken::recalled ? "recalled" : "walked", frames, depth);
     write_stack("libunwind", expected, expected_depth);
     abort();
 }
@@ -328,9 +329,10 @@ void forget_unloaded_code() {
 const char* verify_summary() {
     if (!detail::verifying) return nullptr;
     snprintf(summary, sizeof summary,
-             "sites verified: %llu stacks walked along unwind rows, the same as libunwind's; "
-             "%llu unwound by libunwind alone",
-             static_cast<unsigned long long>(verified_walks.load(std::memory_order_relaxed)),
+             "sites verified: %llu stacks walked along unwind rows (%llu of them recalled "
+             "from the stack memo), the same as libunwind's; %llu unwound by libunwind alone",
+             static_cast<unsigned long long>(verified.load(std::memory_order_relaxed)),
+             static_cast<unsigned long long>(verified_recalled.load(std::memory_order_relaxed)),
              static_cast<unsigned long long>(unwound_alone.load(std::memory_order_relaxed)));
     return summary;
 }

@@ -124,38 +124,45 @@ __attribute__((noinline)) inline void unwind_once_with_libunwind() {
     unwind_with_libunwind(buffer, 1);
 }
 
-// MEMUSAGE_SITES_VERIFY: the stack libunwind gives here against `frames` (walked: by the
-// walk along unwind rows); on any difference both go to standard error and the process
-// aborts.
+// How a capture took its stack: libunwind unwound it, the walk along unwind rows walked
+// it, or the stack memo (stack_memo.h) recalled it.
+enum class Taken : uint8_t { unwound, walked, recalled };
+
+// MEMUSAGE_SITES_VERIFY: the stack libunwind gives here against `frames` (taken without
+// libunwind: walked or recalled); on any difference both go to standard error and the
+// process aborts.
 __attribute__((noinline, cold)) void verify_stack(const uintptr_t* frames, uint32_t depth,
-                                                  uint32_t max, bool walked);
+                                                  uint32_t max, Taken taken);
 }  // namespace detail
 
 // At most `max` return addresses of the caller's stack, innermost first, without the
 // collector's own frames (the hook the program called, and what it called; and a call of
-// ours a signal handler interrupted, with what it called). Takes no lock
-// of ours; only libunwind's and the dynamic loader's. Inlined into its caller: every frame
-// of ours is one more step for the unwinder, which costs as much as a frame of the program.
-__attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32_t max) {
+// ours a signal handler interrupted, with what it called). `start` is
+// unwinder_abi::start_registers() taken in the caller, where the walk along unwind rows
+// starts (one frame of ours fewer to step than from inside walk()); `trail` says what the
+// walk read, and is empty when libunwind unwound the stack. Takes no lock of ours; only
+// libunwind's and the dynamic loader's. Inlined into its caller: every frame of ours is one
+// more step for the unwinder, which costs as much as a frame of the program.
+__attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32_t max,
+                                                       const unwinder_abi::StartRegisters& start,
+                                                       row_walk::Trail& trail) {
     using namespace detail;
+    trail.words = row_walk::Trail::kUnkept;
     if (backtrace_function == nullptr) return 0;
     void* buffer[sites_format::kMaxDepth + kOwnFramesRoom];
     uint32_t room = max + kOwnFramesRoom;
     if (room > sizeof buffer / sizeof buffer[0]) room = sizeof buffer / sizeof buffer[0];
-    // Started here, in the caller: one frame of ours fewer to step than from inside walk().
-    int walked = -1;
-    if (walks_rows) {
-        unwinder_abi::StartRegisters start = unwinder_abi::start_registers();
-        walked = row_walk::walk(start.ip, start.sp, start.fp, frames, max);
-    }
+    int walked = walks_rows ? row_walk::walk(start.ip, start.sp, start.fp, frames, max, trail) : -1;
     uint32_t depth;
     if (__builtin_expect(walked >= 0, 1)) {
         depth = static_cast<uint32_t>(walked);
     } else {
+        trail.words = row_walk::Trail::kUnkept;
         int found = unwind_with_libunwind(buffer, static_cast<int>(room));
         depth = program_frames(buffer, found, frames, max);
     }
-    if (__builtin_expect(verifying, 0)) verify_stack(frames, depth, max, walked >= 0);
+    if (__builtin_expect(verifying, 0))
+        verify_stack(frames, depth, max, walked >= 0 ? Taken::walked : Taken::unwound);
     return depth;
 }
 

@@ -213,5 +213,38 @@ TEST(SitesReport, ExceptionsThrownThroughManyFramesKeepWorking) {
     EXPECT_NE(report.out.find("at descend(int, int) ("), std::string::npos) << report.out;
 }
 
+// Four paths to one allocation whose stacks are alike on top (the same stack pointer at
+// the allocation): each path's site has its own blocks, none of another's.
+TEST(SitesReport, PathsWhoseStacksDifferOnlyDeepDownAreSitesApart) {
+    for (const char* build : {"sites_fixture_alike_stacks", "sites_fixture_alike_stacks_no_fp"}) {
+        SCOPED_TRACE(build);
+        std::string report = report_of_run({fixture(build), "1000"});
+        std::vector<Entry> entries = entries_of(report);
+        struct Path {
+            const char* via;
+            const char* outer;
+            const char* figures;
+        };
+        for (const Path& path :
+             {Path{"via_left", "outer_first", "2000000 bytes in 2000 calls"},
+              Path{"via_right", "outer_first", "4000000 bytes in 2000 calls"},
+              Path{"via_left", "outer_second", "6000000 bytes in 2000 calls"},
+              Path{"via_right", "outer_second", "8000000 bytes in 2000 calls"}}) {
+            const Entry* found = nullptr;
+            for (const Entry& entry : entries) {
+                if (entry.section.rfind(kAllocatedRanking, 0) != 0) continue;
+                std::string stack = entry.text();
+                if (stack.find(std::string("by ") + path.via + " (") != std::string::npos &&
+                    stack.find(std::string("by ") + path.outer + " (") != std::string::npos)
+                    found = &entry;
+            }
+            ASSERT_NE(found, nullptr) << path.via << " from " << path.outer << " in:\n" << report;
+            EXPECT_NE(found->header.find(std::string(" ") + path.figures), std::string::npos)
+                << "want \"" << path.figures << "\" in:\n"
+                << found->text();
+        }
+    }
+}
+
 }  // namespace
 }  // namespace sites_test

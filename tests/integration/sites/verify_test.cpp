@@ -16,17 +16,23 @@ namespace {
 using collector_test::fixture;
 using collector_test::Scratch;
 
-// The number of walked stacks the run's summary says were compared; 0 without one.
-uint64_t stacks_compared(const Outcome& run) {
-    const std::string kSummary = "sites verified: ";
-    size_t at = run.err.find(kSummary);
+// The number after `words` in the run's summary; 0 without one.
+uint64_t summary_figure(const Outcome& run, const std::string& words) {
+    size_t at = run.err.find(words);
     return at == std::string::npos
                ? 0
-               : std::strtoull(run.err.c_str() + at + kSummary.size(), nullptr, 10);
+               : std::strtoull(run.err.c_str() + at + words.size(), nullptr, 10);
 }
 
-void expect_walked_as_libunwind(const std::vector<std::string>& argv, uint64_t at_least,
-                                const std::vector<std::string>& extra = {}) {
+// The number of walked stacks the run's summary says were compared, and of them those the
+// stack memo gave.
+uint64_t stacks_compared(const Outcome& run) { return summary_figure(run, "sites verified: "); }
+uint64_t stacks_recalled(const Outcome& run) {
+    return summary_figure(run, "stacks walked along unwind rows (");
+}
+
+Outcome expect_walked_as_libunwind(const std::vector<std::string>& argv, uint64_t at_least,
+                                   const std::vector<std::string>& extra = {}) {
     Scratch scratch;
     std::vector<std::string> environment = {"MEMUSAGE_SITES_VERIFY=1"};
     environment.insert(environment.end(), extra.begin(), extra.end());
@@ -34,6 +40,7 @@ void expect_walked_as_libunwind(const std::vector<std::string>& argv, uint64_t a
     EXPECT_EQ(run.err.find("differ"), std::string::npos) << run.err;
     EXPECT_TRUE(run.exited_zero()) << "status " << run.status << "\n" << run.err;
     EXPECT_GE(stacks_compared(run), at_least) << run.err;
+    return run;
 }
 
 TEST(SitesVerify, LongjmpSwapcontextSignalsAndUnloadedLibraries) {
@@ -51,6 +58,16 @@ TEST(SitesVerify, RowsOfUnloadedCodeAreNotUsedForCodeLoadedAtTheirAddress) {
         1000);
 }
 #endif
+
+// Four paths to one allocation at the same stack pointer, each taken twice in a row: the
+// memo gives the second call's stack, and must not give one path's for another's.
+TEST(SitesVerify, StacksAlikeOnTopWithAndWithoutFramePointers) {
+    for (const char* build : {"sites_fixture_alike_stacks", "sites_fixture_alike_stacks_no_fp"}) {
+        SCOPED_TRACE(build);
+        Outcome run = expect_walked_as_libunwind({fixture(build), "1000"}, 8000);
+        EXPECT_GE(stacks_recalled(run), 4000u) << run.err;
+    }
+}
 
 TEST(SitesVerify, CppExceptions) {
     expect_walked_as_libunwind({fixture("sites_fixture_exceptions"), "200"}, 200);
