@@ -1,10 +1,14 @@
-// Direct recording. A thread alone needs neither its log nor the lock nor a fenced
-// stamp (which costs as much as the program's own malloc here): it adds its events
-// to the stream itself (Recorder::record_directly). This is who has that right, given
-// and taken under the recorder's lock: the first other thread to arrive takes it away
-// behind a process-wide barrier, and a thread that finds itself alone again when its
-// log fills gets it back.
+// Direct recording. A thread recording alone needs neither its log nor the lock nor a
+// fenced stamp (which costs as much as the program's own malloc here): it adds its events
+// to the stream itself (Recorder::record_directly). This is who has that right, given and
+// taken under the recorder's lock. A thread whose log fills gets it when it is the only
+// thread, or when every other thread is quiet (nothing unmerged, not recording: threads
+// taking turns on one core, a busy thread beside idle ones). Another thread takes it away
+// before it records anything itself: the events stay in the order they happened.
 #pragma once
+
+#include <atomic>
+#include <cstdint>
 
 #include "record/thread_log.h"
 
@@ -16,12 +20,21 @@ class DirectRecording {
     void init();
     // The thread recording directly, if any.
     ThreadLog* owner() const { return owner_; }
+    // Whether a thread records directly: read without the lock by every thread that logs,
+    // before each event (a thread that finds it set stops that first, under the lock).
+    bool active() const { return active_.load(std::memory_order_relaxed); }
     // `log`'s thread, alone, records directly from now on (if allowed).
     void become_locked(ThreadLog& log);
+    // `log`'s thread records directly from now on if every other thread among `logs` (a
+    // list through ThreadLog::next) is quiet, before and after a process-wide barrier
+    // (after it, a thread that starts recording sees `active()`). Tried at most once per
+    // full log, less often each time such a turn ends soon (taken away within
+    // kShortTurnNanoseconds). True if it does.
+    bool share_locked(ThreadLog& log, ThreadLog* logs);
     // Ends direct recording; false if the owner is still recording after `max_waits`.
     bool revoke_locked(ThreadLog* caller, int max_waits = -1);
-    // Another thread recording directly would be writing the stream while `own` reads it:
-    // that ends (it resumes once its log fills and it is alone again).
+    // Another thread recording directly would be writing the stream while `own` reads it
+    // or logs: that ends (it resumes once its log fills and the others are quiet).
     void revoke_others_locked(ThreadLog* own) {
         if (owner_ != nullptr && owner_ != own) revoke_locked(own);
     }
@@ -30,12 +43,23 @@ class DirectRecording {
     // fork(), in the child: a thread that recorded directly does not exist here (unless
     // it is `own`, the forking one).
     void forget_owner_in_child(ThreadLog* own) {
-        if (owner_ != own) owner_ = nullptr;
+        if (owner_ != own) set_owner(nullptr);
     }
 
+    static constexpr uint64_t kShortTurnNanoseconds = 100000;
+    static constexpr uint32_t kMaxBackoff = 64;  // full logs passed before trying again
+
   private:
+    void set_owner(ThreadLog* owner) {
+        owner_ = owner;
+        active_.store(owner != nullptr, std::memory_order_relaxed);
+    }
+    static bool others_quiet(const ThreadLog& log, const ThreadLog* logs);
+    static void back_off(ThreadLog& log);
+
     bool allowed_ = false;  // the kernel has the barrier, and the run is not over
     ThreadLog* owner_ = nullptr;
+    std::atomic<bool> active_{false};  // owner_ is set
 };
 
 }  // namespace memusage

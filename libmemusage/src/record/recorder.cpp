@@ -21,22 +21,38 @@ void Recorder::merge_full_log(ThreadLog& log) { logs_.merge_full_log(log); }
 
 void Recorder::write_output() { output_.write(stream_); }
 
+// A nested log is a signal handler's, which must not wait here: begin_nested did this for
+// it.
+void Recorder::stop_others_recording_directly(ThreadLog& log) {
+    if (log.parent != nullptr) return;
+    lock_.lock();
+    direct_.revoke_locked(&log);
+    lock_.unlock();
+}
+
 void Recorder::record_with_block(ThreadLog& log, int64_t heap_change, uint64_t stack, uint32_t site,
                                  const BlockChange& block) {
-    if (log.records_directly.load(std::memory_order_relaxed) &&
-        record_directly(log, heap_change, stack, site, nullptr, &block))
-        return;
+    if (record_directly(log, heap_change, stack, site, nullptr, &block)) return;
     uint32_t n = log.published.load(std::memory_order_relaxed);
     log.events[n] = Event{ordered_cycle_counter(), heap_change, saturated(stack), site};
     log.blocks()[n] = block;
     log.published.store(n + 1, std::memory_order_release);
+    log.recording.store(false, std::memory_order_release);
     if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
 }
 
 void Recorder::record_from_signal(ThreadLog& log, uint64_t time, uint64_t stack) {
-    if (log.records_directly.load(std::memory_order_relaxed) &&
-        record_directly(log, 0, stack, 0, &time, nullptr))
-        return;
+    if (log.records_directly.load(std::memory_order_relaxed)) {
+        if (record_directly(log, 0, stack, 0, &time, nullptr)) return;
+        log.recording.store(false, std::memory_order_release);  // taken away meanwhile
+    }
+    // Another thread recording directly stops first, unless that means waiting for the
+    // lock (this thread may hold it): the tick is then dropped, as below.
+    if (direct_.active() && log.parent == nullptr) {
+        if (!lock_.try_lock()) return;
+        direct_.revoke_locked(&log);
+        lock_.unlock();
+    }
     uint32_t n = log.published.load(std::memory_order_relaxed);
     // Filling the log means merging it, which needs the lock: only if it is free.
     bool fills = n + 1 == log.capacity;

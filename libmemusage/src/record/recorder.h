@@ -98,6 +98,7 @@ class Recorder {
         if (__builtin_expect(!kOnlyCounting && logs_.have_blocks(), 0))
             log.blocks()[n] = BlockChange{};
         log.published.store(n + 1, std::memory_order_release);
+        log.recording.store(false, std::memory_order_release);
         if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
     }
     // The same with the event recording on (logs_have_blocks()): `block` is what the event
@@ -180,9 +181,14 @@ class Recorder {
     // reading of the cycle counter so that the processor cannot read it before it has
     // seen what another thread handed over (a block to free, a flag saying a block was
     // freed): a consequence is always stamped after its cause. A thread that finds itself
-    // alone again when its log fills goes back to direct recording.
+    // alone again when its log fills goes back to direct recording, and so does one that
+    // finds the other threads quiet; any other thread takes that away before it logs an
+    // event (the test of active() below).
     // `signal_time`: the event is a profiling tick, taken at that time by a handler.
     // `block`: the event's heap block, for the event recording (null: none, or not kept).
+    // False: the event goes into the log, and the caller publishes it, then clears
+    // `recording` (open until then, so that a thread about to record directly beside this
+    // one sees an event on its way: DirectRecording::share_locked).
     template <bool kOnlyCounting = false>
     __attribute__((always_inline)) bool record_directly(ThreadLog& log, int64_t heap_change,
                                                         uint64_t stack, uint32_t site,
@@ -205,9 +211,13 @@ class Recorder {
             if (__builtin_expect(
                     stream_.add<kOnlyCounting>(heap_change, saturated(stack), time, site), 0))
                 write_output();
+            log.recording.store(false, std::memory_order_release);
+            return true;
         }
-        log.recording.store(false, std::memory_order_release);
-        return direct;
+        // A profiling tick's handler must not wait: record_from_signal sees to it.
+        if (__builtin_expect(signal_time == nullptr && direct_.active(), 0))
+            stop_others_recording_directly(log);
+        return false;
     }
     // The hot path's two calls out, each with the recorder as its only argument: as cheap
     // at the call as one call can be, and with nothing to keep across it, the inlined
@@ -215,6 +225,8 @@ class Recorder {
     // saved six registers on every counted call).
     void merge_full_log(ThreadLog& log);
     void write_output();
+    // Another thread records directly: that ends before this thread logs an event.
+    __attribute__((noinline, cold)) void stop_others_recording_directly(ThreadLog& log);
     static uint32_t saturated(uint64_t stack) {
         return stack < UINT32_MAX ? static_cast<uint32_t>(stack) : UINT32_MAX;
     }

@@ -81,6 +81,11 @@ struct ThreadLog {
 
     // Recorder only, under its lock.
     uint32_t consumed;  // events [0, consumed) are merged already
+    // Direct recording beside other threads (direct_recording.h): when the thread's turn
+    // began, full logs to pass before it tries again, and how many it passed last time.
+    uint64_t direct_since;
+    uint32_t direct_skips;
+    uint32_t direct_backoff;
     bool in_use;
     ThreadLog* next;
     ThreadLog* parent;  // for a nested log, the thread's own

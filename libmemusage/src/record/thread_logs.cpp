@@ -75,6 +75,9 @@ void ThreadLogs::reset_log(ThreadLog& log, ThreadLog* parent) {
     log.stop_requested.store(false, std::memory_order_relaxed);
     log.nested = nullptr;
     log.consumed = 0;
+    log.direct_since = 0;
+    log.direct_skips = 0;
+    log.direct_backoff = 0;
     log.parent = parent;
     log.counting_slot = nullptr;
     log.ended = false;
@@ -163,9 +166,10 @@ void ThreadLogs::reclaim_locked(bool every_thread) {
 void ThreadLogs::retire_locked(ThreadLog& log) {
     SignalsBlocked blocked;
     if (table_.keeps_rows() && log.parent == nullptr) table_.keep_row_locked(log);
+    // The merge below writes the stream: nobody else may be recording into it directly.
+    direct_.revoke_locked(&log);
     for (ThreadLog* retiring : {log.nested, &log}) {
         if (retiring == nullptr || !retiring->in_use) continue;
-        if (direct_.owner() == retiring) direct_.revoke_locked(retiring);  // its own thread
         merge_.merge_locked(logs_, retiring, cycle_counter_fenced());
         retired_.add_counts(retiring->stats);
         retiring->in_use = false;
@@ -210,6 +214,18 @@ ThreadLog* ThreadLogs::begin_nested(ThreadLog& own) {
         if (nested == nullptr) return nullptr;
     }
     uint32_t pending = nested->published.load(std::memory_order_relaxed);
+    // Another thread recording directly stops before this call logs anything. Not when
+    // that means waiting for the lock this thread may hold (inside an attach, or an
+    // in-process API call before it stopped that thread itself): the call's event is
+    // then merged by its stamp after the events that thread recorded meanwhile.
+    if (direct_.active()) {
+        bool locked = may_wait || lock_.try_lock();
+        if (may_wait) lock_.lock();
+        if (locked) {
+            direct_.revoke_others_locked(&own);
+            lock_.unlock();
+        }
+    }
     if (may_wait && pending != 0) {
         // Merged now, while that is safe: the log never fills when it is not.
         lock_.lock();
@@ -231,6 +247,7 @@ bool ThreadLogs::alone_locked(const ThreadLog& log) const {
 
 // The owner's log is full: everything in it goes into the stream, and it starts over.
 void ThreadLogs::empty_full_log_locked(ThreadLog& log) {
+    direct_.revoke_others_locked(&log);  // the merge writes the stream
     merge_.merge_locked(logs_, &log, cycle_counter_fenced());
     log.consumed = 0;
     log.published.store(0, std::memory_order_relaxed);
@@ -240,7 +257,12 @@ void ThreadLogs::merge_full_log(ThreadLog& log) {
     lock_.lock();
     empty_full_log_locked(log);
     if (ended_count_ > 0) reclaim_locked(false);  // so that a thread left alone knows it
-    if (log.parent == nullptr && alone_locked(log)) direct_.become_locked(log);
+    if (log.parent == nullptr) {
+        if (alone_locked(log))
+            direct_.become_locked(log);
+        else
+            direct_.share_locked(log, logs_);
+    }
     lock_.unlock();
 }
 

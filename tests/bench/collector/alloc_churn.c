@@ -2,7 +2,10 @@
 // of live blocks and replaces a random one per step with a block of another small
 // size, writing into it as real programs write into what they allocate.
 //
-//   alloc_churn [THREADS [STEPS_PER_THREAD]]
+// IDLE more threads allocate once and then wait for the end, as a program's helper
+// threads do beside its busy one.
+//
+//   alloc_churn [THREADS [STEPS_PER_THREAD [IDLE]]]
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +36,38 @@ static void* churn(void* seed_arg) {
     return (void*)checksum;
 }
 
+static pthread_mutex_t end_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t end_signal = PTHREAD_COND_INITIALIZER;
+static int ended = 0;
+
+static void* idle(void* unused) {
+    (void)unused;
+    void* volatile block = malloc(64);  // volatile: a compiler drops a malloc freed at once
+    free(block);
+    pthread_mutex_lock(&end_lock);
+    while (!ended) pthread_cond_wait(&end_signal, &end_lock);
+    pthread_mutex_unlock(&end_lock);
+    return NULL;
+}
+
 int main(int argc, char** argv) {
     int threads = argc > 1 ? atoi(argv[1]) : 1;
     if (argc > 2) steps = atol(argv[2]);
-    if (threads < 1 || threads > 64 || steps < 1) {
-        fprintf(stderr, "usage: alloc_churn [THREADS (1-64) [STEPS_PER_THREAD]]\n");
+    int idle_threads = argc > 3 ? atoi(argv[3]) : 0;
+    if (threads < 1 || threads > 64 || steps < 1 || idle_threads < 0 || idle_threads > 64) {
+        fprintf(stderr, "usage: alloc_churn [THREADS (1-64) [STEPS_PER_THREAD [IDLE (0-64)]]]\n");
         return 2;
+    }
+    pthread_t idlers[64];
+    for (int t = 0; t < idle_threads; ++t) pthread_create(&idlers[t], NULL, idle, NULL);
+    if (idle_threads > 0) {
+        int failed = churn(0) == (void*)1;
+        pthread_mutex_lock(&end_lock);
+        ended = 1;
+        pthread_cond_broadcast(&end_signal);
+        pthread_mutex_unlock(&end_lock);
+        for (int t = 0; t < idle_threads; ++t) pthread_join(idlers[t], NULL);
+        return failed;
     }
     if (threads == 1) return churn(0) == (void*)1;  // no extra thread: the plain case
     pthread_t workers[64];

@@ -218,6 +218,53 @@ TEST(RecorderThreads, ASecondThreadEndsDirectRecordingWithoutLosingAnEvent) {
     }
 }
 
+// Two threads taking turns, as threads sharing one core do: the one whose turn it is
+// records directly once its log fills and the other is quiet, and the other takes that
+// away before its first event. Every event once, in order, the heap exact at each one.
+TEST(RecorderThreads, ThreadsTakingTurnsRecordDirectlyInTheirTurn) {
+    constexpr int kTurns = 12;
+    constexpr uint32_t kBurst = 4 * Recorder::kMaxLogCapacity;
+    for (uint32_t buffer : {5u, 32768u}) {
+        RecorderOnScratch on(buffer);
+        ASSERT_TRUE(on.ready);
+        Recorder& recorder = on.recorder;
+        std::atomic<int> attached{0}, turn{0};
+        int direct_turns[2] = {0, 0};
+        auto take_turns = [&](int me) {
+            ThreadLog* log = recorder.attach_thread();
+            attached.fetch_add(1);
+            while (attached.load() != 2) std::this_thread::yield();
+            for (int t = me; t < kTurns; t += 2) {
+                while (turn.load(std::memory_order_acquire) != t) std::this_thread::yield();
+                for (uint32_t i = 0; i < kBurst; ++i) recorder.record(*log, 1, 0);
+                if (log->records_directly.load()) ++direct_turns[me];
+                for (uint32_t i = 0; i < kBurst; ++i) recorder.record(*log, -1, 0);
+                turn.store(t + 1, std::memory_order_release);
+            }
+            recorder.detach_thread(log);
+        };
+        std::thread first(take_turns, 0), second(take_turns, 1);
+        first.join();
+        second.join();
+        Stats totals = {};
+        recorder.finish(totals, cycle_counter());
+        auto records = on.scratch.records();
+        ASSERT_EQ(records.size(), kHeaderRecords + 2u * kTurns * kBurst) << "buffer " << buffer;
+        expect_time_order(records);
+        auto events = events_of(records);
+        for (size_t i = 0; i < events.size(); ++i) {
+            size_t in_turn = i % (2 * kBurst);
+            uint64_t heap = in_turn < kBurst ? in_turn + 1 : 2 * kBurst - in_turn - 1;
+            ASSERT_EQ(events[i].heap, heap) << "event " << i << ", buffer " << buffer;
+        }
+        EXPECT_EQ(totals.heap_peak, kBurst);
+        // Each thread's first turn at least (later ones may wait: turns this short make
+        // a thread try less often).
+        EXPECT_GE(direct_turns[0], 1) << "buffer " << buffer;
+        EXPECT_GE(direct_turns[1], 1) << "buffer " << buffer;
+    }
+}
+
 TEST(RecorderThreads, AThreadAloneAgainGoesBackToDirectRecording) {
     Recorder recorder;
     ASSERT_TRUE(recorder.init(nullptr, 32768));
