@@ -23,16 +23,17 @@ void DirectRecording::become_locked(ThreadLog& log) {
         log.records_directly.store(false, std::memory_order_relaxed);
 }
 
-// Quiet: every other thread's events are merged and it is not between reading its flags
-// and publishing an event (the thread's own nested log is its own business: become_locked).
-bool DirectRecording::others_quiet(const ThreadLog& log, const ThreadLog* logs) {
+// Quiet (taken): every other thread's events are merged and it is not between reading its
+// flags and publishing an event (the thread's own nested log is its own business:
+// become_locked).
+DirectRecording::Share DirectRecording::others_state(const ThreadLog& log, const ThreadLog* logs) {
+    Share state = Share::taken;
     for (const ThreadLog* other = logs; other != nullptr; other = other->next) {
         if (!other->in_use || other == &log || other->parent == &log) continue;
-        if (other->recording.load(std::memory_order_acquire) ||
-            other->published.load(std::memory_order_acquire) != other->consumed)
-            return false;
+        if (other->published.load(std::memory_order_acquire) != other->consumed) return Share::busy;
+        if (other->recording.load(std::memory_order_acquire)) state = Share::mid_event;
     }
-    return true;
+    return state;
 }
 
 void DirectRecording::back_off(ThreadLog& log) {
@@ -41,21 +42,22 @@ void DirectRecording::back_off(ThreadLog& log) {
     log.direct_skips = log.direct_backoff;
 }
 
-bool DirectRecording::share_locked(ThreadLog& log, ThreadLog* logs) {
-    if (!allowed_ || owner_ != nullptr) return false;
+DirectRecording::Share DirectRecording::share_locked(ThreadLog& log, ThreadLog* logs) {
+    if (!allowed_ || owner_ != nullptr) return Share::busy;
     if (log.direct_skips > 0) {
         --log.direct_skips;
-        return false;
+        return Share::busy;
     }
-    if (!others_quiet(log, logs)) return false;
+    Share state = others_state(log, logs);
+    if (state != Share::taken) return state;
     become_locked(log);
     // After the barrier, a thread about to log either sees active() (and takes the right
     // away before it logs) or shows here that it is recording or has published.
     process_barrier::run();
-    if (others_quiet(log, logs)) return true;
+    if (others_state(log, logs) == Share::taken) return Share::taken;
     revoke_locked(&log);
     back_off(log);
-    return false;
+    return Share::busy;
 }
 
 bool DirectRecording::revoke_locked(ThreadLog* caller, int max_waits) {

@@ -29,8 +29,15 @@ class DirectRecording {
     // list through ThreadLog::next) is quiet, before and after a process-wide barrier
     // (after it, a thread that starts recording sees `active()`). Tried at most once per
     // full log, less often each time such a turn ends soon (taken away within
-    // kShortTurnNanoseconds). True if it does.
-    bool share_locked(ThreadLog& log, ThreadLog* logs);
+    // kShortTurnNanoseconds).
+    enum class Share : uint8_t {
+        taken,      // the thread records directly
+        busy,       // another thread has events on their way
+        mid_event,  // none, but one is between reading its flags and publishing an event:
+                    // where a thread sharing this one's core stops when its time is up, and
+                    // stays until this one yields the core (the caller, without the lock)
+    };
+    Share share_locked(ThreadLog& log, ThreadLog* logs);
     // Ends direct recording; false if the owner is still recording after `max_waits`.
     bool revoke_locked(ThreadLog* caller, int max_waits = -1);
     // Another thread recording directly would be writing the stream while `own` reads it
@@ -54,7 +61,7 @@ class DirectRecording {
         owner_ = owner;
         active_.store(owner != nullptr, std::memory_order_relaxed);
     }
-    static bool others_quiet(const ThreadLog& log, const ThreadLog* logs);
+    static Share others_state(const ThreadLog& log, const ThreadLog* logs);
     static void back_off(ThreadLog& log);
 
     bool allowed_ = false;  // the kernel has the barrier, and the run is not over

@@ -1,5 +1,6 @@
 #include "record/thread_logs.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -257,13 +258,15 @@ void ThreadLogs::merge_full_log(ThreadLog& log) {
     lock_.lock();
     empty_full_log_locked(log);
     if (ended_count_ > 0) reclaim_locked(false);  // so that a thread left alone knows it
+    DirectRecording::Share shared = DirectRecording::Share::busy;
     if (log.parent == nullptr) {
         if (alone_locked(log))
             direct_.become_locked(log);
         else
-            direct_.share_locked(log, logs_);
+            shared = direct_.share_locked(log, logs_);
     }
     lock_.unlock();
+    if (shared == DirectRecording::Share::mid_event) sched_yield();
 }
 
 // Every thread now sees its stop flag at its next call; the barrier makes sure that a
