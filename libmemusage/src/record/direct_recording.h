@@ -66,7 +66,9 @@ class DirectRecording {
 
     bool allowed_ = false;  // the kernel has the barrier, and the run is not over
     ThreadLog* owner_ = nullptr;
-    std::atomic<bool> active_{false};  // owner_ is set
+    // owner_ is set. On a line of its own, away from the stream the owner writes at every
+    // event: every logging thread reads it at every event.
+    alignas(64) std::atomic<bool> active_{false};
 };
 
 }  // namespace memusage
