@@ -6,7 +6,9 @@
 # Builds what it needs into BUILD_DIR (default: build-bench beside the sources) and runs
 # the allocation-churn workload (alloc_churn.c: millions of malloc/free of mixed small
 # sizes, each block written to) on 1 and 2 threads, without and with a data file: bare,
-# under our libmemusage.so and under glibc's, in turns. Each figure is the median of RUNS
+# under our libmemusage.so and under glibc's, in turns. Two more ways: "2/1cpu", the 2
+# threads sharing one core (taskset -c 0: they take turns), and "1+idle", 1 thread beside
+# another that allocated once and waits (alloc_churn's IDLE argument). Each figure is the median of RUNS
 # runs, and ratios are to the bare run, so machine noise hits every column alike. "+RSS"
 # is the median extra maximum resident set our collector adds to the bare run.
 # Then the event recording's rows (MEMUSAGE_EVENTS, alone and with MEMUSAGE_SITES), ours
@@ -38,7 +40,12 @@ source "$(dirname "$0")/bench_setup.sh"
 if [ "${SITES_ONLY:-no}" != yes ]; then
 printf 'alloc_churn, %s steps per thread, medians of %d runs, data files in %s\n' "$steps" "$runs" "$data_dir"
 printf '%-8s %-5s %10s %10s %7s %10s %7s %10s\n' threads file "bare ms" "ours ms" ours "glibc ms" glibc "ours +RSS"
-for threads in 1 2; do
+for way in 1 2 2/1cpu 1+idle; do
+    threads=${way%%[/+]*}
+    launcher=()
+    extra_arguments=()
+    [ "$way" = 2/1cpu ] && launcher=(taskset -c 0)
+    [ "$way" = 1+idle ] && extra_arguments=(1)
     for file in no yes; do
         data=()
         [ "$file" = yes ] && data=("MEMUSAGE_OUTPUT=$data_file")
@@ -57,12 +64,14 @@ for threads in 1 2; do
             glibc_x=$(awk -v a="$glibc_ns" -v b="$bare" 'BEGIN {printf "%.2fx", a / b}')
             glibc_ns=$(awk -v a="$glibc_ns" 'BEGIN {printf "%.0f", a / 1e6}')
         fi
-        printf '%-8s %-5s %10.0f %10.0f %7s %10s %7s %6d KiB\n' "$threads" "$file" \
+        printf '%-8s %-5s %10.0f %10.0f %7s %10s %7s %6d KiB\n' "$way" "$file" \
             "$(awk -v a="$bare" 'BEGIN {print a / 1e6}')" "$(awk -v a="$ours_ns" 'BEGIN {print a / 1e6}')" \
             "$(awk -v a="$ours_ns" -v b="$bare" 'BEGIN {printf "%.2fx", a / b}')" \
             "$glibc_ns" "$glibc_x" "$(median <"$work/rss")"
     done
 done
+launcher=()
+extra_arguments=()
 
 # The event recording (issue 11), alone and with allocation sites: ours only, against
 # the bare run, with the recording's size per event (the trailer's count; the sites file

@@ -10,7 +10,8 @@ glibc=${GLIBC_LIBMEMUSAGE:-/usr/lib/x86_64-linux-gnu/libmemusage.so}
 
 cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF >/dev/null
 cmake --build "$build_dir" -j"$(nproc)" --target memusage >/dev/null
-ours=$(find "$build_dir" -name libmemusage.so -print -quit)
+# The build's own library, not one of bench_pieces.sh's (built beside it, in pieces/).
+ours=$build_dir/lib/libmemusage.so
 helpers=$build_dir/bench-collector
 mkdir -p "$helpers"
 workload=$helpers/$(basename "$workload_source" .c)
@@ -26,12 +27,16 @@ trap 'rm -rf "$work" "$data_file"' EXIT
 
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 # time_of RESULT-FILE [VARIABLE=VALUE]...: one run of the workload, appending
-# "nanoseconds rss_kib" to the file.
+# "nanoseconds rss_kib" to the file. `launcher` (an array, may be empty) goes in front of
+# it, `extra_arguments` (another) after $threads and $steps.
+launcher=()
+extra_arguments=()
 time_of() {
     local out=$1
     shift
     # The variables reach the workload only (through env), and its summary is dropped.
-    read -r ns rss status _ < <("$measure" env "$@" "$workload" "$threads" "$steps" 2>/dev/null)
+    read -r ns rss status _ < <("$measure" ${launcher[@]+"${launcher[@]}"} env "$@" "$workload" \
+        "$threads" "$steps" ${extra_arguments[@]+"${extra_arguments[@]}"} 2>/dev/null)
     if [ "$status" != 0 ]; then
         echo "the workload exited with $status under $*" >&2
         exit 1
