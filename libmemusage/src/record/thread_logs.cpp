@@ -220,9 +220,8 @@ ThreadLog* ThreadLogs::begin_nested(ThreadLog& own) {
     // in-process API call before it stopped that thread itself): the call's event is
     // then merged by its stamp after the events that thread recorded meanwhile.
     if (direct_.active()) {
-        bool locked = may_wait || lock_.try_lock();
         if (may_wait) lock_.lock();
-        if (locked) {
+        if (may_wait || lock_.try_lock()) {
             direct_.revoke_others_locked(&own);
             lock_.unlock();
         }

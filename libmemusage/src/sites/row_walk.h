@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cstdint>
 
-#include "memusage/sites_format.h"
 #include "platform/unwinder_abi.h"
 
 namespace memusage::row_walk {
@@ -19,9 +18,10 @@ namespace memusage::row_walk {
 // the same words, with the same rows (`generation`), reaches the same frames: each address
 // it reads is a function of the words read before it.
 struct Trail {
-    // Two words a frame at most (its return address, and the FP a later frame's CFA is
-    // reckoned from), for the deepest stack kept and a few frames of the collector's on top.
-    static constexpr uint32_t kMaxWords = 2 * (sites_format::kMaxDepth + 4);
+    // As many as the memo keeps of a walk (a longer one is not remembered): small, as the
+    // trail is on the stack of every capture, which may be a signal handler's on a small
+    // alternate stack.
+    static constexpr uint32_t kMaxWords = 48;
     static constexpr uint32_t kUnkept = kMaxWords + 1;  // `words`: too many, or too far
     uint32_t words;
     uint32_t generation;

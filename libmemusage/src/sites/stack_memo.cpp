@@ -6,7 +6,6 @@ namespace memusage::stack_memo {
 
 void remember(const unwinder_abi::StartRegisters& start, const row_walk::Trail& trail,
               uint32_t id) {
-    if (trail.words > Entry::kMaxWords) return;
     Entry& entry = memo[index_of(start)];
     entry.ip = start.ip;
     entry.sp = start.sp;

@@ -16,15 +16,13 @@ namespace memusage::stack_memo {
 
 // A remembered walk; `id` 0 for none.
 struct Entry {
-    // Words of the trail an entry keeps; a longer trail is not remembered.
-    static constexpr uint32_t kMaxWords = 48;
     uintptr_t ip, sp, fp;  // where the walk started; fp compared when the walk used it
     uint32_t generation;
     uint32_t id;
     uint32_t words;
     bool uses_start_fp;
-    int32_t offset[kMaxWords];
-    uintptr_t value[kMaxWords];
+    int32_t offset[row_walk::Trail::kMaxWords];
+    uintptr_t value[row_walk::Trail::kMaxWords];
 };
 
 // Direct-mapped by the starting registers: a thread repeats few call paths at a time.
@@ -53,7 +51,7 @@ __attribute__((always_inline)) inline uint32_t recall(const unwinder_abi::StartR
     return entry.id;
 }
 
-// The walk from `start` along `trail` gave the stack `id`.
+// The walk from `start` along `trail` (not row_walk::Trail::kUnkept) gave the stack `id`.
 void remember(const unwinder_abi::StartRegisters& start, const row_walk::Trail& trail, uint32_t id);
 
 }  // namespace memusage::stack_memo
