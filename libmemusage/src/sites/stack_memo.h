@@ -26,14 +26,16 @@ struct Entry {
 };
 
 // Direct-mapped by the starting registers: a thread repeats few call paths at a time.
-inline constexpr uint32_t kEntries = 16;
+inline constexpr uint32_t kEntryBits = 4;
+inline constexpr uint32_t kEntries = 1u << kEntryBits;
 inline __thread Entry memo[kEntries];
 // Set while the thread reads or writes its memo: a signal handler's capture then leaves
 // the memo alone (it would find or leave an entry half written).
 inline __thread bool busy = false;
 
 inline uint32_t index_of(const unwinder_abi::StartRegisters& start) {
-    return static_cast<uint32_t>(((start.sp ^ start.ip) * 0x9e3779b97f4a7c15ULL) >> 60) % kEntries;
+    return static_cast<uint32_t>(((start.sp ^ start.ip) * 0x9e3779b97f4a7c15ULL) >>
+                                 (64 - kEntryBits));
 }
 
 // The id the walk from `start` gave last time, if the words it used hold what they held;

@@ -60,18 +60,19 @@ int main(int argc, char** argv) {
     }
     pthread_t idlers[64];
     for (int t = 0; t < idle_threads; ++t) pthread_create(&idlers[t], NULL, idle, NULL);
-    if (idle_threads > 0) {
-        int failed = churn(0) == (void*)1;
-        pthread_mutex_lock(&end_lock);
-        ended = 1;
-        pthread_cond_broadcast(&end_signal);
-        pthread_mutex_unlock(&end_lock);
-        for (int t = 0; t < idle_threads; ++t) pthread_join(idlers[t], NULL);
-        return failed;
+    int failed = 0;
+    if (threads == 1) {
+        failed = churn(0) == (void*)1;  // in the main thread: the plain case
+    } else {
+        pthread_t workers[64];
+        for (int t = 0; t < threads; ++t)
+            pthread_create(&workers[t], NULL, churn, (void*)(size_t)t);
+        for (int t = 0; t < threads; ++t) pthread_join(workers[t], NULL);
     }
-    if (threads == 1) return churn(0) == (void*)1;  // no extra thread: the plain case
-    pthread_t workers[64];
-    for (int t = 0; t < threads; ++t) pthread_create(&workers[t], NULL, churn, (void*)(size_t)t);
-    for (int t = 0; t < threads; ++t) pthread_join(workers[t], NULL);
-    return 0;
+    pthread_mutex_lock(&end_lock);
+    ended = 1;
+    pthread_cond_broadcast(&end_signal);
+    pthread_mutex_unlock(&end_lock);
+    for (int t = 0; t < idle_threads; ++t) pthread_join(idlers[t], NULL);
+    return failed;
 }

@@ -8,9 +8,10 @@
 # sizes, each block written to) on 1 and 2 threads, without and with a data file: bare,
 # under our libmemusage.so and under glibc's, in turns. Two more ways: "2/1cpu", the 2
 # threads sharing one core (taskset -c 0: they take turns), and "1+idle", 1 thread beside
-# another that allocated once and waits (alloc_churn's IDLE argument). Each figure is the median of RUNS
-# runs, and ratios are to the bare run, so machine noise hits every column alike. "+RSS"
-# is the median extra maximum resident set our collector adds to the bare run.
+# another that allocated once and waits (alloc_churn's IDLE argument). Each figure is the
+# median of RUNS runs, and ratios are to the bare run, so machine noise hits every column
+# alike. "+RSS" is the median extra maximum resident set our collector adds to the bare
+# run.
 # Then the event recording's rows (MEMUSAGE_EVENTS, alone and with MEMUSAGE_SITES), ours
 # only, with the recording's bytes per event.
 # When heaptrack is installed, a last row gives its ratio on 1 thread (3 runs), for scale.
