@@ -38,6 +38,13 @@ inline constexpr bool record = true;  // the event's way into the stream (peaks 
 #else
 inline constexpr bool record = false;
 #endif
+#ifdef MEMUSAGE_BENCH_OFF_STAMP
+// A one-thread record's time stamp for the data file (the cycle counter's reading): each
+// record gets its predecessor's time plus one instead. Measured with a data file only.
+inline constexpr bool stamp = true;
+#else
+inline constexpr bool stamp = false;
+#endif
 #ifdef MEMUSAGE_BENCH_OFF_THREAD_SLOT
 inline constexpr bool thread_slot = true;  // claiming the thread's log for the call
 #else

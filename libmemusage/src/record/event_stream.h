@@ -55,7 +55,7 @@ struct EventStream {
             if (__builtin_expect(current + stack > total_peak, 0)) total_peak = current + stack;
         }
         if (output == nullptr) return false;
-        if constexpr (kOnlyCounting) time = cycle_counter();
+        if constexpr (kOnlyCounting) time = bench_off::stamp ? last_time + 1 : cycle_counter();
         // Stamps of different cores can disagree by a few cycles; the file stays in order.
         last_time = time > last_time ? time : last_time;
         // Counted only once written: a signal handler that ends the run in between

@@ -9,7 +9,9 @@
 # header, the stack use, claiming the thread's log, the stream's peaks, the whole record
 # (peaks included). A piece's cost is the full collector's less the one without it. Two
 # more rows switch things on at run time: exact allocation sites (MEMUSAGE_SITES) and the
-# data file (MEMUSAGE_OUTPUT); and one gives glibc's collector against the bare run.
+# data file (MEMUSAGE_OUTPUT), with one piece of the latter left out the same way: each
+# record's time stamp (a reading of the cycle counter). The last rows give glibc's
+# collector against the bare run, without and with its data file, and ours with one.
 # The workload is hot_path.c, on glibc's fast path (small blocks from its per-thread cache)
 # and a slow one (blocks too large for the cache and the fast bins).
 #
@@ -30,8 +32,9 @@ source "$(dirname "$0")/bench_setup.sh"
 command -v valgrind >/dev/null || { echo "bench_pieces.sh needs valgrind (callgrind)" >&2; exit 1; }
 
 pieces=(counting histogram header stack thread_slot peak record)
+file_pieces=(stamp)  # measured with a data file
 declare -A collector_of=([all]=$ours)
-for piece in "${pieces[@]}"; do
+for piece in "${pieces[@]}" "${file_pieces[@]}"; do
     dir=$build_dir/pieces/$piece
     cmake -S "$source_dir" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF \
         -DMEMUSAGE_BENCH_OFF="$piece" >/dev/null
@@ -46,10 +49,14 @@ declare -A environment_of=([bare]="MEMUSAGE_BENCH=bare")
 for name in all "${pieces[@]}"; do environment_of[$name]="LD_PRELOAD=${collector_of[$name]}"; done
 environment_of[sites]="LD_PRELOAD=$ours MEMUSAGE_SITES=$sites_file"
 environment_of[file]="LD_PRELOAD=$ours MEMUSAGE_OUTPUT=$data_file"
-runs_named=(bare all "${pieces[@]}" sites file)
+for piece in "${file_pieces[@]}"; do
+    environment_of[$piece]="LD_PRELOAD=${collector_of[$piece]} MEMUSAGE_OUTPUT=$data_file"
+done
+runs_named=(bare all "${pieces[@]}" sites file "${file_pieces[@]}")
 if [ -n "$glibc" ]; then
     environment_of[glibc]="LD_PRELOAD=$glibc"
-    runs_named+=(glibc)
+    environment_of[glibc_file]="LD_PRELOAD=$glibc MEMUSAGE_OUTPUT=$data_file"
+    runs_named+=(glibc glibc_file)
 fi
 
 # instructions NAME MODE STEPS: the instructions callgrind counts in one run.
@@ -111,5 +118,9 @@ row "our collector, over bare" all bare
 for piece in "${pieces[@]}"; do row "  $piece" all "$piece"; done
 row "exact sites, over the collector" sites all
 row "a data file, over the collector" file all
-[ -n "$glibc" ] && row "glibc's collector, over bare" glibc bare
-true
+for piece in "${file_pieces[@]}"; do row "  $piece" file "$piece"; done
+if [ -n "$glibc" ]; then
+    row "glibc's collector, over bare" glibc bare
+    row "glibc's with a data file, over bare" glibc_file bare
+    row "ours with a data file, over bare" file bare
+fi
