@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "platform/bench_pieces.h"
+
 namespace memusage {
 
 struct BlockHeader {
@@ -127,6 +129,7 @@ inline uint64_t mark_for(const void* user) {
 }  // namespace freed
 
 inline void mark_freed(void* user, const OurBlock& block) {
+    if constexpr (bench_off::freed_mark) return;
     uint64_t offset =
         static_cast<uint64_t>(static_cast<char*>(user) - static_cast<char*>(block.real));
     uint64_t mark = freed::mark_for(user) ^ offset;

@@ -23,6 +23,11 @@ inline constexpr bool header = true;  // the block header: written on malloc, fo
 #else
 inline constexpr bool header = false;
 #endif
+#ifdef MEMUSAGE_BENCH_OFF_FREED_MARK
+inline constexpr bool freed_mark = true;  // the mark free leaves in the block (block.h)
+#else
+inline constexpr bool freed_mark = false;
+#endif
 #ifdef MEMUSAGE_BENCH_OFF_STACK
 inline constexpr bool stack = true;  // the thread's stack use at each call, and its peak
 #else

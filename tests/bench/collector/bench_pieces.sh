@@ -6,8 +6,9 @@
 # Builds the collector (bench_setup.sh) and, beside it in BUILD_DIR/pieces/PIECE, one
 # collector per piece of the hot path with that piece left out (MEMUSAGE_BENCH_OFF, see
 # libmemusage/src/platform/bench_pieces.h): the calls' counters, the histogram, the block
-# header, the stack use, claiming the thread's log, the stream's peaks, the whole record
-# (peaks included). A piece's cost is the full collector's less the one without it. Two
+# header, the mark free leaves in a freed block, the stack use, claiming the thread's log,
+# the stream's peaks, the whole record (peaks included). A piece's cost is the full
+# collector's less the one without it. Two
 # more rows switch things on at run time: exact allocation sites (MEMUSAGE_SITES) and the
 # data file (MEMUSAGE_OUTPUT), with one piece of the latter left out the same way: each
 # record's time stamp (a reading of the cycle counter). The last rows give glibc's
@@ -31,7 +32,7 @@ workload_source=hot_path.c
 source "$(dirname "$0")/bench_setup.sh"
 command -v valgrind >/dev/null || { echo "bench_pieces.sh needs valgrind (callgrind)" >&2; exit 1; }
 
-pieces=(counting histogram header stack thread_slot peak record)
+pieces=(counting histogram header freed_mark stack thread_slot peak record)
 file_pieces=(stamp)  # measured with a data file
 declare -A collector_of=([all]=$ours)
 for piece in "${pieces[@]}" "${file_pieces[@]}"; do
