@@ -8,11 +8,11 @@
 # libmemusage/src/platform/bench_pieces.h): the calls' counters, the histogram, the block
 # header, the mark free leaves in a freed block, the stack use, claiming the thread's log,
 # the stream's peaks, the whole record (peaks included). A piece's cost is the full
-# collector's less the one without it. Two
-# more rows switch things on at run time: exact allocation sites (MEMUSAGE_SITES) and the
-# data file (MEMUSAGE_OUTPUT), with one piece of the latter left out the same way: each
-# record's time stamp (a reading of the cycle counter). The last rows give glibc's
-# collector against the bare run, without and with its data file, and ours with one.
+# collector's less the one without it. Two more rows switch things on at run time: exact
+# allocation sites (MEMUSAGE_SITES) and the data file (MEMUSAGE_OUTPUT), with one piece of
+# the latter left out the same way: each record's time stamp (a reading of the cycle
+# counter). The last rows give glibc's collector against the bare run, without and with
+# its data file, and ours with one.
 # The workload is hot_path.c, on glibc's fast path (small blocks from its per-thread cache)
 # and a slow one (blocks too large for the cache and the fast bins).
 #
