@@ -1,5 +1,6 @@
-// glibc's counting rules (SPEC section 3), one function per outcome. The hooks decide
-// what happened; these decide what it counts as. Uncounted has the same functions
+// glibc's counting rules (what each outcome of each call adds to the summary's rows, the
+// heap and the data file), one function per outcome. The hooks decide what happened; these
+// decide what it counts as. Uncounted has the same functions
 // doing nothing: the heap code is written once and serves both.
 #pragma once
 

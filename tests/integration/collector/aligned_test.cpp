@@ -1,5 +1,5 @@
-// SPEC section 9, aligned allocations: every aligned function gives an aligned, writable,
-// freeable, realloc-able block and is counted in the aligned row.
+// Aligned allocations, which glibc's collector does not see: every aligned function gives
+// an aligned, writable, freeable, realloc-able block and is counted in the aligned row.
 #include <gtest/gtest.h>
 
 #include "collector_run.h"

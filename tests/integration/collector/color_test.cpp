@@ -1,5 +1,6 @@
-// SPEC section 9, colour: MEMUSAGE_COLOR=always|never|auto and NO_COLOR. The tests read
-// standard error through a pipe, so "auto" always sees something that is not a terminal.
+// Colour, which glibc's collector always writes: MEMUSAGE_COLOR=always|never|auto and
+// NO_COLOR. The tests read standard error through a pipe, so "auto" always sees something
+// that is not a terminal.
 #include <gtest/gtest.h>
 
 #include "collector_run.h"

@@ -1,4 +1,4 @@
-// SPEC section 5: on programs that use only malloc, calloc, realloc and free, our summary
+// The summary: on programs that use only malloc, calloc, realloc and free, our summary
 // is glibc's byte for byte (colour forced on), the stack peak figure aside.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,6 +1,7 @@
-// SPEC section 9, crashes: a killed run leaves a drawable file holding every full buffer
-// (every record unbuffered); a run dying of a fatal signal it does not
-// handle gets its records flushed and its header completed, and still dies of that signal.
+// Crashes (docs/file-formats.md, "How a run that died looks"): a killed run leaves a
+// drawable file holding every full buffer (every record unbuffered); a run dying of a fatal
+// signal it does not handle gets its records flushed and its header completed, and still
+// dies of that signal.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>

@@ -1,5 +1,6 @@
-// SPEC section 4: the data file's layout, its header, one record per event replaying the
-// program's heap, timer records, buffering, and glibc's memusagestat drawing our file.
+// The data file (docs/file-formats.md, "The data file"): its layout, its header, one record
+// per event replaying the program's heap, timer records, buffering, and glibc's
+// memusagestat drawing our file.
 #include <gtest/gtest.h>
 
 #include <algorithm>

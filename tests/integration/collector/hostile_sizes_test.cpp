@@ -1,5 +1,6 @@
-// SPEC section 8, defects 1 and 2: sizes whose header arithmetic overflows must fail
-// cleanly and be counted as failed; malloc_usable_size must tell the truth.
+// Sizes whose header arithmetic overflows must fail cleanly and be counted as failed
+// (glibc's collector returns small blocks); malloc_usable_size must tell the truth (glibc's
+// collector returns garbage).
 #include <gtest/gtest.h>
 
 #include <sstream>

@@ -1,6 +1,6 @@
-// SPEC section 3 (mmap tracing) and section 8 defect 4: every traced map adds its
-// accessible bytes to the heap, mprotect commits and decommits, unmaps and remaps take
-// away only what traced maps added, and the heap never wraps.
+// mmap tracing (-m), without glibc's heap going below zero on anonymous unmaps: every
+// traced map adds its accessible bytes to the heap, mprotect commits and decommits, unmaps
+// and remaps take away only what traced maps added, and the heap never wraps.
 #include <gtest/gtest.h>
 
 #include "collector_run.h"

@@ -1,5 +1,6 @@
-// SPEC section 9, one data file and one writer: forked children and exec'd programs never
-// write or truncate the file; and section 2, MEMUSAGE_PROG_NAME picks the one process.
+// One data file, one writer (glibc's collector lets a forked child write into its parent's
+// file and an exec'd one truncate it): forked children and exec'd programs never write or
+// truncate the file; and MEMUSAGE_PROG_NAME picks the one process.
 #include <gtest/gtest.h>
 
 #include <algorithm>

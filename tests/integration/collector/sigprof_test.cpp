@@ -1,6 +1,6 @@
-// SPEC section 2, the timer: a program with its own SIGPROF use keeps it working while the
-// collector samples, and one that ignores SIGPROF is not killed by the collector's timer,
-// whatever function set the disposition.
+// The timer (SIGPROF, while a data file is written): a program with its own SIGPROF use
+// keeps it working while the collector samples, and one that ignores SIGPROF is not killed
+// by the collector's timer, whatever function set the disposition.
 #include <gtest/gtest.h>
 
 #include <tuple>

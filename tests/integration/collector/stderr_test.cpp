@@ -1,5 +1,5 @@
-// SPEC sections 5 and 9: the summary reaches the original standard error even when the
-// program closes or redirects its own before exiting (glibc prints nothing then).
+// The summary reaches the original standard error even when the program closes or redirects
+// its own before exiting (glibc prints nothing then).
 #include <gtest/gtest.h>
 
 #include <fstream>

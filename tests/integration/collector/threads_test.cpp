@@ -1,5 +1,5 @@
-// SPEC section 9, threads: exact counts and one record per event whatever the number of
-// threads, threads that exit early included, and blocks freed by another thread.
+// Threads: exact counts and one record per event whatever the number of threads, threads
+// that exit early included, and blocks freed by another thread.
 // What thread creation itself allocates is glibc's business, so the fixture runs twice,
 // with no worker pairs and with M of them: the difference is exactly the workers' work.
 #include <gtest/gtest.h>

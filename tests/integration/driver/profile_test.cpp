@@ -121,7 +121,8 @@ TEST_F(ProfileTest, TitleWithSpacesStaysOneArgument) {
     EXPECT_EQ(result.exit_code, 0) << result.err;
     std::string bytes = read_file(png);
     ASSERT_FALSE(bytes.empty()) << result.err;
-    // The title travels in the PNG's text chunks (SPEC section 9).
+    // The title travels in the PNG's text chunks (docs/file-formats.md, "Files for other
+    // tools").
     EXPECT_NE(bytes.find("Two words  and more"), std::string::npos);
 }
 

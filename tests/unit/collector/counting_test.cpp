@@ -8,7 +8,7 @@ namespace {
 // A block's address: the counts do not depend on it.
 const void* const kBlock = reinterpret_cast<const void*>(0x1000);
 
-// SPEC section 3: what each outcome of each call counts as.
+// glibc's counting rules: what each outcome of each call counts as.
 class CountingTest : public ::testing::Test {
   protected:
     void SetUp() override {
