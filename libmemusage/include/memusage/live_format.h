@@ -3,7 +3,12 @@
 // the figures it already keeps into it about five times a second; the hot path never
 // touches it.
 //
-//   /dev/shm/memusage-<uid>-<pid>     mode 0600, created with O_EXCL | O_NOFOLLOW
+//   DIRECTORY/<pid>    mode 0600, created with O_EXCL | O_NOFOLLOW, its space reserved
+//                      (posix_fallocate) before it is mapped
+//
+// in a directory of the user's own (memusage/live_directory.h). Its bytes are the
+// writer's word only: a reader copies them (pread, never a mapping that a truncation
+// could turn into SIGBUS) and bounds every count and name before using them.
 //
 // One Header, written once (its magic last), then Figures under a sequence counter (a
 // seqlock): odd while the publisher writes, even when the copy is whole. A reader copies
@@ -24,8 +29,10 @@ inline constexpr char kMagic[8] = {'M', 'U', 'L', 'I', 'V', 'E', '1', '\n'};
 // 2: the top sites held now (Figures::sites).
 inline constexpr uint32_t kVersion = 2;
 inline constexpr uint32_t kByteOrderMark = 0x01020304;
-inline constexpr char kDirectory[] = "/dev/shm";
-inline constexpr char kNamePrefix[] = "memusage-";  // then <uid>-<pid>
+// The collector's one warning when it cannot publish, "memusage: " before it and the
+// reason after: --live finds it in the program's standard error to say why it has
+// nothing to show.
+inline constexpr char kNotPublished[] = "live figures not published: ";
 // How often the collector publishes, and so how old a figure can be.
 inline constexpr uint32_t kPublishMilliseconds = 200;
 // Running threads with a row of their own; the others are summed in Figures::others.

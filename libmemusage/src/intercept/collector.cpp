@@ -270,8 +270,9 @@ void start_live_publisher() {
     ThreadLog* counting = counting_log;
     counting_log = nullptr;
     collector_busy = true;
-    live::start(recorder, program_invocation_short_name,
-                config.trace_mmap ? live_format::kMmapRows : 0);
+    if (const char* problem = live::start(recorder, program_invocation_short_name,
+                                          config.trace_mmap ? live_format::kMmapRows : 0))
+        warn(live_format::kNotPublished, problem);
     collector_busy = false;
     counting_log = counting;
 }

@@ -157,14 +157,14 @@ bool start_thread() {
 
 }  // namespace
 
-bool start(Recorder& recorder, const char* program, uint32_t flags) {
+const char* start(Recorder& recorder, const char* program, uint32_t flags) {
     source = &recorder;
     header_flags = flags | (sites::accounts() != nullptr ? live_format::kSites : 0);
     if (program != nullptr) strncpy(program_name, program, sizeof program_name - 1);
-    if (!shared.create(program_name, header_flags)) return false;
-    if (start_thread()) return true;
+    if (const char* problem = shared.create(program_name, header_flags)) return problem;
+    if (start_thread()) return nullptr;
     shared.remove();
-    return false;
+    return "its thread could not be started";
 }
 
 void stop() {
@@ -180,7 +180,7 @@ void before_exec() {
 void after_failed_exec() {
     if (running.load(std::memory_order_acquire) && !stopping.load(std::memory_order_acquire) &&
         shared.is_this_process())
-        shared.create(program_name, header_flags);
+        shared.create(program_name, header_flags);  // said once, at the start
 }
 
 void after_fork_in_child() { shared.forget(); }

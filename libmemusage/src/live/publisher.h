@@ -13,12 +13,12 @@ class Recorder;
 
 namespace memusage::live {
 
-// Makes the file and starts the thread; false if either cannot be made (the program runs
-// on unpublished). Its caller keeps the thread's creation from being counted. Only when
-// asked (MEMUSAGE_LIVE): a second thread in the process changes the C library's own
-// allocator's decisions (perl's in-place reallocs: 2700 alone, 2686 beside it), and the
-// summary must be glibc's.
-bool start(Recorder& recorder, const char* program, uint32_t flags);
+// Makes the file and starts the thread; nullptr when both are made, else why not, for
+// the caller's one warning (the program runs on unpublished). Its caller keeps the thread's
+// creation from being counted. Only when asked (MEMUSAGE_LIVE): a second thread in the process
+// changes the C library's own allocator's decisions (perl's in-place reallocs: 2700 alone, 2686
+// beside it), and the summary must be glibc's.
+const char* start(Recorder& recorder, const char* program, uint32_t flags);
 // The run is ending: no more copies, and the file goes.
 void stop();
 // exec: the file goes (the image that follows makes its own when it is profiled).

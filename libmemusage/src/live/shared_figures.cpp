@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,19 +35,6 @@ int open_new(const char* path) {
 }
 
 }  // namespace
-
-void figures_path(char (&path)[96], uid_t uid, pid_t pid) {
-    size_t n = 0;
-    for (const char* part : {live_format::kDirectory, "/", live_format::kNamePrefix}) {
-        size_t length = strlen(part);
-        memcpy(path + n, part, length);
-        n += length;
-    }
-    n += append_number(path + n, uid);
-    path[n++] = '-';
-    n += append_number(path + n, static_cast<uint64_t>(pid));
-    path[n] = '\0';
-}
 
 namespace {
 
@@ -105,26 +95,66 @@ bool only_thread_left() {
     return stat_field(path, 3, text) && text[0] == 'Z';
 }
 
-bool SharedFigures::create(const char* program, uint32_t flags) {
+const char* SharedFigures::problem(std::initializer_list<const char*> parts) {
+    size_t n = 0;
+    for (const char* part : parts)
+        for (; part != nullptr && *part != '\0' && n < sizeof problem_ - 1; ++part)
+            problem_[n++] = *part;
+    problem_[n] = '\0';
+    return problem_;
+}
+
+// The directory of memusage/live_directory.h, made if missing. One that exists is used
+// only when it is a real directory of this user's, closed to others: in /dev/shm another
+// user may have made it first, or left a link there.
+const char* SharedFigures::choose_directory() {
+    uid_t uid = geteuid();
+    if (!live_format::directory_path(live_format::Place::runtime, uid, getenv("XDG_RUNTIME_DIR"),
+                                     directory_) &&
+        !live_format::directory_path(live_format::Place::shared_memory, uid, nullptr, directory_))
+        return problem({"no directory for them"});
+    if (mkdir(directory_, 0700) != 0 && errno != EEXIST) {
+        const char* reason = strerrordesc_np(errno);
+        return problem({directory_, ": ", reason});
+    }
+    if (const char* wrong = live_format::own_directory_problem(directory_, uid))
+        return problem({directory_, " ", wrong});
+    return nullptr;
+}
+
+const char* SharedFigures::create(const char* program, uint32_t flags) {
     pid_t pid = getpid();
     pid_ = pid;
-    figures_path(path_, getuid(), pid);
+    if (directory_[0] == '\0') {
+        if (const char* wrong = choose_directory()) {
+            directory_[0] = '\0';
+            return wrong;
+        }
+    }
+    if (!live_format::file_path(directory_, static_cast<uint64_t>(pid), path_))
+        return problem({directory_, ": the name is too long"});
     int fd = open_new(path_);
     if (fd < 0 && errno == EEXIST) {
         // This pid's: an image of this process before an exec, or a dead process's.
         unlink(path_);
         fd = open_new(path_);
     }
-    if (fd < 0) return false;
+    if (fd < 0) return problem({path_, ": ", strerrordesc_np(errno)});
+    // Reserved, not only sized: a file system that cannot back every page of the mapping
+    // would answer the publisher's first write to a missing one with SIGBUS, killing the
+    // program (and a reader's fault on it, the reader).
+    int error = posix_fallocate(fd, 0, live_format::kFileBytes);
     void* memory = MAP_FAILED;
-    if (ftruncate(fd, live_format::kFileBytes) == 0)
+    if (error == 0) {
         memory = mmap(nullptr, live_format::kFileBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (memory == MAP_FAILED) error = errno;
+    }
     close(fd);
     if (memory == MAP_FAILED) {
         unlink(path_);
-        return false;
+        return problem({path_, ": ", strerrordesc_np(error)});
     }
-    auto* header = static_cast<live_format::Header*>(memory);  // zeroed by ftruncate
+    auto* header = static_cast<live_format::Header*>(memory);  // zeroed by posix_fallocate
     header->version = live_format::kVersion;
     header->header_bytes = sizeof(live_format::Header);
     header->byte_order = live_format::kByteOrderMark;
@@ -143,7 +173,7 @@ bool SharedFigures::create(const char* program, uint32_t flags) {
     memcpy(&magic, live_format::kMagic, sizeof magic);
     __atomic_store_n(reinterpret_cast<uint64_t*>(header->magic), magic, __ATOMIC_RELEASE);
     __atomic_store_n(&header_, header, __ATOMIC_RELEASE);
-    return true;
+    return nullptr;
 }
 
 void SharedFigures::publish(const live_format::Figures& figures) {

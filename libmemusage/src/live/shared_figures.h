@@ -6,13 +6,12 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <initializer_list>
 
+#include "memusage/live_directory.h"
 #include "memusage/live_format.h"
 
 namespace memusage::live {
-
-// "/dev/shm/memusage-<uid>-<pid>" into `path`.
-void figures_path(char (&path)[96], uid_t uid, pid_t pid);
 
 // The process's start in clock ticks since boot (/proc/PID/stat, field 22); 0 if unknown.
 uint64_t start_ticks_of(pid_t pid);
@@ -23,8 +22,11 @@ bool only_thread_left();
 class SharedFigures {
   public:
     // Makes this process's file (one left by an earlier image of this pid, exec'd or dead,
-    // is replaced) with its header; false when it cannot be made.
-    bool create(const char* program, uint32_t flags);
+    // is replaced) with its header, its space reserved; nullptr when made, else why not
+    // (the directory is not the user's own, the file system is full or read-only...), as
+    // the text of a warning. The directory is chosen at the first call
+    // (memusage/live_directory.h) and kept.
+    const char* create(const char* program, uint32_t flags);
     bool is_open() const { return __atomic_load_n(&header_, __ATOMIC_ACQUIRE) != nullptr; }
     // The figures under the sequence counter.
     void publish(const live_format::Figures& figures);
@@ -36,8 +38,13 @@ class SharedFigures {
     void forget();
 
   private:
+    const char* choose_directory();
+    const char* problem(std::initializer_list<const char*> parts);
+
     live_format::Header* header_ = nullptr;
-    char path_[96] = {};
+    char directory_[live_format::kPathBytes] = {};
+    char path_[live_format::kPathBytes] = {};
+    char problem_[live_format::kPathBytes + 128] = {};
     pid_t pid_ = 0;
 };
 

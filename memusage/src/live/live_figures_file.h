@@ -1,6 +1,13 @@
 // Reading the live figures a profiled process publishes (memusage/live_format.h): its
-// file mapped read-only, whole copies of the figures through the sequence counter, and
-// whether the file is stale (its process is gone, or the pid now names another one).
+// file in a directory of the user's own (memusage/live_directory.h), opened only when it
+// is a regular file of the user's, copied with pread (whole copies of the figures
+// through the sequence counter), every count in it bounded; and whether the file is
+// stale (its process is gone, or the pid now names another one).
+//
+// pread rather than a mapping: a mapped file that shrinks under its reader (truncated by
+// anyone who can write it) turns the next read of a page past its end into SIGBUS, and a
+// page a full tmpfs cannot back does the same; a pread just comes back short. The file is
+// 5 KiB, read a few times a second: the copy costs nothing worth keeping a mapping for.
 #pragma once
 
 #include <sys/types.h>
@@ -14,18 +21,22 @@
 
 namespace memusage::live {
 
-// "/dev/shm/memusage-<uid>-<pid>" (`directory` replaces /dev/shm).
-std::string figures_file_path(uid_t uid, pid_t pid,
-                              const std::string& directory = live_format::kDirectory);
+// The directories this user's live figures may be in, best first: those of
+// memusage/live_directory.h that exist and are the user's own, closed to others.
+std::vector<std::string> figures_directories();
 
 // The process's start in clock ticks since boot (/proc/PID/stat, field 22); nullopt when
 // there is no such process.
 std::optional<uint64_t> process_start_ticks(pid_t pid);
 
-// A whole copy of the figures: the sequence counter even and the same before and after
-// the copy. False when `attempts` copies all met a writer.
-bool copy_figures(const live_format::Header& shared, live_format::Figures& out,
-                  int attempts = 1000);
+// The figures with every count cut to what the layout holds (a file is another
+// process's word, and may be anyone's making).
+void bound_counts(live_format::Figures& figures);
+
+// A whole copy of the figures of the open file `fd`: the sequence counter even and the
+// same before and after the copy. False when `attempts` copies all met a writer, or the
+// file is shorter than its layout (truncated).
+bool copy_figures(int fd, live_format::Figures& out, int attempts = 1000);
 
 // A file is stale when no process has its pid, or the one that has it started after the
 // one that made the file (a tick or so earlier is the writer itself, under an emulator).
@@ -40,26 +51,35 @@ class LiveFiguresFile {
     LiveFiguresFile(const LiveFiguresFile&) = delete;
     LiveFiguresFile& operator=(const LiveFiguresFile&) = delete;
 
-    // Maps `path`; empty on success, else why not (no such file, not ours to read, not a
-    // live-figures file, from another kind of machine).
-    std::string open(const std::string& path);
-    const live_format::Header& header() const { return *header_; }
-    bool read(live_format::Figures& out) const { return copy_figures(*header_, out); }
+    // Opens `path` (never blocking: a FIFO or a device under the name is refused, as a
+    // link is, and a file of another owner); empty on success, else why not. With `pid`,
+    // the file must be that process's.
+    std::string open(const std::string& path, std::optional<pid_t> pid = std::nullopt);
+    // The file of process `pid`, in whichever of figures_directories() holds it; empty on
+    // success, else why not, naming where it looked.
+    std::string open_process(pid_t pid);
+    // The header as it was read at open (its figures those of that moment).
+    const live_format::Header& header() const { return header_; }
+    // The program's name as the file gives it: at most its 64 bytes, unescaped.
+    std::string program() const;
+    bool read(live_format::Figures& out) const;
 
   private:
-    const live_format::Header* header_ = nullptr;
+    int fd_ = -1;
+    live_format::Header header_{};
 };
 
 struct RunningProcess {
     pid_t pid;
-    std::string program;
-    uint64_t start_ns;  // CLOCK_MONOTONIC at its collector's start
+    std::string program;  // as the file gives it: escape before printing
+    uint64_t start_ns;    // CLOCK_MONOTONIC at its collector's start
     live_format::Figures figures;
 };
 
 // The current user's profiled processes running now, by pid; stale files met on the way
-// are removed. `directory` replaces /dev/shm (tests).
+// are removed. `directories` replaces figures_directories() (tests); any that is not the
+// user's own is passed over.
 std::vector<RunningProcess> running_processes(
-    const std::string& directory = live_format::kDirectory);
+    const std::vector<std::string>& directories = figures_directories());
 
 }  // namespace memusage::live

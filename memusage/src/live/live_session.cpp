@@ -10,6 +10,7 @@
 
 #include "child_process.h"
 #include "live/terminal_view.h"
+#include "memusage/live_format.h"
 
 namespace memusage::live {
 namespace {
@@ -51,8 +52,25 @@ class HeldStream {
         write_all(held_);
         held_.clear();
     }
+    // The whole line that begins with `prefix`, taken out of what is held; what follows
+    // the prefix, or empty when no such line has come.
+    std::string take_line(const std::string& prefix) {
+        for (size_t at = 0; at < held_.size();) {
+            size_t end = held_.find('\n', at);
+            if (end == std::string::npos) break;
+            if (held_.compare(at, prefix.size(), prefix) == 0) {
+                std::string rest = held_.substr(at + prefix.size(), end - at - prefix.size());
+                held_.erase(at, end + 1 - at);
+                return rest;
+            }
+            at = end + 1;
+        }
+        return {};
+    }
     int read_end() const { return read_end_; }
     bool open() const { return open_; }
+    // A line of the driver's own, before what is held.
+    void say(const std::string& line) { write_all(line); }
     void pass_on() {
         take();
         release();
@@ -101,7 +119,23 @@ ProgramOutcome run_with_live_view(const std::string& path,
             errors.take();
         };
         source.wait_for_file_ms = 5000;
+        // The collector's warning that it cannot publish (its file system full or
+        // read-only, its directory not the user's): the view's reason, said once.
+        const std::string warning = std::string("memusage: ") + live_format::kNotPublished;
+        source.not_published = [&] {
+            std::string reason = errors.take_line(warning);
+            return reason.empty() ? reason
+                                  : "the live view has nothing to show: the program publishes no "
+                                    "live figures (" +
+                                        reason + "); it runs on without the view";
+        };
         if (show_live_view(source, view_error) != ViewEnd::no_figures) view_error.clear();
+        // Said now, before the program's held output, not at its end.
+        if (!view_error.empty()) {
+            std::string line = "memusage: " + view_error + "\n";
+            errors.say(line);
+            view_error.clear();
+        }
         output.release();
         errors.release();
         // The rest as it comes, until the program (and whatever inherited its output) is done.

@@ -11,7 +11,9 @@
 
 namespace memusage::live {
 
-// `view_error`: set when the view could not be shown (the program still ran).
+// When the view cannot be shown (the program runs on), the reason is said on standard
+// error at once, before the program's held output; `view_error` is set only by a driver
+// built without the view.
 ProgramOutcome run_with_live_view(const std::string& path,
                                   const std::vector<std::string>& arguments,
                                   const std::vector<std::string>& environment,

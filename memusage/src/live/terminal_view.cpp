@@ -14,6 +14,7 @@
 #include "live/figure_history.h"
 #include "live/live_figures_file.h"
 #include "live/live_site_names.h"
+#include "live/printable_text.h"
 #include "live/screen_text.h"
 
 namespace memusage::live {
@@ -30,7 +31,7 @@ uint64_t monotonic_ns() {
 
 class ThreadNames {
   public:
-    explicit ThreadNames(pid_t pid) : pid_(pid) {}
+    ThreadNames(pid_t pid, bool utf8) : pid_(pid), utf8_(utf8) {}
     std::string operator()(uint64_t tid) {
         auto known = names_.find(tid);
         if (known != names_.end()) return known->second;
@@ -38,11 +39,12 @@ class ThreadNames {
                            "/comm");
         std::string name;
         std::getline(comm, name);
-        return names_[tid] = name;
+        return names_[tid] = printable(name, utf8_);
     }
 
   private:
     pid_t pid_;
+    bool utf8_;
     std::map<uint64_t, std::string> names_;
 };
 
@@ -106,18 +108,26 @@ std::string terminal_problem() {
 }
 
 ViewEnd show_live_view(const ViewSource& source, std::string& error) {
-    const std::string path = figures_file_path(getuid(), source.pid);
     LiveFiguresFile file;
     for (int waited = 0;; waited += 50) {
-        error = file.open(path);
+        error = file.open_process(source.pid);
         if (error.empty()) break;
-        if (source.ended && source.ended()) return ViewEnd::process_ended;
-        if (waited >= source.wait_for_file_ms) {
-            error = "no live figures for process " + std::to_string(source.pid) + " (" + path +
-                    ": " + error + "): is it running under memusage, as this user?";
+        // What the process said so far, its end included: the collector's warning that it
+        // publishes nothing comes before that.
+        bool ended = source.ended && source.ended();
+        if (source.tick) source.tick();
+        // The collector said why it publishes nothing: no use waiting.
+        if (std::string problem = source.not_published ? source.not_published() : "";
+            !problem.empty()) {
+            error = problem;
             return ViewEnd::no_figures;
         }
-        if (source.tick) source.tick();
+        if (ended) return ViewEnd::process_ended;
+        if (waited >= source.wait_for_file_ms) {
+            error = "no live figures for process " + std::to_string(source.pid) + " (" + error +
+                    "): is it running under memusage, as this user?";
+            return ViewEnd::no_figures;
+        }
         usleep(50'000);
     }
     if (is_stale(file.header())) {
@@ -127,14 +137,14 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
 
     setlocale(LC_ALL, "");
     ScreenState state;
-    state.program.assign(file.header().program,
-                         strnlen(file.header().program, sizeof file.header().program));
-    state.pid = source.pid;
     state.unicode = utf8_locale();
+    // Names are another process's word: none reaches the terminal unescaped.
+    state.program = printable(file.program(), state.unicode);
+    state.pid = source.pid;
     state.sites = (file.header().flags & live_format::kSites) != 0;
     LiveSiteNames site_names(source.pid);
     FigureHistory history;
-    ThreadNames names(source.pid);
+    ThreadNames names(source.pid, state.unicode);
     CursesScreen screen;
     uint64_t next_refresh = 0;
     ViewEnd end = ViewEnd::quit;
@@ -144,11 +154,14 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
         if (ended || now >= next_refresh) {
             live_format::Figures figures;
             if (!state.paused && file.read(figures)) history.add(figures);
-            state.elapsed_seconds = static_cast<double>(now - file.header().start_ns) / 1e9;
+            // The start is the file's word: one in the future is no time at all.
+            uint64_t start = file.header().start_ns;
+            state.elapsed_seconds = now > start ? static_cast<double>(now - start) / 1e9 : 0;
             state.ended = ended;
             std::vector<ThreadLine> threads = history.threads(state.order, std::ref(names));
             std::vector<SiteLine> sites;
             if (state.sites && !history.empty()) sites = site_names.lines(history.latest());
+            for (SiteLine& site : sites) site.name = printable(site.name, state.unicode);
             screen.draw(screen_lines(history, state, threads, COLS, LINES, sites));
             next_refresh = now + kRefreshMs * 1'000'000ULL;
         }

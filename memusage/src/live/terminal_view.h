@@ -21,6 +21,9 @@ struct ViewSource {
     std::function<void()> tick;
     // How long to wait for the process's file to appear (a program just started).
     int wait_for_file_ms = 0;
+    // While waiting: the collector's own word that it publishes nothing, and why (empty
+    // while it has said nothing).
+    std::function<std::string()> not_published;
 };
 
 enum class ViewEnd { quit, process_ended, no_figures };

@@ -2,17 +2,23 @@
 // --ps show them, driven in a tmux pane (tmux_pane.h) on live_fixture.c, whose heap the
 // test steps through with files.
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 
+#include "memusage/live_format.h"
 #include "tmux_pane.h"
 
 namespace {
@@ -55,8 +61,16 @@ class Scratch {
     std::string path_;
 };
 
+// Where the collector puts a process's live figures: $XDG_RUNTIME_DIR/memusage when that
+// is a directory of the user's own closed to others, else /dev/shm/memusage-UID.
 std::string figures_file(long pid) {
-    return "/dev/shm/memusage-" + std::to_string(getuid()) + "-" + std::to_string(pid);
+    const char* runtime = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+    bool usable = runtime != nullptr && runtime[0] == '/' && stat(runtime, &st) == 0 &&
+                  S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0;
+    std::string directory = usable ? std::string(runtime) + "/memusage"
+                                   : "/dev/shm/memusage-" + std::to_string(geteuid());
+    return directory + "/" + std::to_string(pid);
 }
 
 bool process_exists(long pid) { return kill(static_cast<pid_t>(pid), 0) == 0; }
@@ -344,6 +358,215 @@ TEST(LiveView, SaysWhenAProcessIsNotProfiled) {
     EXPECT_NE(screen.find("no live figures for process " + std::to_string(getpid())),
               std::string::npos)
         << screen;
+}
+
+// ---- Files and directories the collector and the readers did not make themselves ----
+
+// A scratch XDG_RUNTIME_DIR of the test's own (mode 0700): its memusage directory is
+// where the driver looks first.
+class RuntimeDirectory : public Scratch {
+  public:
+    std::string figures() const {
+        std::string directory = path() + "/memusage";
+        mkdir(directory.c_str(), 0700);
+        return directory;
+    }
+    // The driver's command line with this as its XDG_RUNTIME_DIR.
+    std::string driver(const std::string& arguments) const {
+        return "XDG_RUNTIME_DIR=" + path() + " " + kDriver + " " + arguments;
+    }
+};
+
+uint64_t own_start_ticks() {
+    std::ifstream stat_file("/proc/self/stat");
+    std::string text;
+    std::getline(stat_file, text);
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    std::string field;
+    for (int number = 3; number <= 22; ++number) fields >> field;
+    return std::stoull(field);
+}
+
+// Live figures as a collector would publish them, for this test process, under the name
+// `program`: what another user could forge.
+void forge_figures(const std::string& path, const std::string& program) {
+    auto header = std::make_unique<memusage::live_format::Header>();
+    std::memcpy(header->magic, memusage::live_format::kMagic, sizeof header->magic);
+    header->version = memusage::live_format::kVersion;
+    header->header_bytes = sizeof *header;
+    header->byte_order = memusage::live_format::kByteOrderMark;
+    header->word_bytes = sizeof(void*);
+    header->pid = static_cast<uint32_t>(getpid());
+    header->start_ticks = own_start_ticks();
+    std::memcpy(header->program, program.data(), std::min(program.size(), sizeof header->program));
+    header->figures.heap_now = header->figures.heap_peak = 4242;
+    header->figures.publications = 1;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(header.get()), sizeof *header);
+}
+
+uid_t nobody() {
+    const passwd* entry = getpwnam("nobody");
+    return entry != nullptr ? entry->pw_uid : 65534;
+}
+
+TEST(ProcessList, ShowsANameWithEscapeSequencesEscapedAndListsNoFileOfAnotherUser) {
+    RuntimeDirectory runtime;
+    std::string path = runtime.figures() + "/" + std::to_string(getpid());
+    forge_figures(path, "evil\x1b]2;x\x07");
+    std::string table = shell_output(runtime.driver("--ps"));
+    std::string line = ps_line(table, getpid());
+    EXPECT_NE(line.find("evil\\x1b]2;x\\x07"), std::string::npos) << table;
+    EXPECT_EQ(table.find('\x1b'), std::string::npos) << "no escape reaches the terminal";
+    EXPECT_EQ(table.find('\x07'), std::string::npos);
+    EXPECT_NE(line.find("4242"), std::string::npos) << table;
+
+    // Root (and not root of a user namespace that maps no one else) can make it nobody's.
+    if (chown(path.c_str(), nobody(), static_cast<gid_t>(-1)) != 0)
+        GTEST_SKIP() << "making a file another user's needs root";
+    table = shell_output(runtime.driver("--ps"));
+    EXPECT_EQ(ps_line(table, getpid()), "") << table;
+    EXPECT_TRUE(std::filesystem::exists(path)) << "another user's file is left alone";
+}
+
+TEST(LiveView, ShowsAForgedNameEscapedAndSurvivesItsFileTruncatedUnderIt) {
+    RuntimeDirectory runtime;
+    std::string path = runtime.figures() + "/" + std::to_string(getpid());
+    forge_figures(path, "evil\x1b]2;x\x07");
+    TmuxPane pane(runtime.driver("--watch=" + std::to_string(getpid())));
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("heap now             4242 bytes", screen)) << screen;
+    EXPECT_NE(screen.find("memusage: evil\\x1b]2;x\\x07 (pid " + std::to_string(getpid())),
+              std::string::npos)
+        << screen;
+    // Cut short under the view; each key redraws it from a new copy.
+    ASSERT_EQ(truncate(path.c_str(), 100), 0);
+    pane.send_keys("s");
+    EXPECT_TRUE(pane.wait_for("sorted by peak", screen)) << screen;
+    ASSERT_EQ(truncate(path.c_str(), 0), 0);
+    pane.send_keys("s");
+    EXPECT_TRUE(pane.wait_for("sorted by calls", screen)) << screen;
+    EXPECT_NE(screen.find("heap now             4242 bytes"), std::string::npos)
+        << "the last whole figures stay\n"
+        << screen;
+    pane.send_keys("q");
+    EXPECT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+}
+
+// The cases that change /dev/shm run in a mount namespace of their own, on a tmpfs of
+// `options` mounted there, so that no other run on the machine meets them: `script`
+// (sh) runs in it, with DRIVER, FIXTURE, SCRATCH, NOBODY and XDG_RUNTIME_DIR unset.
+// Root only (unshare and mount); the test says so when it cannot run.
+std::string in_private_shm(const Scratch& scratch, const std::string& options,
+                           const std::string& script) {
+    std::ofstream(scratch.file("script.sh"))
+        << "mount -t tmpfs -o " << options << " tmpfs /dev/shm || exit 90\n"
+        << "DRIVER='" << kDriver << "' FIXTURE='" << kFixture << "' SCRATCH=" << scratch.path()
+        << " NOBODY=" << nobody() << "\n"
+        << "unset XDG_RUNTIME_DIR MEMUSAGE_LIVE\n"
+        << script << "\n";
+    return shell_output("unshare -m sh " + scratch.file("script.sh") + " 2>&1; echo status=$?");
+}
+
+size_t count(const std::string& text, const std::string& part) {
+    size_t found = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++found;
+    return found;
+}
+
+TEST(ProcessList, AnotherUsersFifoOrFileInSharedMemoryNeitherHangsNorFoolsIt) {
+    if (geteuid() != 0) GTEST_SKIP() << "a private /dev/shm (unshare -m, mount) needs root";
+    Scratch scratch;
+    forge_figures(scratch.file("forged"), "forged");
+    const std::string pid = std::to_string(getpid());
+    // Under the names once predicted (memusage-UID-PID in /dev/shm itself), another user's
+    // FIFO and forged figures; in the user's own directory, a FIFO of the user's.
+    std::string output =
+        in_private_shm(scratch, "size=1m,mode=1777",
+                       "U=$(id -u)\n"
+                       "mkfifo /dev/shm/memusage-$U-1 && chown $NOBODY /dev/shm/memusage-$U-1\n"
+                       "cp $SCRATCH/forged /dev/shm/memusage-$U-" +
+                           pid + " && chown $NOBODY /dev/shm/memusage-$U-" + pid +
+                           "\n"
+                           "mkdir -m 0700 /dev/shm/memusage-$U && mkfifo /dev/shm/memusage-$U/2\n"
+                           "timeout 30 $DRIVER --ps; echo ps=$?");
+    ASSERT_EQ(output.find("status=90"), std::string::npos) << "no private /dev/shm\n" << output;
+    EXPECT_NE(output.find("ps=0"), std::string::npos) << "--ps must not wait (124: it hung)\n"
+                                                      << output;
+    EXPECT_NE(output.find("no profiled process is running"), std::string::npos) << output;
+    EXPECT_EQ(output.find("forged"), std::string::npos) << output;
+}
+
+TEST(Publisher, ADirectoryOfAnotherUsersWhereItsOwnWouldBeIsNotUsed) {
+    if (geteuid() != 0) GTEST_SKIP() << "a private /dev/shm (unshare -m, mount) needs root";
+    Scratch scratch;
+    std::string output = in_private_shm(scratch, "size=1m,mode=1777",
+                                        "D=/dev/shm/memusage-$(id -u)\n"
+                                        "mkdir -m 0700 $D && chown $NOBODY $D\n"
+                                        "MEMUSAGE_LIVE=1 $DRIVER sleep 0.2; echo run=$?\n"
+                                        "ls -A $D | wc -l | sed 's/^/left=/'");
+    ASSERT_EQ(output.find("status=90"), std::string::npos) << "no private /dev/shm\n" << output;
+    EXPECT_NE(output.find("run=0"), std::string::npos) << output;
+    EXPECT_NE(output.find("Memory usage summary"), std::string::npos) << output;
+    EXPECT_EQ(count(output, "memusage: live figures not published: /dev/shm/memusage-" +
+                                std::to_string(geteuid()) + " belongs to another user\n"),
+              1u)
+        << output;
+    EXPECT_NE(output.find("left=0"), std::string::npos) << "nothing made in it\n" << output;
+}
+
+// The file system of the live figures is full, or read-only: the program runs to its end
+// as without MEMUSAGE_LIVE, with one warning.
+TEST(Publisher, AFullOrReadOnlyFileSystemLeavesTheProgramRunningWithOneWarning) {
+    if (geteuid() != 0) GTEST_SKIP() << "a private /dev/shm (unshare -m, mount) needs root";
+    struct Case {
+        std::string options, prepare, reason;
+    };
+    for (const Case& each :
+         {Case{"size=64k,mode=1777", "dd if=/dev/zero of=/dev/shm/fill bs=4k 2>/dev/null\n",
+               "No space left on device"},
+          Case{"size=64k,mode=1777",
+               "mkdir -m 0700 /dev/shm/memusage-$(id -u)\n"
+               "dd if=/dev/zero of=/dev/shm/fill bs=4k 2>/dev/null\n",
+               "No space left on device"},
+          Case{"ro,size=64k,mode=1777", "", "Read-only file system"}}) {
+        Scratch scratch;
+        std::string output = in_private_shm(scratch, each.options,
+                                            each.prepare +
+                                                "MEMUSAGE_LIVE=1 $DRIVER sleep 0.3; echo run=$?\n"
+                                                "timeout 30 $DRIVER --ps; echo ps=$?");
+        ASSERT_EQ(output.find("status=90"), std::string::npos) << "no private /dev/shm\n" << output;
+        EXPECT_NE(output.find("run=0"), std::string::npos) << output;
+        EXPECT_NE(output.find("Memory usage summary"), std::string::npos) << output;
+        EXPECT_EQ(count(output, "memusage: live figures not published: "), 1u) << output;
+        EXPECT_NE(output.find(each.reason + "\n"), std::string::npos) << output;
+        EXPECT_NE(output.find("ps=0"), std::string::npos) << output;
+    }
+}
+
+TEST(LiveView, SaysWhyItHasNothingToShowWhenTheProgramCannotPublish) {
+    if (geteuid() != 0) GTEST_SKIP() << "a private /dev/shm (unshare -m, mount) needs root";
+    Scratch scratch;
+    std::ofstream(scratch.file("script.sh"))
+        << "mount -t tmpfs -o ro,mode=1777 tmpfs /dev/shm || exit 90\n"
+        << "unset XDG_RUNTIME_DIR MEMUSAGE_LIVE\n"
+        << "exec " << kDriver << " --live " << kFixture << " " << scratch.path() << "\n";
+    TmuxPane pane("unshare -m sh " + scratch.file("script.sh"));
+    std::string screen;
+    ASSERT_GT(scratch.wait_for("ready"), 0);
+    EXPECT_TRUE(pane.wait_for("memusage: the live view has nothing to show", screen)) << screen;
+    for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
+    ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+    screen = pane.screen_unwrapped();
+    EXPECT_NE(screen.find("memusage: the live view has nothing to show: the program publishes no "
+                          "live figures (/dev/shm/memusage-" +
+                          std::to_string(geteuid()) + ": Read-only file system)"),
+              std::string::npos)
+        << screen;
+    // Said once: the driver's line takes the collector's place.
+    EXPECT_EQ(count(screen, "Read-only file system"), 1u) << screen;
+    EXPECT_NE(screen.find("Memory usage summary"), std::string::npos) << screen;
 }
 
 }  // namespace

@@ -47,6 +47,8 @@ std::string TmuxPane::tmux(const std::string& arguments) const {
 
 std::string TmuxPane::screen() const { return tmux("capture-pane -p -S -200"); }
 
+std::string TmuxPane::screen_unwrapped() const { return tmux("capture-pane -p -J -S -200"); }
+
 std::string TmuxPane::screen_with_attributes() const { return tmux("capture-pane -p -e"); }
 
 void TmuxPane::send_keys(const std::string& keys) const { tmux("send-keys " + keys); }

@@ -18,6 +18,7 @@ class TmuxPane {
 
     std::string screen() const;                  // the visible screen, and what scrolled off it
     std::string screen_with_attributes() const;  // the visible screen, escape sequences kept
+    std::string screen_unwrapped() const;  // as screen(), a line wrapped at the edge made whole
     void send_keys(const std::string& keys) const;
     // Polls the screen until it holds `text`; false after `limit`, with the last screen.
     bool wait_for(const std::string& text, std::string& last,

@@ -68,8 +68,9 @@ TEST(Staleness, TheListingRemovesStaleFilesAndKeepsLiveOnes) {
     std::string directory = mkdtemp(pattern);
     pid_t gone = reaped_child();
     uint64_t start = memusage::live::process_start_ticks(getpid()).value();
+    auto path_of = [&](pid_t pid) { return directory + "/" + std::to_string(pid); };
     auto write = [&](pid_t pid, const Header& header) {
-        std::string path = memusage::live::figures_file_path(getuid(), pid, directory);
+        std::string path = path_of(pid);
         std::ofstream(path, std::ios::binary)
             .write(reinterpret_cast<const char*>(&header), sizeof header);
         return path;
@@ -80,13 +81,13 @@ TEST(Staleness, TheListingRemovesStaleFilesAndKeepsLiveOnes) {
     std::string stale_path = write(gone, *header_for(gone, 1));
     // Killed while making it: no header yet.
     pid_t also_gone = reaped_child();
-    std::string unfinished = memusage::live::figures_file_path(getuid(), also_gone, directory);
+    std::string unfinished = path_of(also_gone);
     std::ofstream(unfinished) << "";
-    // Another user's file is not even looked at.
-    std::string others = memusage::live::figures_file_path(getuid() + 1, gone, directory);
-    std::ofstream(others) << "x";
+    // A name that is not a pid is not even looked at.
+    std::string other = directory + "/notes";
+    std::ofstream(other) << "x";
 
-    auto processes = memusage::live::running_processes(directory);
+    auto processes = memusage::live::running_processes({directory});
     ASSERT_EQ(processes.size(), 1u);
     EXPECT_EQ(processes[0].pid, getpid());
     EXPECT_EQ(processes[0].program, "stale_test");
@@ -94,7 +95,7 @@ TEST(Staleness, TheListingRemovesStaleFilesAndKeepsLiveOnes) {
     EXPECT_TRUE(std::filesystem::exists(live_path));
     EXPECT_FALSE(std::filesystem::exists(stale_path));
     EXPECT_FALSE(std::filesystem::exists(unfinished));
-    EXPECT_TRUE(std::filesystem::exists(others));
+    EXPECT_TRUE(std::filesystem::exists(other));
     std::filesystem::remove_all(directory);
 }
 
