@@ -59,7 +59,7 @@ constexpr const char* kHelp =
     "      --folded=OUT           With --sites: write folded stacks to OUT (FlameGraph,\n"
     "                             inferno, speedscope)\n"
     "      --folded-metric=METRIC What they weigh: peak (default), leaked, allocated\n"
-    "                             or blocks\n"
+    "                             or blocks; kept: what the runtimes keep until exit\n"
     "      --dhat=OUT             With --sites: write DHAT JSON to OUT (dh_view.html)\n"
     "      --pprof=OUT            With --sites: write a pprof profile to OUT (go tool\n"
     "                             pprof, fleet profilers): allocated, at the peak\n"
@@ -158,7 +158,7 @@ int report_sites(const SitesRequest& request) {
     if (!request.folded_metric.empty() &&
         !memusagestat::parse_folded_metric(request.folded_metric, outputs.folded_metric))
         return fail("invalid metric '" + request.folded_metric +
-                    "' for --folded-metric (want peak, leaked, allocated or blocks)");
+                    "' for --folded-metric (want peak, leaked, kept, allocated or blocks)");
     if (!request.long_lived.empty()) {
         outputs.long_lived = memusagestat::parse_duration(request.long_lived);
         if (!outputs.long_lived)

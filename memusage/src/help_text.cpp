@@ -38,7 +38,7 @@ std::string_view help_text() {
            "      --leak-exitcode=N   Exit with status N when there are leaks (--leaks)\n"
            "      --folded=FILE       Write the sites as folded stacks (FlameGraph)\n"
            "      --folded-metric=M   Weigh them by peak (default), leaked, allocated\n"
-           "                          or blocks\n"
+           "                          or blocks; kept: what the runtimes keep\n"
            "      --dhat=FILE         Write the sites as DHAT JSON (dh_view.html), with\n"
            "                          their blocks' lifetimes\n"
            "      --pprof=FILE        Write the sites as a pprof profile (go tool pprof,\n"

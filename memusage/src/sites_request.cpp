@@ -19,7 +19,7 @@ std::string sites_request_error(const DriverOptions& options) {
         if (options.folded_path.empty()) return "--folded-metric goes with --folded";
         if (!memusagestat::parse_folded_metric(options.folded_metric, metric))
             return "invalid metric '" + options.folded_metric +
-                   "' for '--folded-metric'; use peak, leaked, allocated or blocks";
+                   "' for '--folded-metric'; use peak, leaked, kept, allocated or blocks";
     }
     if (!options.long_lived.empty() && !memusagestat::parse_duration(options.long_lived))
         return memusagestat::duration_error(options.long_lived, "--long-lived");

@@ -7,6 +7,7 @@
 //   site_count   x { SiteRecord, depth x u64 return addresses, innermost first }
 //   stack_peak_count x { StackPeakRecord, depth x StackPeakFrame, innermost first }  (version 3)
 //   site_count x SiteExtraRecord, in the sites' order             (when flags has kHasSiteExtras)
+//   u64 count, count x StreamBufferRecord          (when flags has kHasStandardStreamBuffers)
 //   FileTrailer
 //
 // The header's magic is written last, so a run killed while writing leaves a file that
@@ -55,6 +56,11 @@ inline constexpr uint32_t kNoAllocationSites = 8;
 inline constexpr uint32_t kStackPeaksDropped = 16;
 // Version 4 on: the sites' extra figures (SiteExtraRecord) follow the stack peaks.
 inline constexpr uint32_t kHasSiteExtras = 32;
+// Version 4 on: the buffers the standard streams (stdin, stdout, stderr) held at exit
+// (StreamBufferRecord) follow the site extras. A stream's buffer comes from stdio's own
+// call, whichever stream it is for: only these say which buffers are the C library's own,
+// kept until exit by design, and which are of streams the program opened and never closed.
+inline constexpr uint32_t kHasStandardStreamBuffers = 64;
 
 struct FileHeader {
     char magic[8];
@@ -114,6 +120,16 @@ struct SiteExtraRecord {
     uint64_t temporary_bytes;   // their bytes
 };
 static_assert(sizeof(SiteExtraRecord) == 24);
+
+// A standard stream's buffer still allocated at exit, counted at its site.
+struct StreamBufferRecord {
+    uint32_t site_id;  // SiteRecord::id of the stack that allocated it
+    uint32_t reserved;
+    uint64_t bytes;    // its size
+    uint64_t address;  // the block's, as the event recording names it
+};
+static_assert(sizeof(StreamBufferRecord) == 24);
+inline constexpr uint32_t kMaxStreamBuffers = 3;
 
 // Which stack a thread was on when its stack peak was captured (StackPeakRecord::stack).
 // A stack the collector does not know the base of (a coroutine's, makecontext's) is never

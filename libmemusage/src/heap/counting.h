@@ -96,9 +96,14 @@ class BasicCounting {
     // is null for realloc(NULL, n), which makes a new block.
     void reallocated(uint64_t old_size, uint64_t new_size, bool moved, const void* old_block,
                      const void* new_block) {
-        // realloc(NULL, n) makes a new block; a resize is an allocation after the latest.
-        if (__builtin_expect(sites_on(), 0))
-            log_.latest_block = old_block == nullptr && site_ != 0 ? address_of(new_block) : 0;
+        // realloc(NULL, n) makes a new block; a resize keeps its block (README: a realloc
+        // keeps a block at its site), so the thread's latest block resized stays its latest,
+        // and a resize of any other block ends that block's chance of being temporary.
+        if (__builtin_expect(sites_on(), 0)) {
+            const bool same = old_block != nullptr && log_.latest_block == address_of(old_block);
+            log_.latest_block =
+                site_ != 0 && (old_block == nullptr || same) ? address_of(new_block) : 0;
+        }
         if (!moved) ++log_.stats.realloc_nomove;
         if (new_size < old_size) {
             ++log_.stats.realloc_dec;
@@ -159,12 +164,15 @@ class BasicCounting {
     }
 
   private:
-    // A freed block's site word: temporary when it is the thread's latest new block and
-    // the thread allocated nothing since (a compare, no lock: the thread's own state).
+    // A freed block's site word: temporary when it is the thread's latest new block and the
+    // thread made no other heap call since (heaptrack's "directly followed by its
+    // deallocation"; a compare, no lock: the thread's own state). Any free ends the wait,
+    // the latest block's or another's; with sites off the latest block stays 0.
     uint32_t freed_site(const void* block) {
-        if (__builtin_expect(log_.latest_block == address_of(block), 0) && site_ != 0) {
+        if (__builtin_expect(log_.latest_block != 0, 0)) {
+            const bool temporary = log_.latest_block == address_of(block);
             log_.latest_block = 0;
-            return site_word(SiteChange::freed_temporary, site_);
+            if (temporary && site_ != 0) return site_word(SiteChange::freed_temporary, site_);
         }
         return site_word(SiteChange::freed, site_);
     }

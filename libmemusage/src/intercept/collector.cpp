@@ -13,6 +13,7 @@
 #include <initializer_list>
 
 #include "heap/allocation_gate.h"
+#include "heap/block.h"
 #include "heap/counting_extras.h"
 #include "intercept/fatal_signals.h"
 #include "intercept/sampler.h"
@@ -147,13 +148,41 @@ void after_fork_in_child() {
     counting_log = counting;
 }
 
+// The buffers the standard streams hold: stdio allocated them, as it does any stream's, but
+// they are the C library's own, kept until exit by design, where a buffer of a stream the
+// program opened and never closed is the program's leak. Only the stream itself tells them
+// apart. A buffer the program gave (setvbuf: _IO_USER_BUF, as an unbuffered stream's
+// one-byte buffer in the FILE) or one allocated before the collector started is not a
+// block of ours. Reads three pointers: safe in a fatal signal's handler too.
+uint32_t standard_stream_buffers(sites_format::StreamBufferRecord* out) {
+    constexpr int kUserBuffer = 0x0001;  // glibc's _IO_USER_BUF
+    uint32_t count = 0;
+    for (FILE* stream : {stdin, stdout, stderr}) {
+        if (stream == nullptr || stream->_IO_buf_base == nullptr ||
+            (stream->_flags & kUserBuffer) != 0)
+            continue;
+        OurBlock block;
+        if (!find_block(stream->_IO_buf_base, block) || block.site == 0) continue;
+        out[count++] = {stack_id_of(block.site), 0, block.size,
+                        reinterpret_cast<uintptr_t>(stream->_IO_buf_base)};
+    }
+    return count;
+}
+
+// Writes the sites file (sites::finish) with the standard streams' buffers.
+const char* finish_sites(bool crashed) {
+    sites_format::StreamBufferRecord buffers[sites_format::kMaxStreamBuffers];
+    uint32_t count = standard_stream_buffers(buffers);
+    return sites::finish(crashed, buffers, count);
+}
+
 void on_fatal_signal(int signal_number) {
     // The handler was one-shot (SA_RESETHAND): re-raising gives the default death.
     State expected = State::active;
     if (state.compare_exchange_strong(expected, State::finished)) {
         sampler::stop();
         live::stop();
-        if (recorder.finish_file_after_crash(cycle_counter(), thread_log)) sites::finish(true);
+        if (recorder.finish_file_after_crash(cycle_counter(), thread_log)) finish_sites(true);
     }
     raise(signal_number);
 }
@@ -293,7 +322,7 @@ __attribute__((destructor)) void finish_with_program() {
     // A run whose end stopped a merge halfway leaves the sites file as a killed run
     // leaves it, as it does the data file.
     if (complete) {
-        if (const char* problem = sites::finish(false)) warn(problem, "");
+        if (const char* problem = finish_sites(false)) warn(problem, "");
         if (const char* summary = sites::verify_summary()) warn(summary, "");
     }
     // The figures the summary prints, whether or not there is a standard error to print on.

@@ -232,15 +232,17 @@ void prepare_thread() {
     }
 }
 
-const char* finish(bool crashed) {
+const char* finish(bool crashed, const sites_format::StreamBufferRecord* stream_buffers,
+                   uint32_t stream_buffer_count) {
     if ((!enabled && !stack_peaks_only) || !file.is_open() || written.exchange(true))
         return nullptr;
     uint32_t flags = (crashed ? sites_format::kEndedByCrash : 0) |
                      (have_unwinder ? 0 : sites_format::kUnwinderMissing) |
                      (stack_peaks_only ? sites_format::kNoAllocationSites : 0) |
                      (stack_peaks::dropped() ? sites_format::kStackPeaksDropped : 0);
-    bool ok = file.write(stacks, site_accounts, flags,
-                         first_refused_site.load(std::memory_order_relaxed));
+    bool ok =
+        file.write(stacks, site_accounts, flags, first_refused_site.load(std::memory_order_relaxed),
+                   stream_buffers, stream_buffer_count);
     file.close();
     return ok ? nullptr : cannot_write(config_path);
 }

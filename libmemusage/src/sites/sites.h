@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "memusage/sites_format.h"
 #include "sites/site_accounts.h"
 
 namespace memusage::sites {
@@ -84,9 +85,11 @@ void prepare_thread();
 void end_thread();
 
 // At exit, once the recorder has merged every event (from a fatal signal's handler too,
-// `crashed`): writes the file if this process owns it. Returns a message for the user
-// when it could not, else null.
-const char* finish(bool crashed);
+// `crashed`): writes the file if this process owns it, with the standard streams' buffers
+// still allocated (the C library's own). Returns a message for the user when it could not,
+// else null.
+const char* finish(bool crashed, const sites_format::StreamBufferRecord* stream_buffers = nullptr,
+                   uint32_t stream_buffer_count = 0);
 
 // MEMUSAGE_SITES_VERIFY's summary for the user at exit; null when it is off.
 const char* verify_summary();

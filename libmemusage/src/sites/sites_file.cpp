@@ -229,7 +229,8 @@ SitesFile::OpenResult SitesFile::open(const char* path) {
 }
 
 bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags,
-                      uint32_t first_refused_site) {
+                      uint32_t first_refused_site, const format::StreamBufferRecord* stream_buffers,
+                      uint32_t stream_buffer_count) {
     if (!file_.still_ours()) return false;
     int saved_errno = errno;
     BufferedWriter out(file_.fd());
@@ -240,6 +241,11 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
     uint32_t site_count = write_sites(out, stacks, accounts, first_refused_site);
     uint32_t stack_peak_count = write_stack_peaks(out);
     write_site_extras(out, stacks, accounts, first_refused_site);
+    if (stream_buffer_count > format::kMaxStreamBuffers)
+        stream_buffer_count = format::kMaxStreamBuffers;
+    uint64_t buffers = stream_buffer_count;
+    out.put(&buffers, sizeof buffers);
+    if (buffers != 0) out.put(stream_buffers, buffers * sizeof *stream_buffers);
     format::FileTrailer trailer = {};
     memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
     trailer.file_bytes = out.position() + sizeof trailer;
@@ -253,8 +259,8 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.heap_peak = accounts.heap_peak();
         header.module_count = modules.count;
         header.site_count = site_count;
-        header.flags =
-            flags | (stacks.overflowed() ? format::kStackTableFull : 0) | format::kHasSiteExtras;
+        header.flags = flags | (stacks.overflowed() ? format::kStackTableFull : 0) |
+                       format::kHasSiteExtras | format::kHasStandardStreamBuffers;
         header.max_depth = format::kMaxDepth;
         header.pid = static_cast<uint64_t>(getpid());
         header.sample_interval = accounts.sample_interval();

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "memusage/sites_format.h"
 #include "platform/owned_file.h"
 #include "sites/site_accounts.h"
 #include "sites/stack_table.h"
@@ -24,10 +25,13 @@ class SitesFile {
     bool is_open() const { return file_.is_open(); }
 
     // The loaded modules, then every site with figures (and the first refused allocation's,
-    // an id or 0), then the header. `flags` are sites_format's header flags. False if the
-    // file could not be written whole.
+    // an id or 0), the standard streams' buffers (at most kMaxStreamBuffers), then the
+    // header. `flags` are sites_format's header flags. False if the file could not be
+    // written whole.
     bool write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags,
-               uint32_t first_refused_site = 0);
+               uint32_t first_refused_site = 0,
+               const sites_format::StreamBufferRecord* stream_buffers = nullptr,
+               uint32_t stream_buffer_count = 0);
 
     // Also how a forked child lets go of its parent's file: nothing is written.
     void close();

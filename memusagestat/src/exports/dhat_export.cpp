@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "sites/definitions.h"
+
 namespace memusagestat {
 namespace {
 
@@ -96,11 +98,18 @@ std::string dhat_json(const SitesProfile& profile, const std::vector<ShownSite>&
         } else {
             point["gb"] = figures.bytes_at_peak;
         }
-        point["eb"] = figures.bytes_leaked();
-        point["ebk"] = figures.blocks_leaked();
+        // At exit: the program's leaks (sites/definitions.h); what the runtimes keep there is
+        // no leak, named apart as the point's outermost frame.
+        const Amount leaks = leaked(site), kept = kept_at_exit(site);
+        point["eb"] = leaks.bytes;
+        point["ebk"] = leaks.blocks;
         std::vector<size_t> frames;
         if (!site.via.empty()) frames.push_back(table.index_of(site.via));
         for (const std::string& line : site.lines) frames.push_back(table.index_of(line));
+        if (kept.blocks != 0)
+            frames.push_back(table.index_of("[" + plural(kept.bytes, "byte", "bytes") + " in " +
+                                            plural(kept.blocks, "block", "blocks") +
+                                            " at exit kept by the C and C++ runtimes: no leak]"));
         // dh_view refuses a file where two program points have the same frames.
         if (!stacks_seen.insert(frames).second)
             frames.push_back(table.index_of("[site " + std::to_string(figures.id) + "]"));

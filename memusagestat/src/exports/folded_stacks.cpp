@@ -4,21 +4,24 @@
 #include <cstdio>
 #include <map>
 
+#include "sites/definitions.h"
 #include "sites/frame_folding.h"
 
 namespace memusagestat {
 namespace {
 
-uint64_t value_of(const AllocationSite& figures, FoldedMetric metric) {
+uint64_t value_of(const ShownSite& site, FoldedMetric metric) {
     switch (metric) {
         case FoldedMetric::peak:
-            return figures.bytes_at_peak;
+            return at_peak(site).bytes;
         case FoldedMetric::leaked:
-            return figures.bytes_leaked();
+            return leaked(site).bytes;
+        case FoldedMetric::kept:
+            return kept_at_exit(site).bytes;
         case FoldedMetric::allocated:
-            return figures.bytes_allocated;
+            return allocated(site).bytes;
         case FoldedMetric::blocks:
-            return figures.blocks_allocated;
+            return allocated(site).blocks;
     }
     return 0;
 }
@@ -45,6 +48,7 @@ bool parse_folded_metric(const std::string& text, FoldedMetric& metric) {
     static const std::map<std::string, FoldedMetric> names = {
         {"peak", FoldedMetric::peak},
         {"leaked", FoldedMetric::leaked},
+        {"kept", FoldedMetric::kept},
         {"allocated", FoldedMetric::allocated},
         {"blocks", FoldedMetric::blocks}};
     auto found = names.find(text);
@@ -57,7 +61,7 @@ std::string folded_stacks(const std::vector<ShownSite>& sites, FoldedMetric metr
     // Sites that differ only in lines or parameter types fold into one stack here.
     std::map<std::string, uint64_t> stacks;
     for (const ShownSite& site : sites) {
-        uint64_t value = value_of(site.figures, metric);
+        uint64_t value = value_of(site, metric);
         if (value == 0) continue;
         std::string stack;
         for (auto frame = site.frames.rbegin(); frame != site.frames.rend(); ++frame)

@@ -14,12 +14,13 @@ namespace memusagestat {
 
 enum class FoldedMetric {
     peak,       // bytes held at the heap peak (the default)
-    leaked,     // bytes still allocated at exit
+    leaked,     // bytes still allocated at exit, the program's own (sites/definitions.h)
+    kept,       // bytes still allocated at exit that the runtimes keep: no leak
     allocated,  // bytes allocated
     blocks,     // blocks allocated
 };
 
-// "peak", "leaked", "allocated", "blocks"; false for anything else.
+// "peak", "leaked", "kept", "allocated", "blocks"; false for anything else.
 bool parse_folded_metric(const std::string& text, FoldedMetric& metric);
 
 // One line per distinct folded stack with a value above zero, sorted by stack.

@@ -7,6 +7,8 @@
 #include <map>
 #include <tuple>
 
+#include "sites/definitions.h"
+
 namespace memusagestat {
 namespace {
 
@@ -230,11 +232,12 @@ std::string pprof_profile(const SitesProfile& profile, const std::vector<ShownSi
     }
     tables.add_mappings();
     for (size_t i = 0; i < sites.size(); ++i) {
-        const AllocationSite& figures = sites[i].figures;
-        std::vector<uint64_t> values = {figures.blocks_allocated, figures.bytes_allocated,
-                                        figures.blocks_at_peak,   figures.bytes_at_peak,
-                                        figures.blocks_leaked(),  figures.bytes_leaked(),
-                                        figures.temporary_blocks, figures.temporary_bytes};
+        const ShownSite& site = sites[i];
+        const Amount total = allocated(site), peak = at_peak(site), leaks = leaked(site),
+                     brief = temporary(site), kept = kept_at_exit(site);
+        std::vector<uint64_t> values = {total.blocks, total.bytes, peak.blocks,  peak.bytes,
+                                        leaks.blocks, leaks.bytes, brief.blocks, brief.bytes,
+                                        kept.blocks,  kept.bytes};
         Message sample;
         sample.packed(field::kLocationId, stack_of(sites[i], tables)).packed(field::kValue, values);
         document.message(field::kSample, sample);

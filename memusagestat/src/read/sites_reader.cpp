@@ -85,7 +85,8 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     }
     if (header.version < 3) {  // no stack peaks: the field was reserved
         header.stack_peak_count = 0;
-        // kHasSiteExtras stands alone, whatever the version: no writer set it by chance.
+        // kHasSiteExtras and kHasStandardStreamBuffers stand alone, whatever the version: no
+        // writer set them by chance.
         header.flags &= ~(format::kNoAllocationSites | format::kStackPeaksDropped);
     }
     format::FileTrailer trailer;
@@ -187,6 +188,21 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
             site.temporary_bytes = record.temporary_bytes;
         }
         profile.has_site_extras = true;
+    }
+    if ((header.flags & format::kHasStandardStreamBuffers) != 0) {
+        uint64_t count = 0;
+        if (cursor.left() < sizeof count) return kTruncated;
+        cursor.take(count);
+        if (count > format::kMaxStreamBuffers ||
+            count > cursor.left() / sizeof(format::StreamBufferRecord))
+            return kTruncated;
+        for (uint64_t i = 0; i < count; ++i) {
+            format::StreamBufferRecord record;
+            cursor.take(record);
+            profile.standard_stream_buffers.push_back(
+                {record.site_id, record.bytes, record.address});
+        }
+        profile.knows_standard_streams = true;
     }
     if (cursor.left() != 0) return kTruncated;
     return {};

@@ -106,6 +106,16 @@ struct SitesProfile {
     // The sites' blocks at the peak and temporary blocks are known (sites_format.h's
     // kHasSiteExtras); false for files written before them, where they read as 0.
     bool has_site_extras = false;
+    // The standard streams' buffers still allocated at exit (sites_format.h's
+    // kHasStandardStreamBuffers): the C library's own. Without them (older files) every
+    // stream buffer is taken for one of those.
+    bool knows_standard_streams = false;
+    struct StreamBuffer {
+        uint32_t site_id = 0;
+        uint64_t bytes = 0;
+        uint64_t address = 0;
+    };
+    std::vector<StreamBuffer> standard_stream_buffers;
     // The machine that wrote the file (version 4 on); all zero: not stated.
     memusage::machine_format::MachineStamp machine = {};
     std::vector<SitesModule> modules;

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "read/block_replay.h"
 #include "report/extremes_thinner.h"
 #include "report/thread_heaps.h"
+#include "sites/definitions.h"
 
 namespace memusagestat {
 namespace {
@@ -68,23 +68,6 @@ class BlockKeeper {
     std::vector<BlockRow> kept_;
 };
 
-// heaptrack's temporary allocations: a block freed before the thread that allocated it
-// allocated again.
-class TemporaryBlocks {
-  public:
-    void allocated(uint32_t thread, uint64_t address) { last_[thread] = address + 1; }
-    // Whether the block that ended (freed, not resized) was its thread's last allocation.
-    bool freed(uint32_t thread, uint64_t address) {
-        auto found = last_.find(thread);
-        if (found == last_.end() || found->second != address + 1) return false;
-        found->second = 0;
-        return true;
-    }
-
-  private:
-    std::unordered_map<uint32_t, uint64_t> last_;  // address + 1; 0: none pending
-};
-
 template <class Row, class Column>
 nlohmann::json column(const std::vector<Row>& rows, Column value) {
     nlohmann::json out = nlohmann::json::array();
@@ -104,7 +87,7 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
     std::vector<EventRow> events;
     ExtremesThinner<EventRow, 1> thinner(input.expected_events, input.bounds.events, events);
     BlockKeeper blocks(input.bounds.blocks);
-    TemporaryBlocks temporary;
+    TemporaryRule temporary;  // sites/definitions.h
     BlockReplay replay;
     ThreadHeaps thread_heaps(clock.seconds(reader.end_time()));
 
@@ -128,18 +111,23 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
         uint64_t freed_size = 0;
         int32_t freed_site = -1;
         uint32_t owner = event.thread;  // a resize keeps its block's thread
+        const bool temporary_free = event.kind == RecordedEvent::Kind::release &&
+                                    temporary.freed(event.thread, event.address);
         replay.add(event, [&](const BlockLife& life) {
             freed_size = life.size;
             freed_site = site_of(life.site);
             owner = life.thread;
             thread_heaps.ended(life.thread, life.size, clock.seconds(event.time));
-            if (life.freed && !life.resized_away && temporary.freed(life.thread, life.address) &&
-                input.temporary != nullptr && freed_site >= 0)
+            if (life.freed && !life.resized_away && temporary_free && input.temporary != nullptr &&
+                freed_site >= 0)
                 ++(*input.temporary)[static_cast<size_t>(freed_site)];
             block_ended(life);
         });
-        if (event.kind != RecordedEvent::Kind::release) {
+        if (event.kind == RecordedEvent::Kind::resize)
+            temporary.resized(event.thread, event.old_address, event.address);
+        else if (event.kind == RecordedEvent::Kind::allocate)
             temporary.allocated(event.thread, event.address);
+        if (event.kind != RecordedEvent::Kind::release) {
             thread_heaps.allocated(event.thread, owner, event.size, clock.seconds(event.time));
         } else {
             thread_heaps.freed_by(event.thread);

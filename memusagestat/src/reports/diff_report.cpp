@@ -16,6 +16,7 @@
 
 #include "read/mapped_data_file.h"
 #include "read/sites_reader.h"
+#include "sites/definitions.h"
 #include "sites/shown_sites.h"
 
 namespace memusagestat {
@@ -29,27 +30,6 @@ bool is_sites_file(const std::string& path) {
                  std::memcmp(magic, memusage::sites_format::kMagic, sizeof magic) == 0;
     ::close(fd);
     return sites;
-}
-
-std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-
-// A site as two builds of a program both name it: each frame's function with its source
-// file's name and line (or its module's name), never an address.
-std::string site_key(const ShownSite& site) {
-    std::string key = site.cut_at != 0 ? cut_root(site.cut_at) : "";
-    key += site.via;
-    for (const SourceFrame& frame : site.frames) {
-        key += "\n" + frame.function;
-        if (!frame.file.empty())
-            key += " " + file_name(frame.file) + ":" + std::to_string(frame.line);
-        else if (frame.function.empty())
-            key += file_name(frame.module) + "+" + std::to_string(frame.offset);
-        else
-            key += " in " + file_name(frame.module);
-    }
-    if (site.frames.empty())
-        for (const std::string& line : site.lines) key += "\n" + line;
-    return key;
 }
 
 std::string signed_number(int64_t value) { return (value > 0 ? "+" : "") + std::to_string(value); }
@@ -82,28 +62,33 @@ void table_head(std::string& out) {
 struct Read {
     SitesProfile profile;
     std::vector<ShownSite> sites;
-    AllocationSite total;
+    ShownSite total;  // the sites' figures and the runtime's, summed
 };
+
+void add_site(ShownSite& into, const ShownSite& site) {
+    add_figures(into.figures, site.figures);
+    add_figures(into.kept_by_runtime, site.kept_by_runtime);
+}
 
 std::string read_sites(const std::string& path, Read& read) {
     if (std::string error = read_sites_file(path, read.profile); !error.empty()) return error;
     Symbolizer symbolizer(read.profile.modules);
     read.sites = shown_sites(read.profile, symbolizer);
-    for (const ShownSite& site : read.sites) add_figures(read.total, site.figures);
+    for (const ShownSite& site : read.sites) add_site(read.total, site);
     return {};
 }
 
 struct MatchedSite {
     const ShownSite* before = nullptr;
     const ShownSite* after = nullptr;
-    AllocationSite before_figures, after_figures;  // summed: folding may join sites
+    ShownSite before_figures, after_figures;  // summed: folding may join sites
 };
 
 struct Measure {
     const char* title;
     const char* unit_one;
     const char* unit_many;
-    std::function<uint64_t(const AllocationSite&)> value;
+    std::function<uint64_t(const ShownSite&)> value;
 };
 
 void write_changes(std::string& out, const Measure& measure, const std::vector<MatchedSite>& sites,
@@ -143,29 +128,32 @@ std::string diff_sites(const Read& before, const Read& after, const DiffOptions&
     std::string out;
     table_head(out);
     table_row(out, "heap peak", before.profile.heap_peak, after.profile.heap_peak);
-    table_row(out, "bytes allocated", before.total.bytes_allocated, after.total.bytes_allocated);
-    table_row(out, "calls (blocks)", before.total.blocks_allocated, after.total.blocks_allocated);
-    table_row(out, "bytes leaked", before.total.bytes_leaked(), after.total.bytes_leaked());
-    table_row(out, "blocks leaked", before.total.blocks_leaked(), after.total.blocks_leaked());
+    table_row(out, "bytes allocated", allocated(before.total).bytes, allocated(after.total).bytes);
+    table_row(out, "calls (blocks)", allocated(before.total).blocks, allocated(after.total).blocks);
+    table_row(out, "bytes leaked", leaked(before.total).bytes, leaked(after.total).bytes);
+    table_row(out, "blocks leaked", leaked(before.total).blocks, leaked(after.total).blocks);
+    // Listed apart, as in every leak figure: never a leak.
+    table_row(out, "kept by the runtimes", kept_at_exit(before.total).bytes,
+              kept_at_exit(after.total).bytes);
     if (before.profile.has_site_extras && after.profile.has_site_extras)
-        table_row(out, "temporary blocks", before.total.temporary_blocks,
-                  after.total.temporary_blocks);
+        table_row(out, "temporary blocks", temporary(before.total).blocks,
+                  temporary(after.total).blocks);
     table_row(out, "sites", before.sites.size(), after.sites.size());
 
     std::map<std::string, MatchedSite> by_key;
     std::vector<std::string> order;
     auto add = [&](const Read& read, bool is_after) {
         for (const ShownSite& site : read.sites) {
-            std::string key = site_key(site);
+            std::string key = site_identity(site, program_of(read.profile));
             auto [found, inserted] = by_key.try_emplace(key);
             if (inserted) order.push_back(key);
             MatchedSite& matched = found->second;
             if (is_after) {
                 if (matched.after == nullptr) matched.after = &site;
-                add_figures(matched.after_figures, site.figures);
+                add_site(matched.after_figures, site);
             } else {
                 if (matched.before == nullptr) matched.before = &site;
-                add_figures(matched.before_figures, site.figures);
+                add_site(matched.before_figures, site);
             }
         }
     };
@@ -176,13 +164,13 @@ std::string diff_sites(const Read& before, const Read& after, const DiffOptions&
 
     const Measure measures[] = {
         {"Change in bytes held at the heap peak", "byte", "bytes",
-         [](const AllocationSite& s) { return s.bytes_at_peak; }},
+         [](const ShownSite& s) { return at_peak(s).bytes; }},
         {"Change in bytes still allocated at exit (leaks)", "byte", "bytes",
-         [](const AllocationSite& s) { return s.bytes_leaked(); }},
+         [](const ShownSite& s) { return leaked(s).bytes; }},
         {"Change in bytes allocated", "byte", "bytes",
-         [](const AllocationSite& s) { return s.bytes_allocated; }},
+         [](const ShownSite& s) { return allocated(s).bytes; }},
         {"Change in calls (blocks allocated)", "call", "calls",
-         [](const AllocationSite& s) { return s.blocks_allocated; }},
+         [](const ShownSite& s) { return allocated(s).blocks; }},
     };
     for (const Measure& measure : measures) write_changes(out, measure, matched, options.top);
     return out;
@@ -253,6 +241,12 @@ std::string diff_files(const std::string& before, const std::string& after,
         Read read_before, read_after;
         if (std::string error = read_sites(before, read_before); !error.empty()) return error;
         if (std::string error = read_sites(after, read_after); !error.empty()) return error;
+        const std::string program_before = program_of(read_before.profile),
+                          program_after = program_of(read_after.profile);
+        if (program_before != program_after)
+            result.text += "Warning: the runs are of different programs (" + program_before + ", " +
+                           program_after +
+                           "): their sites match only where the same functions allocate\n\n";
         result.text += diff_sites(read_before, read_after, options);
         peak_before = read_before.profile.heap_peak;
         peak_after = read_after.profile.heap_peak;

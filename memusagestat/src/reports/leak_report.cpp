@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sites/definitions.h"
+
 namespace memusagestat {
 
 LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
@@ -12,15 +14,15 @@ LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>
         AllocationSite figures;  // the program's own
     };
     std::vector<Leak> leaks;
-    AllocationSite runtime;
+    Amount runtime;
     for (const ShownSite& site : sites) {
-        if (site.kept_by_runtime.blocks_leaked() != 0 || site.kept_by_runtime.bytes_leaked() != 0)
-            add_figures(runtime, site.kept_by_runtime);
-        AllocationSite program = site.program_figures();
-        if (program.blocks_leaked() == 0 && program.bytes_leaked() == 0) continue;
-        leaks.push_back({&site, program});
-        report.blocks += program.blocks_leaked();
-        report.bytes += program.bytes_leaked();
+        const Amount kept = kept_at_exit(site), leak = leaked(site);
+        runtime.bytes += kept.bytes;
+        runtime.blocks += kept.blocks;
+        if (leak.blocks == 0 && leak.bytes == 0) continue;
+        leaks.push_back({&site, site.program_figures()});
+        report.blocks += leak.blocks;
+        report.bytes += leak.bytes;
     }
     std::stable_sort(leaks.begin(), leaks.end(), [](const Leak& a, const Leak& b) {
         if (a.figures.bytes_leaked() != b.figures.bytes_leaked())
@@ -43,7 +45,7 @@ LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>
                             plural(leaks[i].figures.blocks_leaked(), "block", "blocks"),
                         *leaks[i].site);
     }
-    out += kept_by_runtime_line(runtime.bytes_leaked(), runtime.blocks_leaked());
+    out += kept_by_runtime_line(runtime.bytes, runtime.blocks);
     std::string notes = profile_notes(profile, symbolizer);
     if (profile.sample_interval != 0)
         notes += (notes.empty() ? "\n" : "") +

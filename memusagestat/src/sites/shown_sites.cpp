@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <map>
 
+#include "sites/definitions.h"
 #include "sites/frame_folding.h"
-#include "sites/runtime_blocks.h"
 
 namespace memusagestat {
 namespace {
@@ -22,7 +22,8 @@ struct FoldedStack {
     std::vector<SourceFrame> frames;
     std::vector<std::string> lines;
     std::string via;
-    bool kept_by_runtime = false;
+    AllocationSite kept;  // what the runtimes keep of the site's blocks (definitions.h)
+    bool kept_whole = false;
 };
 
 FoldedStack folded_stack(const AllocationSite& site, const SitesProfile& profile,
@@ -43,7 +44,7 @@ FoldedStack folded_stack(const AllocationSite& site, const SitesProfile& profile
         return folded;
     }
     const ShownFrames shown = shown_frames(frames);
-    folded.kept_by_runtime = kept_by_runtime(frames, shown);
+    folded.kept = kept_of_site(site, profile, frames, shown, folded.kept_whole);
     if (shown.via != nullptr)
         folded.via =
             shown.via->function.empty() ? describe(*shown.via) : short_name(shown.via->function);
@@ -147,10 +148,8 @@ ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
     shown.via = std::move(folded.via);
     shown.figures = site;
     shown.ids = {site.id};
-    if (folded.kept_by_runtime) {
-        add_figures(shown.kept_by_runtime, site);
-        shown.kept_ids = {site.id};
-    }
+    add_figures(shown.kept_by_runtime, folded.kept);
+    if (folded.kept_whole) shown.kept_ids = {site.id};
     shown.cut_at = cut_at(site, profile);
     return shown;
 }
@@ -177,10 +176,8 @@ std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symb
         ShownSite& into = shown[found->second];
         add_figures(into.figures, site);
         into.ids.push_back(site.id);
-        if (folded.kept_by_runtime) {
-            add_figures(into.kept_by_runtime, site);
-            into.kept_ids.push_back(site.id);
-        }
+        add_figures(into.kept_by_runtime, folded.kept);
+        if (folded.kept_whole) into.kept_ids.push_back(site.id);
     }
     return shown;
 }

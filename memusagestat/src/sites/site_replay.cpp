@@ -5,6 +5,7 @@
 
 #include "read/block_replay.h"
 #include "read/events_reader.h"
+#include "sites/definitions.h"
 
 namespace memusagestat {
 namespace {
@@ -98,6 +99,15 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
     std::unordered_set<uint32_t> kept_by_runtime;
     for (const ShownSite& site : sites)
         kept_by_runtime.insert(site.kept_ids.begin(), site.kept_ids.end());
+    // The standard streams' buffers, by address: the runtime's blocks at sites that are not
+    // the runtime's whole (definitions.h, kept_of_site).
+    std::unordered_set<uint64_t> standard_buffers;
+    for (const SitesProfile::StreamBuffer& buffer : profile.standard_stream_buffers)
+        standard_buffers.insert(buffer.address);
+    const auto runtime_keeps = [&](const BlockLife& life) {
+        return kept_by_runtime.contains(life.site) ||
+               (!life.freed && standard_buffers.contains(life.address));
+    };
     BlockReplay replay;
     uint64_t events = 0, peak_event = 0, peak_time = reader.start_time();
     const auto on_ended = [&](const BlockLife& life, size_t site) {
@@ -110,10 +120,11 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
             figures.bytes_at_end += life.size;
             ++figures.blocks_at_end;
         }
-        if (long_lived && lived > *long_lived && kept_by_runtime.contains(life.site)) {
+        const bool is_long_lived = long_lived && memusagestat::long_lived(lived, *long_lived);
+        if (is_long_lived && runtime_keeps(life)) {
             ++lifetimes.kept_long_lived_blocks;
             lifetimes.kept_long_lived_bytes += life.size;
-        } else if (long_lived && lived > *long_lived) {
+        } else if (is_long_lived) {
             ++figures.long_lived_blocks;
             figures.long_lived_bytes += life.size;
             figures.long_lived_freed += life.freed;

@@ -227,6 +227,7 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
     }
 
     std::vector<SourceFrame> frames;
+    int outer_line = 0;
     Dwarf_Addr bias = 0;
     if (Dwarf_Die* cu = dwfl_module_addrdie(mod, pc, &bias)) {
         // The innermost scope holding the address, then the DIEs that enclose it in the
@@ -248,10 +249,12 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
                 inlined.file = file;
                 inlined.line = line;
                 inlined.inlined = true;
+                dwarf_decl_line(&scopes[i], &inlined.function_line);
                 frames.push_back(std::move(inlined));
                 call_site(cu, &scopes[i], file, line);
             } else if (tag == DW_TAG_subprogram) {
                 if (outer_name.empty()) outer_name = function_name(&scopes[i]);
+                dwarf_decl_line(&scopes[i], &outer_line);
                 break;
             }
         }
@@ -261,6 +264,7 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
     outer.function = std::move(outer_name);
     outer.file = std::move(file);
     outer.line = line;
+    outer.function_line = outer_line;
     frames.push_back(std::move(outer));
     return frames;
 }

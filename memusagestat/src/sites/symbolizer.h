@@ -19,6 +19,9 @@ struct SourceFrame {
     std::string function;  // demangled; empty when there is no symbol
     std::string file;      // empty without line information
     int line = 0;
+    // The first line of the frame's function (its declaration's), 0 when not known: a
+    // call's line less it stays when lines are added elsewhere (definitions.h).
+    int function_line = 0;
     bool inlined = false;  // inlined into the frame after it
     std::string module;    // the module's path, or empty when the address is in none
     uint64_t offset = 0;   // the address as an ELF virtual address of the module
