@@ -54,21 +54,31 @@ fail() {
 # grep reads all of it: with -q it could stop early, and dpkg die of SIGPIPE (pipefail).
 dpkg --print-foreign-architectures | grep -x "$arch" >/dev/null ||
     fail "not an architecture of this machine's package lists (bash .ci/deps --tests adds it)"
+# apt's binary cache of its lists, kept for this script's calls (a machine may have it
+# turned off, as Debian's container images do: then every call reads all the lists again).
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
+apt_options=(-o "Dir::Cache::pkgcache=$cache/pkgcache.bin" -o "Dir::Cache::srcpkgcache=$cache/srcpkgcache.bin")
+# Each wanted package with a version to download (apt-cache policy names those it knows,
+# "Candidate: (none)" for one it knows of without a version).
+known=$(apt-cache "${apt_options[@]}" policy "${wanted[@]/%/:$arch}" 2>/dev/null |
+    awk '/^[^ ].*:$/ {name = substr($0, 1, length($0) - 1)}
+        /Candidate:/ && $2 != "(none)" {print name}')
+unknown=()
 for package in "${wanted[@]}"; do
-    version=$(apt-cache policy "$package:$arch" 2>/dev/null | awk '/Candidate:/ {print $2}')
-    if [ -z "$version" ] || [ "$version" = "(none)" ]; then
-        fail "apt's lists have no $package:$arch (its index is not downloaded: apt-get update)"
-    fi
+    grep -qx "$package:$arch" <<<"$known" || unknown+=("$package:$arch")
 done
+[ ${#unknown[@]} -eq 0 ] ||
+    fail "apt's lists have no ${unknown[*]} (the board's index is not downloaded: apt-get update)"
 # Every package they need, recursively: the board's own (name:arch), and those of no
 # architecture (fonts, data) that come without one.
-mapfile -t names < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+mapfile -t names < <(apt-cache "${apt_options[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
     --no-breaks --no-replaces --no-enhances "${wanted[@]/%/:$arch}" "${wanted_common[@]}" |
     grep -E '^[a-z0-9]' | sort -u)
 mapfile -t board < <(printf '%s\n' "${names[@]}" | grep -E ":$arch\$")
 mapfile -t plain < <(printf '%s\n' "${names[@]}" | grep -v ':' || true)
 common=()
-[ ${#plain[@]} -eq 0 ] || mapfile -t common < <(apt-cache show --no-all-versions "${plain[@]}" |
+[ ${#plain[@]} -eq 0 ] || mapfile -t common < <(apt-cache "${apt_options[@]}" show --no-all-versions "${plain[@]}" |
     awk '/^Package:/ {name = $2} /^Architecture: all/ {print name}' | sort -u)
 
 rm -rf "$root"
@@ -78,7 +88,7 @@ mkdir -p "$root/.debs"
 # (apt's sandbox user may not write into the build: it says so, and downloads as this user.)
 log=$root/.debs/log
 for try in 1 2 3; do
-    (cd "$root/.debs" && apt-get download -q "${board[@]}" "${common[@]}") >"$log" 2>&1 && break
+    (cd "$root/.debs" && apt-get "${apt_options[@]}" download -q "${board[@]}" "${common[@]}") >"$log" 2>&1 && break
     if [ "$try" = 3 ]; then
         # "E: Failed to fetch http://.../libfoo_1.2-3_arm64.deb  404  Not Found [IP: ...]"
         missing=$(sed -n 's|^E: Failed to fetch .*/\([^/_]*\)_\([^_]*\)_[^ ]*\.deb *\(.*\)|\1 \2 (\3)|p' "$log" |
