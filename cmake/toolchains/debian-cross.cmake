@@ -1,5 +1,6 @@
 # Cross-building for a board with Debian's cross compilers (g++-<triplet>) and the target's
-# libraries from Debian's multiarch packages (libunwind-dev:arm64, ...). Included by the
+# libraries from Debian's packages of its architecture (libboost-program-options1.74.0:arm64,
+# ...), unpacked into the board's root. Included by the
 # per-architecture files, which set MEMUSAGE_TRIPLET and MEMUSAGE_PROCESSOR.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR ${MEMUSAGE_PROCESSOR})
@@ -14,10 +15,19 @@ if(NOT MEMUSAGE_MULTIARCH)
 endif()
 set(CMAKE_LIBRARY_ARCHITECTURE ${MEMUSAGE_MULTIARCH})
 # Programs of the target run on this machine through qemu-user, which finds the target's
-# dynamic loader and libraries under -L: Debian's multiarch C library (at the board's
-# paths) where Debian has one; riscv64's files set the cross compiler's own.
+# dynamic loader and libraries under -L: the board's root (MEMUSAGE_BOARD_ROOT, the presets'
+# build/<preset>-root: Debian's packages of the board unpacked by
+# `board_sysroot.sh --run-time`, never installed), where the driver's cross build finds the
+# board's Boost.Program_options and ncurses too; riscv64's files set a root of their own.
 if(NOT MEMUSAGE_QEMU_ROOT)
-  set(MEMUSAGE_QEMU_ROOT /)
+  if(MEMUSAGE_BOARD_ROOT AND EXISTS ${MEMUSAGE_BOARD_ROOT}/.packages)
+    set(MEMUSAGE_QEMU_ROOT ${MEMUSAGE_BOARD_ROOT})
+    # Debian 12's libraries are at the board's /usr/lib/<triplet> and, for the C library
+    # and ncurses, /lib/<triplet>.
+    list(APPEND CMAKE_PREFIX_PATH ${MEMUSAGE_BOARD_ROOT}/usr ${MEMUSAGE_BOARD_ROOT})
+  else()
+    set(MEMUSAGE_QEMU_ROOT /)
+  endif()
 endif()
 find_program(MEMUSAGE_QEMU qemu-${MEMUSAGE_QEMU_ARCH}-static)
 if(MEMUSAGE_QEMU)

@@ -4,11 +4,12 @@
 # a shell running a fixture, timeout(1)) then works under emulation too, which qemu-user
 # cannot do alone. The registration is the command's own: it runs in a user namespace of
 # its own, with a binfmt_misc instance of its own (Linux 6.7 and later), so nothing of the
-# machine's changes and two runs at once do not meet. No -L: qemu finds the board's C
-# library at the paths a board has it (Debian's multiarch packages).
-#   tests/cross/binfmt.sh aarch64|armhf|riscv64 COMMAND [ARGUMENT...]
+# machine's changes and two runs at once do not meet. No -L: qemu finds the board's files in
+# the root QEMU_LD_PREFIX names (tests/cross/run.sh). i686's programs too, which the kernel
+# could run itself, but then with this machine's files instead of the board's.
+#   tests/cross/binfmt.sh aarch64|armhf|riscv64|i686 COMMAND [ARGUMENT...]
 set -euo pipefail
-arch=${1:?usage: tests/cross/binfmt.sh aarch64|armhf|riscv64 COMMAND [ARGUMENT...]}
+arch=${1:?usage: tests/cross/binfmt.sh aarch64|armhf|riscv64|i686 COMMAND [ARGUMENT...]}
 shift
 # The ELF header of an executable or a shared object (e_type 2 or 3) of the machine:
 # class, byte order and version, then e_machine (as Debian's qemu-user-binfmt has them).
@@ -16,8 +17,9 @@ case "$arch" in
     aarch64) qemu=aarch64 class='\x02' machine='\xb7\x00' ;;
     armhf) qemu=arm class='\x01' machine='\x28\x00' ;;
     riscv64) qemu=riscv64 class='\x02' machine='\xf3\x00' ;;
+    i686) qemu=i386 class='\x01' machine='\x03\x00' ;;
     *)
-        echo "tests/cross/binfmt.sh: no qemu registration for '$arch' (aarch64, armhf, riscv64)" >&2
+        echo "tests/cross/binfmt.sh: no qemu registration for '$arch' (aarch64, armhf, riscv64, i686)" >&2
         exit 2
         ;;
 esac

@@ -13,23 +13,26 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 arch=${1:?usage: tests/cross/run.sh aarch64|armhf|riscv64|i686 [--smoke]}
 smoke=${2:-}
-# The board's C library: Debian's multiarch one (libc6:arm64, ...; at the paths a board has
-# it) where Debian has it, the cross compiler's own otherwise (riscv64). Not the cross
-# compiler's for all: with it as qemu's -L, pthread_create never returns under qemu 7.2.
+# The board's files: Debian's packages of its architecture (the C library, libunwind,
+# Boost.Program_options, ncurses) unpacked into a root in the build tree by
+# cmake/toolchains/board_sysroot.sh --run-time, never installed; riscv64's are built (below).
+# Not the cross compiler's C library for all: with it as qemu's root, pthread_create never
+# returns under qemu 7.2.
 case "$arch" in
-    aarch64) qemu=aarch64 libc=/usr/lib/aarch64-linux-gnu ;;
-    armhf) qemu=arm libc=/usr/lib/arm-linux-gnueabihf ;;
-    riscv64) qemu=riscv64 libc=/usr/riscv64-linux-gnu/lib ;;
-    i686) qemu=i386 libc=/usr/lib/i386-linux-gnu ;;
+    aarch64) qemu=aarch64 triplet=aarch64-linux-gnu ;;
+    armhf) qemu=arm triplet=arm-linux-gnueabihf ;;
+    riscv64) qemu=riscv64 triplet=riscv64-linux-gnu ;;
+    i686) qemu=i386 triplet=i386-linux-gnu ;;
     *)
         echo "tests/cross/run.sh: unknown architecture '$arch' (aarch64, armhf, riscv64, i686)" >&2
         exit 2
         ;;
 esac
 native=build
-for tool in "$native/tests/integration/collector/collector_integration_tests" \
-    "$native/tests/integration/sites/sites_integration_tests" \
-    "$native/tests/integration/stack/stack_integration_tests" "$native/bin/memusagestat"; do
+needed=("$native/tests/integration/collector/collector_integration_tests" "$native/bin/memusagestat")
+[ "$smoke" = --smoke ] || needed+=("$native/tests/integration/sites/sites_integration_tests"
+    "$native/tests/integration/stack/stack_integration_tests")
+for tool in "${needed[@]}"; do
     [ -x "$tool" ] || {
         echo "tests/cross/run.sh: $tool is missing: build the release build first" >&2
         exit 2
@@ -39,21 +42,23 @@ emulator=$(command -v "qemu-$qemu-static") || {
     echo "tests/cross/run.sh: qemu-$qemu-static is missing (Debian's qemu-user-static)" >&2
     exit 2
 }
-# riscv64 has no Debian 12 packages: its libraries (libunwind, Boost.Program_options,
-# ncurses) are built from Debian's source packages into a board's root whose lib is the
-# cross compiler's C library. Every start of qemu takes it as the board's files
-# (QEMU_LD_PREFIX): the tests' own and those the kernel makes for a fixture's exec, where
-# the board's loader finds libunwind.so.8 in the board's /usr/lib/riscv64-linux-gnu, as on
-# a board.
+# Every start of qemu takes the root as the board's files (QEMU_LD_PREFIX): the tests' own
+# and those the kernel makes for a fixture's exec, where the board's loader finds
+# libunwind.so.8 in the board's /usr/lib/<triplet>, as on a board. riscv64 has no Debian 12
+# packages: its libraries (libunwind, Boost.Program_options, ncurses) are built from Debian's
+# source packages into a root whose lib is the cross compiler's C library.
 if [ "$arch" = riscv64 ]; then
     sysroot=$PWD/build/riscv64-libraries
     cmake/toolchains/riscv64_libraries.sh "$sysroot"
-    export QEMU_LD_PREFIX=$sysroot
+    libc=$sysroot/lib
 else
-    sysroot=/
+    sysroot=$PWD/build/$arch-root
+    cmake/toolchains/board_sysroot.sh --run-time "$arch" "$sysroot"
+    libc=$sysroot/lib/$triplet
 fi
+export QEMU_LD_PREFIX=$sysroot
 [ -f "$libc/libc.so.6" ] || {
-    echo "tests/cross/run.sh: no C library for $arch in $libc (bash .ci/deps installs it)" >&2
+    echo "tests/cross/run.sh: no C library for $arch in $libc" >&2
     exit 2
 }
 
@@ -66,12 +71,10 @@ export MEMUSAGE_TEST_COLLECTOR=$PWD/build/$arch/lib/libmemusage.so
 export MEMUSAGE_TEST_GLIBC_COLLECTOR=$libc/libmemusage.so
 export MEMUSAGE_TEST_EMULATOR="$emulator -L $sysroot"
 
-# The kernel runs i686's programs itself; the others' it starts through qemu in the tests'
-# run (their execs: /proc/self/exe, a shell or timeout(1) starting a fixture).
-case "$arch" in
-    i686) under_emulation=() ;;
-    *) under_emulation=(tests/cross/binfmt.sh "$arch") ;;
-esac
+# The kernel starts the board's programs through qemu in the tests' run (their execs:
+# /proc/self/exe, a shell or timeout(1) starting a fixture); i686's too, which it could run
+# itself, but then with this machine's files: the board's C library is only in its root.
+under_emulation=(tests/cross/binfmt.sh "$arch")
 
 # What runs under emulation as on the board: fork and exec, the signals (the program's
 # handlers beside the collector's, each function that sets a disposition once with the
@@ -99,9 +102,9 @@ case "$arch" in armhf | i686) collector_tests+=':Compatibility.FixtureWithEdgeCa
 # fixture (threads forking beside threads reading) hangs without any collector too (1 run
 # in 8 of its 2 seconds never ended; none on qemu-aarch64).
 [ "$arch" = armhf ] && collector_tests+=':Collector/ForkSafety.ForkWhileOtherThreadsUseStdio/*'
-# riscv64's C library is at no board's path on this machine: qemu finds the board's loader
+# The board's C library is at no board's path on this machine: qemu finds the board's loader
 # through QEMU_LD_PREFIX, which a program started with an empty environment has lost.
-[ "$arch" = riscv64 ] && collector_tests+=':Processes.AProgramStartedWithoutTheCollectorMeetsNoSigprof'
+collector_tests+=':Processes.AProgramStartedWithoutTheCollectorMeetsNoSigprof'
 # Nor can qemu 7.2 keep a SIGFPE that kill() sent pending while the program blocks it: the
 # fixture dies of SIGSEGV without any collector (the same check in a thread runs).
 collector_tests+=':Collector/ProcessState.IsAsTheProgramSetIt/sigprocmask_pending_*'

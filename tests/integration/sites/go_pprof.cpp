@@ -6,7 +6,7 @@ namespace sites_test {
 
 collector_test::Outcome go_pprof(const std::vector<std::string>& options,
                                  const std::string& profile, const std::string& scratch) {
-    // Debian's golang-go (.ci/deps).
+    // Debian's golang-go (.ci/deps --tests).
     std::vector<std::string> argv = {"/usr/bin/go", "tool", "pprof"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(profile);
