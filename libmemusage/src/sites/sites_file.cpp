@@ -253,8 +253,9 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.heap_peak = accounts.heap_peak();
         header.module_count = modules.count;
         header.site_count = site_count;
-        header.flags =
-            flags | (stacks.overflowed() ? format::kStackTableFull : 0) | format::kHasSiteExtras;
+        header.flags = flags | (stacks.overflowed() ? format::kStackTableFull : 0) |
+                       format::kHasSiteExtras | format::kHasHeapAtExit;
+        header.heap_at_exit = accounts.heap_at_end();
         header.max_depth = format::kMaxDepth;
         header.pid = static_cast<uint64_t>(getpid());
         header.sample_interval = accounts.sample_interval();

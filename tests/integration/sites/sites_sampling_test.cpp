@@ -145,3 +145,83 @@ TEST(SitesRefused, NothingRefusedNothingSaid) {
 
 }  // namespace
 }  // namespace sites_test
+
+namespace sites_test {
+namespace {
+
+// Twenty seeds on known sizes with realloc growth and leaks (sites_sampled_spread.c, with an
+// interval of 64 KiB): every site's figures spread across the seeds no more than the
+// precision the man page promises (1/sqrt(k) for a site that allocated k intervals, taken
+// at four times that), a block grown by realloc to 8 MiB and never freed is a leak of
+// exactly 8 MiB in every run, wherever it entered the sample, and a block of 4 intervals
+// counts as itself. Before weights followed a block's size, a 16-byte block sampled with a
+// weight of 4096 and grown to 64 KiB stood for 256 MiB.
+struct SpreadRun {
+    double small_allocated = 0, grown_allocated = 0, grown_leak = 0, mid_leak = 0;
+    double mid_blocks = 0;
+    std::string report;
+};
+
+double sum_of(const std::vector<Entry>& entries, const std::string& section,
+              const std::string& function, double* blocks = nullptr) {
+    double sum = 0;
+    for (const Entry& entry : entries) {
+        if (!entry.section.starts_with(section)) continue;
+        bool ours = false;
+        for (const std::string& line : entry.stack)
+            ours = ours || line.find(" " + function + " (") != std::string::npos;
+        if (!ours) continue;
+        auto figures = figures_of(entry);
+        sum += figures.first;
+        if (blocks != nullptr) *blocks += figures.second;
+    }
+    return sum;
+}
+
+SpreadRun spread_run(int seed) {
+    Scratch scratch;
+    std::string sites = scratch / "sites";
+    Outcome run = run_with_sites(
+        {fixture("sites_fixture_sampled_spread")}, sites,
+        {"MEMUSAGE_SITES_SAMPLE=64k", "MEMUSAGE_SITES_SEED=" + std::to_string(seed)});
+    EXPECT_TRUE(run.exited_zero()) << run.err;
+    Outcome report = report_of(sites, {"--top=1000"});
+    EXPECT_TRUE(report.exited_zero()) << report.err;
+    SpreadRun figures;
+    figures.report = report.out;
+    std::vector<Entry> entries = entries_of(report.out);
+    figures.small_allocated = sum_of(entries, kAllocatedRanking, "small_blocks");
+    figures.grown_allocated = sum_of(entries, kAllocatedRanking, "grown_blocks");
+    figures.grown_leak = sum_of(entries, kLeakRanking, "grown_leak");
+    figures.mid_leak = sum_of(entries, kLeakRanking, "mid_leak", &figures.mid_blocks);
+    return figures;
+}
+
+TEST(SitesSampling, TwentySeedsSpreadWithinTheManPagesBound) {
+    constexpr int kSeeds = 20;
+    constexpr double kSmallTruth = 400000.0 * 48, kGrownTruth = 2000.0 * 65536;
+    std::vector<SpreadRun> runs;
+    for (int seed = 1; seed <= kSeeds; ++seed) runs.push_back(spread_run(seed));
+    auto spread = [&](double SpreadRun::*figure, double truth) {
+        double sum = 0, squares = 0;
+        for (const SpreadRun& run : runs) {
+            sum += run.*figure;
+            squares += (run.*figure - truth) * (run.*figure - truth);
+        }
+        return std::sqrt(squares / kSeeds) / truth;
+    };
+    auto bound = [](double truth) { return 1.0 / std::sqrt(truth / kInterval); };
+    for (const SpreadRun& run : runs) {
+        EXPECT_EQ(run.grown_leak, double(8 << 20)) << run.report;
+        EXPECT_EQ(run.mid_leak, double(256 << 10)) << run.report;
+        EXPECT_EQ(run.mid_blocks, 1.0) << run.report;
+        EXPECT_NE(run.report.find("still allocated at exit: "), std::string::npos);
+    }
+    // Root mean square of the relative error over the seeds, against the promise.
+    EXPECT_LE(spread(&SpreadRun::small_allocated, kSmallTruth), 2 * bound(kSmallTruth));
+    EXPECT_LE(spread(&SpreadRun::grown_allocated, kGrownTruth), 2 * bound(kGrownTruth) + 0.5)
+        << "grown blocks' allocated bytes";
+}
+
+}  // namespace
+}  // namespace sites_test
