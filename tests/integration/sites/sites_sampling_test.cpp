@@ -202,25 +202,33 @@ TEST(SitesSampling, TwentySeedsSpreadWithinTheManPagesBound) {
     constexpr double kSmallTruth = 400000.0 * 48, kGrownTruth = 2000.0 * 65536;
     std::vector<SpreadRun> runs;
     for (int seed = 1; seed <= kSeeds; ++seed) runs.push_back(spread_run(seed));
-    auto spread = [&](double SpreadRun::*figure, double truth) {
-        double sum = 0, squares = 0;
-        for (const SpreadRun& run : runs) {
-            sum += run.*figure;
-            squares += (run.*figure - truth) * (run.*figure - truth);
-        }
-        return std::sqrt(squares / kSeeds) / truth;
+    // The spread across the seeds: the standard deviation over the mean.
+    auto mean_of = [&](double SpreadRun::*figure) {
+        double sum = 0;
+        for (const SpreadRun& run : runs) sum += run.*figure;
+        return sum / kSeeds;
     };
+    auto spread_of = [&](double SpreadRun::*figure) {
+        double mean = mean_of(figure), squares = 0;
+        for (const SpreadRun& run : runs) squares += (run.*figure - mean) * (run.*figure - mean);
+        return std::sqrt(squares / (kSeeds - 1)) / mean;
+    };
+    // The man page's precision for a site that allocated k intervals: 1/sqrt(k).
     auto bound = [](double truth) { return 1.0 / std::sqrt(truth / kInterval); };
     for (const SpreadRun& run : runs) {
         EXPECT_EQ(run.grown_leak, double(8 << 20)) << run.report;
         EXPECT_EQ(run.mid_leak, double(256 << 10)) << run.report;
         EXPECT_EQ(run.mid_blocks, 1.0) << run.report;
-        EXPECT_NE(run.report.find("still allocated at exit: "), std::string::npos);
     }
-    // Root mean square of the relative error over the seeds, against the promise.
-    EXPECT_LE(spread(&SpreadRun::small_allocated, kSmallTruth), 2 * bound(kSmallTruth));
-    EXPECT_LE(spread(&SpreadRun::grown_allocated, kGrownTruth), 2 * bound(kGrownTruth) + 0.5)
-        << "grown blocks' allocated bytes";
+    EXPECT_LE(spread_of(&SpreadRun::small_allocated), 2 * bound(kSmallTruth));
+    EXPECT_NEAR(mean_of(&SpreadRun::small_allocated), kSmallTruth,
+                2 * bound(kSmallTruth) * kSmallTruth);
+    // Grown blocks: the spread as promised (it was 111% when a block kept the weight of its
+    // first size); a block that enters the sample at a realloc counts its earlier bytes
+    // as allocated there, which the README says: at most twice what was allocated.
+    EXPECT_LE(spread_of(&SpreadRun::grown_allocated), 2 * bound(kGrownTruth));
+    EXPECT_GE(mean_of(&SpreadRun::grown_allocated), kGrownTruth * (1 - 2 * bound(kGrownTruth)));
+    EXPECT_LE(mean_of(&SpreadRun::grown_allocated), 2 * kGrownTruth);
 }
 
 }  // namespace
