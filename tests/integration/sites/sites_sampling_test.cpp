@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <regex>
 
 #include "sites_run.h"
 
@@ -229,6 +232,37 @@ TEST(SitesSampling, TwentySeedsSpreadWithinTheManPagesBound) {
     EXPECT_LE(spread_of(&SpreadRun::grown_allocated), 2 * bound(kGrownTruth));
     EXPECT_GE(mean_of(&SpreadRun::grown_allocated), kGrownTruth * (1 - 2 * bound(kGrownTruth)));
     EXPECT_LE(mean_of(&SpreadRun::grown_allocated), 2 * kGrownTruth);
+}
+
+}  // namespace
+}  // namespace sites_test
+
+namespace sites_test {
+namespace {
+
+// A sampled run's event recording keeps the sampled blocks only (it recorded every block,
+// and --dhat of a sampled run replayed them all), and its DHAT file's te is the run's end
+// (it was 0).
+TEST(SitesSampling, TheRecordingKeepsTheSampleAndDhatTheRunsEnd) {
+    Scratch scratch;
+    std::string sampled = scratch / "sampled.events", exact = scratch / "exact.events",
+                dhat = scratch / "run.json";
+    Outcome run = run_memusage({"--sites-sample=64k", "--events=" + sampled, "--dhat=" + dhat,
+                                fixture("sites_fixture_sampled_spread")},
+                               scratch.path());
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    Outcome whole = run_memusage(
+        {"--sites", "--events=" + exact, fixture("sites_fixture_sampled_spread")}, scratch.path());
+    ASSERT_TRUE(whole.exited_zero()) << whole.err;
+    std::ifstream a(sampled, std::ios::ate | std::ios::binary),
+        b(exact, std::ios::ate | std::ios::binary);
+    ASSERT_GT(static_cast<long>(b.tellg()), 0);
+    EXPECT_LT(static_cast<long>(a.tellg()) * 20, static_cast<long>(b.tellg()));
+    std::ifstream file(dhat);
+    std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::smatch te;
+    ASSERT_TRUE(std::regex_search(json, te, std::regex("\"te\": ?([0-9]+)"))) << json;
+    EXPECT_GT(std::stoull(te[1]), 0u) << json;
 }
 
 }  // namespace
