@@ -210,8 +210,9 @@ TEST(Massif, AShortRunsSnapshotsAreApartInTime) {
     for (size_t i = 1; i < snapshots.size(); ++i) {
         at_zero += snapshots[i].time == 0;
         // The peak is a moment of its own, copied from the point that reached it.
-        if (snapshots[i].tree != "peak" && snapshots[i - 1].tree != "peak")
+        if (snapshots[i].tree != "peak" && snapshots[i - 1].tree != "peak") {
             EXPECT_GT(snapshots[i].time, snapshots[i - 1].time) << "snapshot " << i;
+        }
     }
     EXPECT_EQ(at_zero, 0);
     Outcome printed = collector_test::run({"/usr/bin/ms_print", massif}, {}, "");
