@@ -173,9 +173,9 @@ TEST(PprofNames, TemplateInstancesAreNotMerged) {
     ASSERT_TRUE(run.exited_zero()) << run.err;
     Outcome made = report_of(sites, {"--pprof=" + profile});
     ASSERT_TRUE(made.exited_zero()) << made.err;
-    Outcome top =
-        go_pprof({"-top", "-cum", "-nodecount=100", "-sample_index=leaked_space", "-unit=B"},
-                 profile, scratch.path());
+    Outcome top = go_pprof({"-top", "-cum", "-nodecount=100", "-nodefraction=0",
+                            "-sample_index=leaked_space", "-unit=B"},
+                           profile, scratch.path());
     ASSERT_TRUE(top.exited_zero()) << top.err << top.out;
     std::map<std::string, std::string> rows = top_rows(top.out);
     EXPECT_TRUE(rows.contains("build<40>")) << top.out;
