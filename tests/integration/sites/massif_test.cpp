@@ -193,8 +193,7 @@ TEST(Massif, WithoutARecordingTheTimesAreNotKnownAndThatIsSaid) {
 
 // A run of a few milliseconds: massif's whole milliseconds put half its snapshots at 0 and
 // ms_print drew the peak lasting to the end. In bytes allocated and freed (time_unit: B),
-// every snapshot is later than the one before it, as every event moves the time, and the
-// graph's time axis is in bytes.
+// every event that moves a byte moves the time, and the graph's time axis is in bytes.
 TEST(Massif, AShortRunsSnapshotsAreApartInTime) {
     Scratch scratch;
     std::string sites = scratch / "sites", events = scratch / "events",
@@ -206,15 +205,16 @@ TEST(Massif, AShortRunsSnapshotsAreApartInTime) {
     ASSERT_TRUE(made.exited_zero()) << made.err;
     std::vector<Snapshot> snapshots = snapshots_of(massif);
     ASSERT_GT(snapshots.size(), 50u);
-    int at_zero = 0;
+    // Never back in time, and apart but for an event that moved no byte (malloc(0)) or the
+    // peak, a moment of its own copied from the point that reached it.
+    int at_zero = 0, together = 0;
     for (size_t i = 1; i < snapshots.size(); ++i) {
         at_zero += snapshots[i].time == 0;
-        // The peak is a moment of its own, copied from the point that reached it.
-        if (snapshots[i].tree != "peak" && snapshots[i - 1].tree != "peak") {
-            EXPECT_GT(snapshots[i].time, snapshots[i - 1].time) << "snapshot " << i;
-        }
+        EXPECT_GE(snapshots[i].time, snapshots[i - 1].time) << "snapshot " << i;
+        together += snapshots[i].time == snapshots[i - 1].time;
     }
     EXPECT_EQ(at_zero, 0);
+    EXPECT_LE(together * 10, static_cast<int>(snapshots.size())) << together;
     Outcome printed = collector_test::run({"/usr/bin/ms_print", massif}, {}, "");
     ASSERT_TRUE(printed.exited_zero()) << printed.err;
     EXPECT_NE(printed.out.find("time(B)"), std::string::npos) << printed.out;
