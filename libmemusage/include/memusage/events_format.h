@@ -55,6 +55,9 @@ struct FileHeader {
 static_assert(sizeof(FileHeader) == 40);
 inline constexpr uint32_t kVersion2HeaderBytes = 32;
 inline constexpr uint32_t kHasSites = 1;  // a sites file of the same run names the site ids
+// The sites were sampled: only the sampled blocks' events are recorded (the others' would
+// name no site, and cost the recording as much as the run's every block).
+inline constexpr uint32_t kSampledBlocksOnly = 2;
 
 enum class Kind : uint8_t {
     // time: the shifted cycle counter, absolute; ns: CLOCK_MONOTONIC at about the same

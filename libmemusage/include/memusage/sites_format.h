@@ -61,6 +61,8 @@ inline constexpr uint32_t kHasSiteExtras = 32;
 // call, whichever stream it is for: only these say which buffers are the C library's own,
 // kept until exit by design, and which are of streams the program opened and never closed.
 inline constexpr uint32_t kHasStandardStreamBuffers = 64;
+// Version 4 on: the header ends with heap_at_exit (header_bytes says it is there too).
+inline constexpr uint32_t kHasHeapAtExit = 128;
 
 struct FileHeader {
     char magic[8];
@@ -83,8 +85,12 @@ struct FileHeader {
     uint32_t stack_peak_count;
     // Version 4 on.
     machine_format::MachineStamp machine;
+    // With kHasHeapAtExit: the heap's bytes when the run ended, exactly, sampled sites or not
+    // (what the leak figures of sampled sites estimate).
+    uint64_t heap_at_exit;
 };
-static_assert(sizeof(FileHeader) == 72);
+static_assert(sizeof(FileHeader) == 80);
+inline constexpr uint32_t kVersion4HeaderBytes = 72;
 inline constexpr uint32_t kVersion1HeaderBytes = 48;
 inline constexpr uint32_t kVersion3HeaderBytes = 64;
 

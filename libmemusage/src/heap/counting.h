@@ -162,6 +162,23 @@ class BasicCounting {
     void keep_site(uint32_t tag) {
         if constexpr (!kShort) site_ = site_word(SiteChange::resize, tag);
     }
+    // Sampled sites: a block of tag `tag` about to grow from `old_size` to `new_size` bytes
+    // takes the weight of its new size, or enters the sample (sites.h). Its tag after the
+    // resize; exact sites, or a block not growing: the tag it has.
+    uint32_t resized_site(uint32_t tag, uint64_t old_size, uint64_t new_size) {
+        if (!sites_on() || sites::sample_interval == 0 || new_size <= old_size) return tag;
+        if (tag == 0) return sites::site_for_growth(old_size, new_size);
+        return sites::resized_tag(tag, new_size);
+    }
+    // The resize took place and changed the block's tag from `old_tag` to `new_tag`: the
+    // site's own event (site_accounts.h, kReweighed) for the `old_size` bytes it held, before
+    // the resize's own. Seen only by the site figures.
+    void reweighed(uint32_t old_tag, uint32_t new_tag, uint64_t old_size) {
+        if (__builtin_expect(new_tag == old_tag, 1)) return;
+        recorder_.record(log_,
+                         reweighed_change(old_tag == 0 ? 0 : weight_code_of(old_tag), old_size), 0,
+                         site_word(SiteChange::resize, new_tag));
+    }
 
   private:
     // A freed block's site word: temporary when it is the thread's latest new block and the
@@ -263,6 +280,8 @@ struct Uncounted {
     void freed(uint64_t, const void*) {}
     uint32_t site(uint64_t) { return 0; }
     void keep_site(uint32_t) {}
+    uint32_t resized_site(uint32_t tag, uint64_t, uint64_t) { return tag; }
+    void reweighed(uint32_t, uint32_t, uint64_t) {}
     void unmap_requested() {}
     void unmapped(uint64_t, uint64_t) {}
     void remapped(uint64_t, uint64_t, bool, uint64_t, uint64_t) {}

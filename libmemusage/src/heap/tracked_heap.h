@@ -146,27 +146,35 @@ __attribute__((always_inline)) inline void* reallocate(Counter counter, void* bl
     counter.resize_requested(Call::realloc, old.size, size);
     uint64_t growth = size > old.size ? size - old.size : 0;
     if (!counter.admit(Call::realloc, growth)) return nullptr;
+    // Sampled sites: growth may change the block's weight, or let it into the sample.
+    uint32_t tag = counter.resized_site(old.site, old.size, size);
     void* resized = nullptr;
     bool moved = true;
     size_t total;
     if (old.aligned) {
         // realloc promises malloc's alignment only; a plain block keeps things simple.
-        resized = detail::plain_block(size, old.site);
+        resized = detail::plain_block(size, tag);
         if (resized != nullptr) {
             memcpy(resized, block, old.size < size ? old.size : size);
             detail::free_real(block, old);
         }
-    } else if (detail::with_header(size, detail::header_bytes(old.site), total)) {
+    } else if (detail::with_header(size, detail::header_bytes(tag), total)) {
         void* real = original::realloc(old.real, total);
         if (real != nullptr) {
             moved = real != old.real;
-            resized = detail::mark_plain_or_sited(real, size, old.site);
+            // A plain block entering the sample takes the sited header: its bytes move up.
+            if (__builtin_expect(old.site == 0 && tag != 0, 0))
+                memmove(static_cast<char*>(real) + kSitedHeaderBytes,
+                        static_cast<char*>(real) + sizeof(BlockHeader), body_bytes(old.size));
+            resized = detail::mark_plain_or_sited(real, size, tag);
         }
     }
     if (resized == nullptr) {
         counter.admission_unused(growth);
         counter.failed(Call::realloc);
     } else {
+        counter.reweighed(old.site, tag, old.size);
+        counter.keep_site(tag);
         counter.reallocated(old.size, size, moved, block, resized);
     }
     return resized;

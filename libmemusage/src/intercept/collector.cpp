@@ -241,6 +241,7 @@ void open_data_file() {
 void open_events_file() {
     if (config.events_owner != 0 && config.events_owner != getpid()) return;
     uint32_t flags = sites::enabled ? events_format::kHasSites : 0;
+    if (sites::enabled && sites::sample_interval != 0) flags |= events_format::kSampledBlocksOnly;
     switch (events_file.open(config.events, flags)) {
         case EventsFile::OpenResult::opened: {
             char pid[24];

@@ -45,8 +45,12 @@ struct EventStream {
                                             uint32_t site = 0) {
         heap += heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
-        if (__builtin_expect(!kOnlyCounting && sites != nullptr, 0))
-            on_site_event(sites, site, heap_change, current);
+        // A site's own event (site_accounts.h, kReweighed) is not the heap's.
+        if (__builtin_expect(!kOnlyCounting && sites != nullptr, 0) &&
+            on_site_event(sites, site, heap_change, current)) {
+            heap -= heap_change;
+            return false;
+        }
         // A new peak is rare once a program runs: a branch the processor predicts costs
         // less than a conditional move and a store on every event.
         if constexpr (!bench_off::peak) {
@@ -68,9 +72,9 @@ struct EventStream {
     }
 
   private:
-    __attribute__((noinline)) static void on_site_event(SiteAccounts* accounts, uint32_t site,
+    __attribute__((noinline)) static bool on_site_event(SiteAccounts* accounts, uint32_t site,
                                                         int64_t heap_change, uint64_t current) {
-        accounts->on_event(site, heap_change, current);
+        return accounts->on_event(site, heap_change, current);
     }
 };
 

@@ -38,6 +38,7 @@ EventsFile::OpenResult EventsFile::open(const char* path, uint32_t flags) {
     header.header_bytes = sizeof header;
     header.time_shift = format::kTimeShift;
     header.flags = flags;
+    sampled_blocks_only_ = (flags & format::kSampledBlocksOnly) != 0;
     header.pid = static_cast<uint64_t>(getpid());
     header.machine = {machine_format::kByteOrderMark, machine::kElfMachine, machine::kWordBytes,
                       machine::kDataFileTime};

@@ -36,6 +36,7 @@ class EventsFile {
     void add(uint64_t serial, uint64_t tid, uint64_t time, uint32_t site,
              const BlockChange& block) {
         if (!EventsEncoder::is_block_event(block)) return;
+        if (sampled_blocks_only_ && stack_id_of(site) == 0) return;
         if (__builtin_expect(write_failed_, 0)) {
             ++dropped_;
             return;
@@ -89,6 +90,7 @@ class EventsFile {
     uint64_t dropped_ = 0;
     std::atomic<bool> adding_{false};
     bool write_failed_ = false;
+    bool sampled_blocks_only_ = false;  // events_format::kSampledBlocksOnly
     WarningSink warning_sink_ = nullptr;
     // A reading of both clocks when the file was opened: a chunk's Clock pairs its first
     // time with the monotonic clock interpolated between this and a fresh reading.

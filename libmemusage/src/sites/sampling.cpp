@@ -10,6 +10,7 @@ double weight_of_code(uint32_t code) {
 }
 
 Choice choose(uint64_t size, uint64_t interval) {
+    if (size >= interval) return {kUnitCode, 1.0};
     double p = -std::expm1(-static_cast<double>(size) / static_cast<double>(interval));
     if (!(p > 0)) return {kMaxCode, 0.0};  // 0 bytes hold no point
     // The smallest code whose weight is at least 1/p: its 1/weight is at most p.
@@ -18,6 +19,15 @@ Choice choose(uint64_t size, uint64_t interval) {
     uint32_t code = steps >= kMaxCode - 1 ? kMaxCode : static_cast<uint32_t>(steps) + 1;
     double keep = 1.0 / (weight_of_code(code) * p);
     return {code, keep < 1.0 ? keep : 1.0};
+}
+
+double inclusion(uint64_t size, uint64_t interval) {
+    Choice choice = choose(size, interval);
+    return choice.keep == 0.0 ? 0.0 : 1.0 / weight_of_code(choice.code);
+}
+
+double holds_point(uint64_t bytes, uint64_t interval) {
+    return -std::expm1(-static_cast<double>(bytes) / static_cast<double>(interval));
 }
 
 int64_t next_countdown(Generator& generator, uint64_t interval) {

@@ -5,7 +5,10 @@
 // in the block's site tag as a 10-bit code (site_accounts.h), and a code stands for one exact
 // weight: a sample is kept with probability (1/weight) / p, which makes its probability of
 // being kept exactly 1/weight, so the estimates stay unbiased (at most 2.2% of the samples
-// are let go for it).
+// are let go for it). A block of at least `interval` bytes is always sampled, with weight 1:
+// it counts as itself. A block's weight follows its size: realloc gives a sampled block the
+// weight of its new size, and lets a block outside the sample in with the probability that
+// makes its chance of being in the sample that of a block allocated at its new size.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,8 @@ inline constexpr uint32_t kMaxCode = 1023;
 // interval): 1 GiB, far below 2^31.9.
 inline constexpr uint64_t kMaxInterval = kMaxSampleInterval;
 inline constexpr uint64_t kDefaultInterval = 512 * 1024;
+// The code of weight 1: a block of at least the interval, always sampled.
+inline constexpr uint32_t kUnitCode = 1;
 
 double weight_of_code(uint32_t code);
 
@@ -28,8 +33,13 @@ struct Choice {
     uint32_t code;  // the weight the block gets if kept
     double keep;    // the probability of keeping it
 };
-// For a block of `size` bytes that holds a point of the process.
+// For a block of `size` bytes that holds a point of the process (one of at least
+// `interval` bytes: always kept, weight 1).
 Choice choose(uint64_t size, uint64_t interval);
+// The probability that a block of `size` bytes is in the sample: 1 / its code's weight.
+double inclusion(uint64_t size, uint64_t interval);
+// The probability that a range of `bytes` holds a point of the process.
+double holds_point(uint64_t bytes, uint64_t interval);
 
 // A small per-thread generator (xorshift64*): no lock, no allocation. Never seeded with 0.
 struct Generator {

@@ -40,6 +40,20 @@ inline constexpr uint32_t site_word(SiteChange change, uint32_t site) {
     return site == 0 ? 0 : static_cast<uint32_t>(change) | (site & kSiteIdMask);
 }
 
+// Sampled sites: realloc changed a block's weight (sampling.h), or let it into the sample.
+// The site sees that as an event of its own, recorded just before the resize's, which the
+// heap, the peaks and the files never see: its site word is the block's new tag, and its
+// heap change carries this flag, the weight code the block had (0: it was not in the
+// sample) and the bytes whose weight changed (the block's size before the resize). No heap
+// event changes the heap by 2^61 bytes or more.
+inline constexpr int64_t kReweighed = int64_t{1} << 61;
+inline constexpr int kReweighedCodeShift = 48;
+inline constexpr uint64_t kReweighedBytesMask = (uint64_t{1} << kReweighedCodeShift) - 1;
+inline constexpr int64_t reweighed_change(uint32_t old_code, uint64_t bytes) {
+    return kReweighed | static_cast<int64_t>(old_code) << kReweighedCodeShift |
+           static_cast<int64_t>(bytes & kReweighedBytesMask);
+}
+
 struct SiteFigures {
     uint64_t blocks_allocated;
     uint64_t bytes_allocated;  // new blocks, plus the growth of resizes
@@ -72,8 +86,14 @@ class SiteAccounts {
     void release();  // tests
 
     // One event of the merged stream. `heap_after` is the global heap once it happened.
-    void on_event(uint32_t site_word, int64_t heap_change, uint64_t heap_after) {
+    // True for a site's own event (kReweighed), which the stream takes back from the heap.
+    bool on_event(uint32_t site_word, int64_t heap_change, uint64_t heap_after) {
         ++now_;
+        if (__builtin_expect(heap_change >= kReweighed, 0)) {
+            reweigh(site_word, heap_change);
+            return true;
+        }
+        heap_at_end_ = heap_after;
         uint32_t id = stack_id_of(site_word);
         if (id != 0 && id < capacity_)
             change_site(sites_[id], site_word & ~kSiteIdMask, heap_change,
@@ -82,6 +102,7 @@ class SiteAccounts {
             peak_ = heap_after;
             peak_at_ = now_;
         }
+        return false;
     }
 
     uint32_t capacity() const { return capacity_; }
@@ -91,6 +112,8 @@ class SiteAccounts {
     uint64_t bytes_at_peak(uint32_t id) const { return sites_[id].bytes_at_peak(peak_at_); }
     uint64_t blocks_at_peak(uint32_t id) const { return sites_[id].blocks_at_peak(peak_at_); }
     uint64_t heap_peak() const { return peak_; }
+    // The heap after the latest event, exactly (sampled or not): at exit, what was left.
+    uint64_t heap_at_end() const { return heap_at_end_; }
     // A kept figure in bytes or blocks (rounded).
     uint64_t in_units(uint64_t kept) const {
         return shift_ == 0 ? kept : (kept >> shift_) + ((kept >> (shift_ - 1)) & 1);
@@ -99,6 +122,38 @@ class SiteAccounts {
     static constexpr uint32_t kWeightedShift = 10;
 
   private:
+    // A reweighed event: the block's bytes go from their old weight to their new one at its
+    // site. What the site holds changes by the difference, booked as allocated when it grew
+    // and as freed when it shrank, so that allocated - freed stays what the site holds.
+    void reweigh(uint32_t word, int64_t change) {
+        uint32_t id = stack_id_of(word);
+        if (id == 0 || id >= capacity_) return;
+        auto bits = static_cast<uint64_t>(change);
+        uint32_t old_code = static_cast<uint32_t>(bits >> kReweighedCodeShift) & (kWeightCodes - 1);
+        auto bytes = static_cast<int64_t>(bits & kReweighedBytesMask);
+        int64_t new_factor = factor_[weight_code_of(word)];
+        int64_t old_factor = old_code == 0 ? 0 : factor_[old_code];
+        int64_t amount, blocks = new_factor - old_factor;
+        if (__builtin_mul_overflow(bytes, blocks, &amount))
+            amount = blocks < 0 ? INT64_MIN / 4 : INT64_MAX / 4;
+        SiteFigures& site = sites_[id];
+        if (site.changed_at <= peak_at_) {
+            site.at_peak = site.current;
+            site.blocks_at_peak_ = site.current_blocks;
+        }
+        site.current += amount;
+        site.current_blocks += blocks;
+        site.changed_at = now_;
+        if (amount >= 0)
+            site.bytes_allocated += static_cast<uint64_t>(amount);
+        else
+            site.bytes_freed += -static_cast<uint64_t>(amount);
+        if (blocks >= 0)
+            site.blocks_allocated += static_cast<uint64_t>(blocks);
+        else
+            site.blocks_freed += -static_cast<uint64_t>(blocks);
+    }
+
     void change_site(SiteFigures& site, uint32_t change, int64_t heap_change, uint32_t code) {
         // Exact: a factor of 1. Sampled: the block's weight in fixed point.
         int64_t factor = factor_[code];
@@ -137,6 +192,7 @@ class SiteAccounts {
     uint64_t now_ = 0;      // events seen
     uint64_t peak_ = 0;     // the largest heap_after seen
     uint64_t peak_at_ = 0;  // the event that first reached it
+    uint64_t heap_at_end_ = 0;
     uint64_t sample_interval_ = 0;
     uint32_t shift_ = 0;  // 0 exact, kWeightedShift sampled
     // Each weight code's factor: 1 for code 0 when exact; weight * 2^kWeightedShift sampled.

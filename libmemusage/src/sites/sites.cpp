@@ -200,22 +200,81 @@ uint32_t capture_site() {
     return id;
 }
 
-uint32_t sampled_site(uint64_t size) {
+namespace {
+
+// Whether the countdown ends at a point of the process, or only at the end of a stretch of
+// the interval with no point in it.
+__thread bool point_at_countdown = false;
+
+sampling::Generator& own_generator() {
     sampling::Generator& own = generator;
-    if (own.state == 0) {
-        own.state = sampling::seed_for(seed_base, seeded_threads.fetch_add(1));
-        uint64_t first = static_cast<uint64_t>(sampling::next_countdown(own, sample_interval));
-        if (size < first) {
-            bytes_to_next_sample = first - size;
-            return 0;
+    if (own.state == 0) own.state = sampling::seed_for(seed_base, seeded_threads.fetch_add(1));
+    return own;
+}
+
+// The distance to the next point, walked in stretches of at most the interval.
+void draw_countdown(sampling::Generator& own) {
+    auto distance = static_cast<uint64_t>(sampling::next_countdown(own, sample_interval));
+    point_at_countdown = distance <= sample_interval;
+    bytes_to_next_sample = point_at_countdown ? distance : sample_interval;
+}
+
+// Whether the next `bytes` of the thread's allocations (fewer than the interval, and at least
+// what is left of the countdown, or on the thread's first draw) hold a point. The process has
+// no memory: after a point, the next is as far from the range's end as from anywhere.
+bool range_holds_point(sampling::Generator& own, uint64_t bytes) {
+    if (bytes_to_next_sample == 0) draw_countdown(own);
+    for (;;) {
+        uint64_t left = bytes_to_next_sample;
+        if (bytes < left) {
+            bytes_to_next_sample = left - bytes;
+            return false;
         }
+        if (point_at_countdown) {
+            draw_countdown(own);
+            return true;
+        }
+        bytes -= left;
+        draw_countdown(own);
     }
-    // The process has no memory: the next point is as far from this block's end as from
-    // anywhere.
-    bytes_to_next_sample = static_cast<uint64_t>(sampling::next_countdown(own, sample_interval));
+}
+
+}  // namespace
+
+uint32_t sampled_site(uint64_t size) {
+    sampling::Generator& own = own_generator();
+    if (size >= sample_interval) {
+        if (bytes_to_next_sample == 0) draw_countdown(own);
+        return site_tag(capture_site(), sampling::kUnitCode);
+    }
+    if (!range_holds_point(own, size)) return 0;
     sampling::Choice choice = sampling::choose(size, sample_interval);
     if (choice.keep < 1.0 && own.uniform() > choice.keep) return 0;
     return site_tag(capture_site(), choice.code);
+}
+
+uint32_t grown_into_sample(uint64_t old_size, uint64_t new_size) {
+    sampling::Generator& own = own_generator();
+    if (new_size >= sample_interval) {
+        if (bytes_to_next_sample == 0) draw_countdown(own);
+        return site_tag(capture_site(), sampling::kUnitCode);
+    }
+    // In the sample with chance pi(old) before, pi(new) after: a block outside it enters
+    // with chance (pi(new) - pi(old)) / (1 - pi(old)), taken from the growth's points.
+    uint64_t growth = new_size - old_size;
+    if (!range_holds_point(own, growth)) return 0;
+    double before = sampling::inclusion(old_size, sample_interval);
+    double after = sampling::inclusion(new_size, sample_interval);
+    double enter = before < 1.0 ? (after - before) / (1.0 - before) : 0.0;
+    double keep = enter / sampling::holds_point(growth, sample_interval);
+    if (!(keep > 0.0) || (keep < 1.0 && own.uniform() > keep)) return 0;
+    return site_tag(capture_site(), sampling::choose(new_size, sample_interval).code);
+}
+
+uint32_t resized_tag(uint32_t tag, uint64_t new_size) {
+    uint32_t code = weight_code_of(tag);
+    uint32_t fits = sampling::choose(new_size, sample_interval).code;
+    return fits < code ? site_tag(stack_id_of(tag), fits) : tag;
 }
 
 void note_refused_call() {

@@ -16,7 +16,10 @@ inline constinit bool enabled = false;
 // MEMUSAGE_SITES_SAMPLE: 0 for exact sites (every block's stack), else the mean number of
 // bytes between sampled points (sampling.h). Set once at start, with `enabled`.
 inline constinit uint64_t sample_interval = 0;
-// This thread's bytes to go before the next sampled point; 0 before its first draw.
+// This thread's bytes to go before its countdown ends; 0 before its first draw. Never more
+// than the interval (a longer distance to the next point is walked in stretches of the
+// interval), so that the one compare of the hooks also sends every block of at least the
+// interval, always sampled, the slow way.
 inline __thread uint64_t bytes_to_next_sample = 0;
 
 // `path` is MEMUSAGE_SITES, `owner` MEMUSAGE_SITES_OWNER (0 when unset), `interval`
@@ -69,6 +72,25 @@ inline uint32_t site_for(uint64_t size) {
     }
     return sampled_site(size);
 }
+
+// A block outside the sample grown by realloc from `old_size` to `new_size` bytes: its
+// site tag (the realloc's stack) when it enters the sample now, else 0. Its growth counts
+// down as a new block's bytes do; a block grown to at least the interval always enters.
+uint32_t grown_into_sample(uint64_t old_size, uint64_t new_size);
+inline uint32_t site_for_growth(uint64_t old_size, uint64_t new_size) {
+    uint64_t growth = new_size - old_size;
+    uint64_t left = bytes_to_next_sample;
+    if (__builtin_expect(growth < left && new_size < sample_interval, 1)) {
+        bytes_to_next_sample = left - growth;
+        return 0;
+    }
+    return grown_into_sample(old_size, new_size);
+}
+// A sampled block's tag once realloc made it `new_size` bytes: grown, the weight of its new
+// size when that is less (a block of 16 bytes that became 8 MiB stands for 8 MiB blocks no
+// more); shrunk, the weight it had (it was sampled with that chance, and still stands for
+// what it holds).
+uint32_t resized_tag(uint32_t tag, uint64_t new_size);
 
 // An allocation call the allocation limit or failure injection made fail: the first one's
 // stack is kept for the report (unwound here, whether or not the call was sampled).

@@ -162,13 +162,22 @@ uint32_t write_sites(BufferedWriter& out, const StackTable& stacks, const SiteAc
             uint32_t depth = 0;
             const uintptr_t* frames = stacks.frames_of(id, depth);
             if (depth > format::kMaxDepth) depth = format::kMaxDepth;
-            format::SiteRecord record = {accounts.in_units(figures.blocks_allocated),
-                                         accounts.in_units(figures.bytes_allocated),
-                                         accounts.in_units(figures.blocks_freed),
-                                         accounts.in_units(figures.bytes_freed),
-                                         accounts.in_units(accounts.bytes_at_peak(id)),
-                                         depth,
-                                         id};
+            // Freed is written as allocated less what the site holds, each rounded once:
+            // sampled figures rounded apart would make a leak of exactly 8 MiB 8 MiB - 1.
+            const auto freed = [&](uint64_t allocated, uint64_t kept_freed, int64_t held) {
+                if (held < 0) return accounts.in_units(kept_freed);
+                uint64_t in_units = accounts.in_units(allocated);
+                uint64_t held_units = accounts.in_units(static_cast<uint64_t>(held));
+                return in_units > held_units ? in_units - held_units : 0;
+            };
+            format::SiteRecord record = {
+                accounts.in_units(figures.blocks_allocated),
+                accounts.in_units(figures.bytes_allocated),
+                freed(figures.blocks_allocated, figures.blocks_freed, figures.current_blocks),
+                freed(figures.bytes_allocated, figures.bytes_freed, figures.current),
+                accounts.in_units(accounts.bytes_at_peak(id)),
+                depth,
+                id};
             out.put(&record, sizeof record);
             for (uint32_t i = 0; i < depth; ++i) {
                 uint64_t frame = frames[i];
@@ -260,7 +269,9 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.module_count = modules.count;
         header.site_count = site_count;
         header.flags = flags | (stacks.overflowed() ? format::kStackTableFull : 0) |
-                       format::kHasSiteExtras | format::kHasStandardStreamBuffers;
+                       format::kHasSiteExtras | format::kHasStandardStreamBuffers |
+                       format::kHasHeapAtExit;
+        header.heap_at_exit = accounts.heap_at_end();
         header.max_depth = format::kMaxDepth;
         header.pid = static_cast<uint64_t>(getpid());
         header.sample_interval = accounts.sample_interval();

@@ -60,7 +60,7 @@ std::string laid_out(const Json& document) {
 
 std::string dhat_json(const SitesProfile& profile, const std::vector<ShownSite>& sites,
                       const RunLifetimes* lifetimes, const std::string& command,
-                      const std::string& no_lifetimes) {
+                      const std::string& no_lifetimes, double end_seconds) {
     const bool with_lifetimes = lifetimes != nullptr && lifetimes->sites.size() == sites.size();
     std::string cmd = command;
     if (cmd.empty() && !profile.modules.empty()) cmd = profile.modules.front().path;
@@ -78,7 +78,8 @@ std::string dhat_json(const SitesProfile& profile, const std::vector<ShownSite>&
                      {"Mtu", "s"},           {"tuth", microseconds(kDhatShortLived)},
                      {"cmd", cmd},           {"pid", profile.pid}};
     if (with_lifetimes) document["tg"] = microseconds(lifetimes->peak_time);
-    document["te"] = with_lifetimes ? microseconds(lifetimes->duration) : 0;  // 0: unknown
+    // The run's end: the recording's, else the run's length as known (0: unknown).
+    document["te"] = with_lifetimes ? microseconds(lifetimes->duration) : microseconds(end_seconds);
 
     FrameTable table;
     std::set<std::vector<size_t>> stacks_seen;

@@ -25,6 +25,7 @@ inline constexpr const char* kSampledNoLifetimes =
 // command: "cmd" (the program's path when empty).
 std::string dhat_json(const SitesProfile& profile, const std::vector<ShownSite>& sites,
                       const RunLifetimes* lifetimes, const std::string& command,
-                      const std::string& no_lifetimes = "no event recording");
+                      const std::string& no_lifetimes = "no event recording",
+                      double end_seconds = 0);
 
 }  // namespace memusagestat

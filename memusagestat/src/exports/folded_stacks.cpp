@@ -35,7 +35,11 @@ std::string cleaned(std::string name) {
 }
 
 std::string frame_name(const SourceFrame& frame) {
-    if (!frame.function.empty()) return cleaned(short_name(frame.function));
+    // The program's functions keep their template arguments (build<40> and build<100> are
+    // two boxes); a library's wrapper, the leaf, is named short, as those tools merge best.
+    if (!frame.function.empty())
+        return cleaned(is_wrapper(frame) ? short_name(frame.function)
+                                         : display_name(frame.function));
     std::string module = frame.module.substr(frame.module.rfind('/') + 1);
     char offset[24];
     std::snprintf(offset, sizeof offset, "0x%" PRIx64, frame.offset);

@@ -100,13 +100,13 @@ uint64_t write_tree(std::string& out, const SitesProfile& profile,
     return root.bytes;
 }
 
-void write_snapshot(std::string& out, int number, double ms, uint64_t heap_bytes,
+void write_snapshot(std::string& out, int number, double time, uint64_t heap_bytes,
                     const char* tree) {
     char head[256];
     std::snprintf(head, sizeof head,
                   "#-----------\nsnapshot=%d\n#-----------\ntime=%.0f\nmem_heap_B=%" PRIu64
                   "\nmem_heap_extra_B=0\nmem_stacks_B=0\nheap_tree=%s\n",
-                  number, ms, heap_bytes, tree);
+                  number, time, heap_bytes, tree);
     out += head;
 }
 
@@ -120,29 +120,29 @@ std::string massif_text(const SitesProfile& profile, const std::vector<ShownSite
     if (profile.sample_interval != 0)
         out += " (estimates from sampling every " + std::to_string(profile.sample_interval) +
                " bytes)";
-    out += "\ncmd: " + without_hash(command) + "\ntime_unit: ms\n";
+    out += "\ncmd: " + without_hash(command) + "\ntime_unit: B\n";
     int number = 0;
     write_snapshot(out, number++, 0, 0, "empty");
     // The tree comes first, for its total is the snapshot's heap.
-    const auto detailed = [&](double ms, uint64_t heap, const std::vector<uint64_t>& bytes,
+    const auto detailed = [&](double time, uint64_t heap, const std::vector<uint64_t>& bytes,
                               const char* kind) {
         std::string tree;
         const uint64_t total = write_tree(tree, profile, sites, bytes, heap);
-        write_snapshot(out, number++, ms, total, kind);
+        write_snapshot(out, number++, time, total, kind);
         out += tree;
     };
     size_t next = 0;
-    auto snapshots_until = [&](double ms) {
-        for (; next < run.heap_over_time.size() && run.heap_over_time[next].ms <= ms; ++next) {
+    auto snapshots_until = [&](double time) {
+        for (; next < run.heap_over_time.size() && run.heap_over_time[next].time <= time; ++next) {
             const MassifRun::Point& point = run.heap_over_time[next];
             if (!point.detailed) {
-                write_snapshot(out, number++, point.ms, point.heap, "empty");
+                write_snapshot(out, number++, point.time, point.heap, "empty");
                 continue;
             }
             std::vector<uint64_t> bytes(sites.size());
             for (const auto& [site, held] : point.held)
                 if (site < bytes.size()) bytes[site] = held;
-            detailed(point.ms, point.heap, bytes, "detailed");
+            detailed(point.time, point.heap, bytes, "detailed");
         }
     };
     const auto of_sites = [&](uint64_t (*value)(const AllocationSite&)) {
@@ -151,12 +151,12 @@ std::string massif_text(const SitesProfile& profile, const std::vector<ShownSite
         return bytes;
     };
 
-    snapshots_until(run.peak_ms);
-    detailed(run.peak_ms, profile.heap_peak,
+    snapshots_until(run.peak_time);
+    detailed(run.peak_time, profile.heap_peak,
              of_sites([](const AllocationSite& s) { return s.bytes_at_peak; }), "peak");
-    const double end_ms = std::max(run.end_ms, run.peak_ms);
-    snapshots_until(end_ms);
-    detailed(end_ms, 0, of_sites([](const AllocationSite& s) { return s.bytes_leaked(); }),
+    const double end_time = std::max(run.end_time, run.peak_time);
+    snapshots_until(end_time);
+    detailed(end_time, 0, of_sites([](const AllocationSite& s) { return s.bytes_leaked(); }),
              "detailed");
     return out;
 }

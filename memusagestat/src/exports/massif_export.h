@@ -5,8 +5,10 @@
 // held, allocation points first, callers beneath, every frame
 // "0xADDRESS: function (file:line)" with inlined calls as frames of their own. A tree's
 // total is its snapshot's heap: bytes no shown site accounts for are one entry of their
-// own. Time is in milliseconds (time_unit: ms), from the event recording: without one the
-// snapshots' times are not known.
+// own. Time is in bytes allocated and freed since the start (massif's time_unit: B), from
+// the event recording: every event moves it, so a run of a few milliseconds has its
+// snapshots apart (massif's milliseconds would put half of them at 0, and ms_print would
+// draw the peak lasting to the end). Without a recording the snapshots' times are not known.
 #pragma once
 
 #include <string>
@@ -18,12 +20,12 @@
 namespace memusagestat {
 
 struct MassifRun {
-    std::string command;  // "cmd:"; the program's path when empty
-    double peak_ms = 0;   // since the start
-    double end_ms = 0;
+    std::string command;   // "cmd:"; the program's path when empty
+    double peak_time = 0;  // bytes allocated and freed from the start to the heap's peak
+    double end_time = 0;   // and to the end
     // The snapshots between, in time order.
     struct Point {
-        double ms = 0;  // since the start
+        double time = 0;  // bytes allocated and freed from the start
         uint64_t heap = 0;
         bool detailed = false;
         std::vector<std::pair<size_t, uint64_t>> held;  // (index in `sites`, bytes) if detailed

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "sites/definitions.h"
+#include "sites/frame_folding.h"
 
 namespace memusagestat {
 namespace {
@@ -181,12 +182,20 @@ class ProfileTables {
         return found->second;
     }
 
+    // A function is told apart by its full name (build<40>() and build<100>() are two); its
+    // name for display has no return type or parameters, and keeps its template arguments
+    // but a library wrapper's. pprof takes a name equal to the system name for one it may
+    // simplify, and would strip the template arguments (merging build<40> and build<100>):
+    // the full name is the system name, shown on demand (-symbolize=demangle=full).
     uint64_t function_id(const std::string& name, const std::string& file) {
         auto [found, inserted] = functions_.emplace(std::tie(name, file), functions_.size() + 1);
         if (!inserted) return found->second;
+        SourceFrame frame;
+        frame.function = name;
+        std::string shown = is_wrapper(frame) ? short_name(name) : display_name(name);
         Message function;
         function.number(field::kFuncId, found->second)
-            .number(field::kName, strings.index_of(name))
+            .number(field::kName, strings.index_of(shown))
             .number(field::kSystemName, strings.index_of(name))
             .number(field::kFuncFilename, strings.index_of(file));
         body.message(field::kFunction, function);

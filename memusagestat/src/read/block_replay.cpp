@@ -40,7 +40,10 @@ void BlockReplay::add(const RecordedEvent& event, const Ended& ended) {
             Alive next{event.size, 0, event.thread, event.time, event.time};
             Alive* old = alive_.find(event.old_address);
             if (old == nullptr) {
-                ++unknown_blocks_;
+                // A recording of sampled blocks only: a block outside the sample that a
+                // realloc let in is seen first here, with its site.
+                next.site = event.site;
+                if (event.site == 0) ++unknown_blocks_;
             } else {
                 next.site = old->site;
                 next.thread = old->thread;

@@ -77,7 +77,7 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
                std::to_string(format::kVersion) + ")";
     uint32_t least_header_bytes = header.version == 1  ? format::kVersion1HeaderBytes
                                   : header.version < 4 ? format::kVersion3HeaderBytes
-                                                       : sizeof(format::FileHeader);
+                                                       : format::kVersion4HeaderBytes;
     if (header.version < 4) header.machine = {};  // the reader's own kind of machine
     if (header.version == 1) {                    // no sampling, no refused call
         header.sample_interval = 0;
@@ -112,6 +112,9 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     profile.has_allocation_sites = (header.flags & format::kNoAllocationSites) == 0;
     profile.stack_peaks_dropped = (header.flags & format::kStackPeaksDropped) != 0;
     profile.machine = header.machine;
+    profile.has_heap_at_exit = (header.flags & format::kHasHeapAtExit) != 0 &&
+                               header.header_bytes >= sizeof(format::FileHeader);
+    profile.heap_at_exit = profile.has_heap_at_exit ? header.heap_at_exit : 0;
 
     // Counts are bounded by what the file could hold before anything is reserved.
     if (header.module_count > cursor.left() / sizeof(format::ModuleRecord)) return kTruncated;

@@ -118,6 +118,9 @@ struct SitesProfile {
     std::vector<StreamBuffer> standard_stream_buffers;
     // The machine that wrote the file (version 4 on); all zero: not stated.
     memusage::machine_format::MachineStamp machine = {};
+    // The heap's bytes at exit, exactly, when the file says (sites_format.h's kHasHeapAtExit).
+    bool has_heap_at_exit = false;
+    uint64_t heap_at_exit = 0;
     std::vector<SitesModule> modules;
     std::vector<AllocationSite> sites;
     std::vector<StackPeak> stack_peaks;  // version 3 on; in no particular order

@@ -20,7 +20,8 @@ struct LeakReport {
     uint64_t blocks = 0, bytes = 0;  // the program's leaks: 0 blocks is "no leaks"
 };
 
+// At most `top` stacks are listed (the largest), the headline counting them all.
 LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
-                       const Symbolizer& symbolizer);
+                       const Symbolizer& symbolizer, unsigned top = UINT32_MAX);
 
 }  // namespace memusagestat

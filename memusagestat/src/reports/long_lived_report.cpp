@@ -8,7 +8,7 @@ namespace memusagestat {
 
 std::string long_lived_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
                               const RunLifetimes& lifetimes, double threshold,
-                              const Symbolizer& symbolizer) {
+                              const Symbolizer& symbolizer, unsigned top) {
     std::vector<size_t> listed;
     uint64_t blocks = 0, bytes = 0;
     // As in the leak report, what the runtimes keep until exit (long-lived by design) is
@@ -37,10 +37,14 @@ std::string long_lived_report(const SitesProfile& profile, const std::vector<Sho
         out = "Long-lived blocks: " + plural(blocks, "block", "blocks") + " (" +
               plural(bytes, "byte", "bytes") + ") lived longer than " + limit + run + ", from " +
               plural(listed.size(), "stack", "stacks") +
-              "\n\nBytes in blocks that lived longer than " + limit +
-              ", by stack, largest first:\n";
+              "\n\nBytes in blocks that lived longer than " + limit + ", by stack, largest first" +
+              (listed.size() > top
+                   ? " (top " + std::to_string(top) + " of " + std::to_string(listed.size()) + ")"
+                   : std::string()) +
+              ":\n";
         size_t rank = 0;
         for (size_t i : listed) {
+            if (rank == top) break;
             const SiteLifetime& life = lifetimes.sites[i];
             uint64_t kept = life.long_lived_blocks - life.long_lived_freed;
             std::string fates = kept == 0 ? "all freed"

@@ -4,6 +4,7 @@
 // and longest lifetimes, from the event recording's replay (site_replay.h).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,6 @@ namespace memusagestat {
 // threshold: seconds, as given to replay_sites.
 std::string long_lived_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
                               const RunLifetimes& lifetimes, double threshold,
-                              const Symbolizer& symbolizer);
+                              const Symbolizer& symbolizer, unsigned top = UINT32_MAX);
 
 }  // namespace memusagestat

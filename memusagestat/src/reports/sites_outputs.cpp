@@ -65,7 +65,8 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
 
     // A file of stack peaks only (memusage --stack-peak) has no site to rank.
     if (outputs.rankings && profile.has_allocation_sites)
-        result.text += sites_report(profile, sites, symbolizer, SitesReportOptions{outputs.top});
+        result.text += sites_report(profile, sites, symbolizer,
+                                    SitesReportOptions{outputs.top, outputs.leaks});
     if (outputs.stack_peak) {
         std::string peaks =
             stack_peak_report(profile, symbolizer, StackPeakReportOptions{outputs.top});
@@ -73,7 +74,7 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         result.text += peaks;
     }
     if (outputs.leaks) {
-        LeakReport leaks = leak_report(profile, sites, symbolizer);
+        LeakReport leaks = leak_report(profile, sites, symbolizer, outputs.top);
         if (!result.text.empty()) result.text += "\n";
         result.text += leaks.text;
         result.leaks_found = leaks.blocks > 0;
@@ -103,15 +104,18 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
                              : "no long-lived report: " + no_lifetimes;
     } else if (outputs.long_lived && replayed) {
         if (!result.text.empty()) result.text += "\n";
-        result.text +=
-            long_lived_report(profile, sites, lifetimes, *outputs.long_lived, symbolizer);
+        result.text += long_lived_report(profile, sites, lifetimes, *outputs.long_lived, symbolizer,
+                                         outputs.top);
     }
-    // The massif file's snapshot times are the recording's (its peak and end).
+    // The massif file's snapshot times are the recording's bytes in and out (peak and end).
     if (!outputs.massif_path.empty() && replayed) {
-        MassifRun run{outputs.command, lifetimes.peak_time * 1e3, lifetimes.duration * 1e3, {}};
+        MassifRun run{outputs.command,
+                      static_cast<double>(lifetimes.peak_bytes_churned),
+                      static_cast<double>(lifetimes.bytes_churned),
+                      {}};
         for (RunLifetimes::HeapSample& sample : lifetimes.heap_samples)
-            run.heap_over_time.push_back(
-                {sample.seconds * 1e3, sample.heap, sample.detailed, std::move(sample.held)});
+            run.heap_over_time.push_back({static_cast<double>(sample.bytes_churned), sample.heap,
+                                          sample.detailed, std::move(sample.held)});
         std::string error = write_file(outputs.massif_path, massif_text(profile, sites, run));
         if (!error.empty()) return error;
     } else if (!outputs.massif_path.empty() && deferred_error.empty()) {
@@ -129,13 +133,17 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         // Sampled sites: the recording names the site of the sampled blocks only, without
         // their weights, so its lifetimes and peaks would be the sample's beside the sites
         // file's estimates of the whole run. The file keeps to the estimates.
+        // The run's end (DHAT's te) all the same: the driver's clock, else the recording's.
+        double end_seconds = outputs.run_duration_ns != 0
+                                 ? static_cast<double>(outputs.run_duration_ns) * 1e-9
+                                 : (replayed ? lifetimes.duration : 0);
         if (profile.sample_interval != 0 && (replayed || deferred_error.empty())) {
             replayed = false;
             no_lifetimes = kSampledNoLifetimes;
         }
         std::string error =
             write_file(outputs.dhat_path, dhat_json(profile, sites, replayed ? &lifetimes : nullptr,
-                                                    outputs.command, no_lifetimes));
+                                                    outputs.command, no_lifetimes, end_seconds));
         if (!error.empty()) return error;
         if (!replayed && deferred_error.empty())
             result.warning =

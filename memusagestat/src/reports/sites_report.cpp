@@ -84,11 +84,17 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
     AllocationSite total;
     for (const ShownSite& site : sites) add_figures(total, site.figures);
 
+    // Sampled: the heap at exit is exact, the sites' share of it an estimate beside it.
+    bool sampled_exact = profile.sample_interval != 0 && profile.has_heap_at_exit;
     std::string out =
         "Allocation sites: " + std::to_string(sites.size()) +
-        "; heap peak: " + std::to_string(profile.heap_peak) +
-        " bytes; still allocated at exit: " + plural(total.bytes_leaked(), "byte", "bytes") +
-        " in " + plural(total.blocks_leaked(), "block", "blocks") + "\n";
+        "; heap peak: " + std::to_string(profile.heap_peak) + " bytes; still allocated at exit: " +
+        (sampled_exact ? plural(profile.heap_at_exit, "byte", "bytes") +
+                             " (sampled sites: " + plural(total.bytes_leaked(), "byte", "bytes") +
+                             " in " + plural(total.blocks_leaked(), "block", "blocks") + ")"
+                       : plural(total.bytes_leaked(), "byte", "bytes") + " in " +
+                             plural(total.blocks_leaked(), "block", "blocks")) +
+        "\n";
     if (profile.sample_interval != 0)
         out += "(figures per site are estimates from sampling every " +
                std::to_string(profile.sample_interval) + " bytes on average)\n";
@@ -113,15 +119,18 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
              return plural(s.bytes_at_peak, "byte", "bytes") + percent_of(s.bytes_at_peak, peak);
          }},
         sites, options.top);
-    write_ranking(out,
-                  {"Bytes still allocated at exit (leaks)",
-                   [](const AllocationSite& s) { return s.bytes_leaked(); },
-                   [](const AllocationSite& s) {
-                       return plural(s.bytes_leaked(), "byte", "bytes") + " in " +
-                              plural(s.blocks_leaked(), "block", "blocks");
-                   },
-                   true},
-                  sites, options.top);
+    if (options.leaks_apart)
+        out += "\nBytes still allocated at exit (leaks): in the leak report below\n";
+    else
+        write_ranking(out,
+                      {"Bytes still allocated at exit (leaks)",
+                       [](const AllocationSite& s) { return s.bytes_leaked(); },
+                       [](const AllocationSite& s) {
+                           return plural(s.bytes_leaked(), "byte", "bytes") + " in " +
+                                  plural(s.blocks_leaked(), "block", "blocks");
+                       },
+                       true},
+                      sites, options.top);
     write_ranking(out,
                   {"Bytes allocated", [](const AllocationSite& s) { return s.bytes_allocated; },
                    [](const AllocationSite& s) {

@@ -15,6 +15,8 @@ namespace memusagestat {
 
 struct SitesReportOptions {
     unsigned top = 10;  // sites per ranking
+    // The leak report follows (--leaks): the ranking of leaks is left to it, said once.
+    bool leaks_apart = false;
 };
 
 // The report's text. `symbolizer` must have been made from profile.modules.

@@ -92,6 +92,81 @@ std::string short_name(std::string_view full) {
     return result.empty() ? std::string(full) : result;
 }
 
+std::string display_name(std::string_view full) {
+    std::string_view name = without_return_type(full);
+    std::string result;
+    int depth = 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+        if (size_t part = name_part_length(name, i)) {
+            result += name.substr(i, part);
+            i += part - 1;
+            continue;
+        }
+        char c = name[i];
+        bool in_operator_name = result.ends_with("operator") || result.ends_with("operator<") ||
+                                result.ends_with("operator>") || result.ends_with("operator-");
+        if (c == '<' && !in_operator_name) ++depth;
+        if (c == '>' && depth > 0 && !in_operator_name) --depth;
+        if (c == '(' && depth == 0 && !result.ends_with("operator")) break;
+        result += c;
+    }
+    constexpr std::string_view kString =
+        "std::basic_string<char, std::char_traits<char>, std::allocator<char> >";
+    for (size_t at; (at = result.find("std::__cxx11::")) != std::string::npos;)
+        result.erase(at + 5, 9);
+    for (size_t at; (at = result.find(kString)) != std::string::npos;)
+        result.replace(at, kString.size(), "std::string");
+    return result.empty() ? std::string(full) : result;
+}
+
+namespace {
+
+// What GCC appends to the symbol of a function it cloned or split: interprocedural
+// scalar replacement (.isra), constant propagation (.constprop), a part split off
+// (.part), the cold part (.cold), a local copy of an LTO symbol (.lto_priv), and the
+// numbers after them.
+bool is_clone_suffix(std::string_view rest) {
+    for (std::string_view kind : {".isra", ".constprop", ".part", ".cold", ".lto_priv"})
+        if (rest.starts_with(kind) && (rest.size() == kind.size() || rest[kind.size()] == '.'))
+            return true;
+    return false;
+}
+
+// The C library's internal names and the public functions users call. Each internal one
+// is what its symbol table names the code at those addresses, the public name being an
+// alias of it or a function that tail-calls it (so its own frame is gone).
+struct Alias {
+    std::string_view internal, shown;
+};
+constexpr Alias kLibcAliases[] = {
+    {"__strdup", "strdup"},    // strdup is a weak alias of __strdup
+    {"__strndup", "strndup"},  // likewise
+    // getline and getdelim both tail-call __getdelim: which of them the program called
+    // is not in the stack.
+    {"__getdelim", "getline/getdelim"},
+    {"__fopen_internal", "fopen"},  // fopen (_IO_new_fopen) tail-calls it
+    {"_IO_new_fopen", "fopen"},     // fopen's own code, named for its symbol version
+    {"_IO_new_fdopen", "fdopen"},   // likewise
+    {"_IO_new_popen", "popen"},     // likewise
+    {"__alloc_dir", "opendir"},     // opendir and fdopendir allocate the DIR here
+    {"__vasprintf_internal", "asprintf/vasprintf"},  // both call it
+};
+
+}  // namespace
+
+std::string public_name(std::string name, bool in_libc) {
+    if (size_t clone = name.find(" [clone "); clone != std::string::npos) name.erase(clone);
+    for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+        if (dot > 0 && is_clone_suffix(std::string_view(name).substr(dot))) {
+            name.erase(dot);
+            break;
+        }
+    if (in_libc)
+        for (const Alias& alias : kLibcAliases)
+            if (name == alias.internal) return std::string(alias.shown);
+    return name;
+}
+
 bool is_wrapper(const SourceFrame& frame) {
     if (frame.runtime) return true;
     std::string_view name = without_return_type(frame.function);

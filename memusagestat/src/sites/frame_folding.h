@@ -36,4 +36,15 @@ std::string_view without_return_type(std::string_view name);
 // inline namespace: "std::vector::push_back", "operator new".
 std::string short_name(std::string_view name);
 
+// A function's name as pictures and exports show it: without return type or parameters,
+// with its template arguments (build<40> and build<100> are two functions), libstdc++'s
+// std::basic_string<char, ...> written std::string.
+std::string display_name(std::string_view name);
+
+// The name a symbol table gives a function, as users know it: GCC's clones of a function
+// (".isra.0", ".constprop.1", ".part.0", ".cold", or " [clone .isra.0]" demangled) are the
+// function; in the C library (`in_libc`), the internal names its public functions are
+// aliases of or tail-call are the public ones.
+std::string public_name(std::string name, bool in_libc);
+
 }  // namespace memusagestat

@@ -115,10 +115,38 @@ std::string kept_by_runtime_line(uint64_t bytes, uint64_t blocks) {
 
 void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site) {
     out += std::string(rank < 10 ? "  " : " ") + "#" + std::to_string(rank) + " " + figures + "\n";
+    // A recursion is one line, as the stack-peak report folds it: the frames of one function
+    // in a row, "xN", at the line most of them share (the recursive call). Frames and lines
+    // go together unless the stack is a placeholder.
+    struct Folded {
+        size_t first = 0, count = 1;
+    };
+    std::vector<Folded> folded;
+    const bool by_frames = site.frames.size() == site.lines.size();
     for (size_t line = 0; line < site.lines.size(); ++line) {
-        out += std::string(line == 0 ? "       at " : "       by ") + site.lines[line];
-        if (line == 0 && !site.via.empty()) out += " via " + site.via;
+        if (by_frames && line > 1 && !folded.empty() && !site.frames[line].function.empty() &&
+            site.frames[line].function == site.frames[folded.back().first].function) {
+            ++folded.back().count;
+            continue;
+        }
+        folded.push_back({line, 1});
+    }
+    size_t written = 0;
+    for (const Folded& group : folded) {
+        if (written == kShownStackLines && folded.size() > kShownStackLines + 1) {
+            size_t more = 0;
+            for (size_t i = written; i < folded.size(); ++i) more += folded[i].count;
+            out += "       by ... (" + std::to_string(more) + " frames more)\n";
+            break;
+        }
+        // The recursive call: the line of the group's second frame (the first is where the
+        // recursion left for the inner call).
+        size_t shown = group.count > 1 ? group.first + 1 : group.first;
+        out += std::string(written == 0 ? "       at " : "       by ") + site.lines[shown];
+        if (group.count > 1) out += " \u00d7" + std::to_string(group.count);
+        if (written == 0 && !site.via.empty()) out += " via " + site.via;
         out += "\n";
+        ++written;
     }
     if (site.cut_at != 0)
         out += "       by ... (the stack was cut at " + std::to_string(site.cut_at) + " frames)\n";

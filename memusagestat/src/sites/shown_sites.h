@@ -61,7 +61,10 @@ std::string plural(uint64_t count, const char* one, const char* many);
 std::string kept_by_runtime_line(uint64_t bytes, uint64_t blocks);
 
 // One entry of a listing: "  #RANK FIGURES", then the stack, "at" its innermost frame (with
-// "via" the wrapper) and "by" the ones after, and "by ..." where the stack was cut.
+// "via" the wrapper) and "by" the ones after, and "by ..." where the stack was cut. A
+// recursion is one line ("by f (file:line) xN"); past kShownStackLines lines, one more says
+// how many frames are left out.
+inline constexpr size_t kShownStackLines = 24;
 void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site);
 
 // What the reader of any report of this profile must know: modules that could not be read,

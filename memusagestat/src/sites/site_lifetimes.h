@@ -43,7 +43,11 @@ struct RunLifetimes {
         uint64_t heap = 0;
         bool detailed = false;
         std::vector<std::pair<size_t, uint64_t>> held;  // (shown site, bytes > 0) if detailed
+        uint64_t bytes_churned = 0;  // bytes allocated and freed from the start, this included
     };
+    // The same at the heap's peak and at the end: massif's time in bytes (time_unit: B),
+    // which moves with every event however short the run.
+    uint64_t peak_bytes_churned = 0, bytes_churned = 0;
     std::vector<HeapSample> heap_samples;
     // One per shown site, in shown_sites' order. Its long-lived figures leave out the
     // blocks the runtimes keep (ShownSite::kept_ids), which are only totalled, below.

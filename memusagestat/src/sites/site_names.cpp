@@ -20,7 +20,8 @@ std::string base_name(const std::string& path) {
 }
 
 std::string name_of(const SourceFrame& frame) {
-    if (!frame.function.empty()) return short_name(frame.function);
+    if (!frame.function.empty())
+        return is_wrapper(frame) ? short_name(frame.function) : display_name(frame.function);
     char offset[24];
     std::snprintf(offset, sizeof offset, "0x%" PRIx64, frame.offset);
     return frame.module.empty() ? std::string(offset) : base_name(frame.module) + "+" + offset;

@@ -139,24 +139,29 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
     // (2n)-th as the n-th, so a detailed sample stays detailed and at most
     // 2 * kHeapSamples / kDetailedEvery sites' holdings are kept at once.
     struct Sample {
-        uint64_t time = 0, heap = 0;
+        uint64_t time = 0, heap = 0, churned = 0;
         std::vector<std::pair<size_t, uint64_t>> held;
     };
     const auto is_detailed = [](size_t index) {
         return (index + 1) % RunLifetimes::kDetailedEvery == 0;
     };
     std::vector<Sample> samples;
-    // Sampled sites: the recording names the site of the sampled blocks only, without their
-    // weights, so the holdings would be the sample's below a heap of every block: the
-    // points between stay totals only.
+    // Sampled sites: the recording holds the sampled blocks only, without their weights.
     const bool details = at_peak && profile.sample_interval == 0;
     uint64_t stride = 1;
+    // Massif's time in bytes: what the heap took in and gave back so far.
+    uint64_t churned = 0, peak_churned = 0;
     while (reader.next(event)) {
+        int64_t heap_before = replay.heap();
         size_t grown = holdings.add(replay, event, on_ended);
+        churned += static_cast<uint64_t>(replay.heap() > heap_before ? replay.heap() - heap_before
+                                                                     : heap_before - replay.heap());
         ++events;
         if (events % stride == 0) {
-            Sample sample{
-                event.time, replay.heap() > 0 ? static_cast<uint64_t>(replay.heap()) : 0, {}};
+            Sample sample{event.time,
+                          replay.heap() > 0 ? static_cast<uint64_t>(replay.heap()) : 0,
+                          churned,
+                          {}};
             if (details && is_detailed(samples.size()))
                 for (size_t site = 0; site < sites.size(); ++site)
                     if (holdings.bytes(site) > 0)
@@ -179,6 +184,7 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
             lifetimes.heap_peak = static_cast<uint64_t>(replay.heap());
             peak_event = events;
             peak_time = event.time;
+            peak_churned = churned;
         }
     }
     lifetimes.problem = reader.problem();
@@ -191,10 +197,15 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
                   [&](const BlockLife& life) { on_ended(life, holdings.shown_of(life.site)); });
     lifetimes.duration = seconds(reader.start_time(), end);
     lifetimes.peak_time = seconds(reader.start_time(), peak_time);
+    lifetimes.peak_bytes_churned = peak_churned;
+    lifetimes.bytes_churned = churned;
+    // Sampled sites: the recording holds the sampled blocks only, so its heap between is the
+    // sample's, not the run's; the massif file keeps to its start, peak and end.
+    if (profile.sample_interval != 0) samples.clear();
     for (size_t i = 0; i < samples.size(); ++i)
         lifetimes.heap_samples.push_back({seconds(reader.start_time(), samples[i].time),
                                           samples[i].heap, details && is_detailed(i),
-                                          std::move(samples[i].held)});
+                                          std::move(samples[i].held), samples[i].churned});
 
     if (at_peak && peak_event > 0) {
         // Again, up to the event that first took the heap to its peak.

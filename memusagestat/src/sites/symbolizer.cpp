@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "memusagestat/symbols.h"
+#include "sites/frame_folding.h"
 #include "sites/symbol_index.h"
 
 namespace memusagestat {
@@ -50,6 +51,9 @@ std::string base_name(const std::string& path) {
     size_t slash = path.rfind('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
+
+// The C library itself, whose internal names public_name() maps.
+bool is_libc(const std::string& path) { return base_name(path).starts_with("libc.so"); }
 
 bool is_runtime(const std::string& path) {
     std::string name = base_name(path);
@@ -217,6 +221,7 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
     // A versioned symbol of the symbol table: "pthread_create@GLIBC_2.2.5".
     if (size_t version = outer_name.find('@'); version != std::string::npos)
         outer_name.erase(version);
+    outer_name = public_name(std::move(outer_name), is_libc(base.module));
     std::string file;
     int line = 0;
     if (Dwfl_Line* source = dwfl_module_getsrc(mod, pc)) {

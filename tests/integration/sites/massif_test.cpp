@@ -90,6 +90,7 @@ TEST(Massif, MsPrintShowsThePeakAndTheTopSiteOfTheReport) {
 // One snapshot of a massif file: its number, heap, kind of tree, and the tree's lines.
 struct Snapshot {
     int number = 0;
+    uint64_t time = 0;
     uint64_t heap = 0;
     std::string tree;
     std::vector<std::string> lines;
@@ -105,6 +106,8 @@ std::vector<Snapshot> snapshots_of(const std::string& path) {
             snapshots.back().number = std::stoi(line.substr(9));
         } else if (snapshots.empty() || line.rfind("#", 0) == 0) {
             continue;
+        } else if (line.rfind("time=", 0) == 0) {
+            snapshots.back().time = std::stoull(line.substr(5));
         } else if (line.rfind("mem_heap_B=", 0) == 0) {
             snapshots.back().heap = std::stoull(line.substr(11));
         } else if (line.rfind("heap_tree=", 0) == 0) {
@@ -186,6 +189,35 @@ TEST(Massif, WithoutARecordingTheTimesAreNotKnownAndThatIsSaid) {
     EXPECT_NE(made.err.find("the massif file needs the run's event recording (--events)"),
               std::string::npos)
         << made.err;
+}
+
+// A run of a few milliseconds: massif's whole milliseconds put half its snapshots at 0 and
+// ms_print drew the peak lasting to the end. In bytes allocated and freed (time_unit: B),
+// every event that moves a byte moves the time, and the graph's time axis is in bytes.
+TEST(Massif, AShortRunsSnapshotsAreApartInTime) {
+    Scratch scratch;
+    std::string sites = scratch / "sites", events = scratch / "events",
+                massif = scratch / "massif.out";
+    Outcome run =
+        run_with_sites({fixture("sites_fixture_lifetimes")}, sites, {"MEMUSAGE_EVENTS=" + events});
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    Outcome made = report_of(sites, {"--events=" + events, "--massif=" + massif});
+    ASSERT_TRUE(made.exited_zero()) << made.err;
+    std::vector<Snapshot> snapshots = snapshots_of(massif);
+    ASSERT_GT(snapshots.size(), 50u);
+    // Never back in time, and apart but for an event that moved no byte (malloc(0)) or the
+    // peak, a moment of its own copied from the point that reached it.
+    int at_zero = 0, together = 0;
+    for (size_t i = 1; i < snapshots.size(); ++i) {
+        at_zero += snapshots[i].time == 0;
+        EXPECT_GE(snapshots[i].time, snapshots[i - 1].time) << "snapshot " << i;
+        together += snapshots[i].time == snapshots[i - 1].time;
+    }
+    EXPECT_EQ(at_zero, 0);
+    EXPECT_LE(together * 10, static_cast<int>(snapshots.size())) << together;
+    Outcome printed = collector_test::run({"/usr/bin/ms_print", massif}, {}, "");
+    ASSERT_TRUE(printed.exited_zero()) << printed.err;
+    EXPECT_NE(printed.out.find("time(B)"), std::string::npos) << printed.out;
 }
 
 }  // namespace

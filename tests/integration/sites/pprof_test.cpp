@@ -3,6 +3,8 @@
 // run, figure for figure.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <regex>
 
 #include "go_pprof.h"
@@ -165,6 +167,32 @@ TEST(PprofDriver, AFileThatCannotBeWrittenIsSaid) {
         {"--pprof=" + scratch.path() + "/no/such/dir/p.pb.gz", fixture("sites_fixture_cpp")},
         scratch.path());
     EXPECT_NE(run.err.find("cannot write"), std::string::npos) << run.err;
+}
+
+// Two instances of one function template are two nodes: pprof simplifies a function's name
+// (dropping template arguments) only when it equals the system name, which is the full one.
+TEST(PprofNames, TemplateInstancesAreNotMerged) {
+    Scratch scratch;
+    std::string sites = scratch / "sites", profile = scratch / "run.pb.gz";
+    Outcome run = run_with_sites({fixture("sites_fixture_templates")}, sites);
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    Outcome made = report_of(sites, {"--pprof=" + profile});
+    ASSERT_TRUE(made.exited_zero()) << made.err;
+    Outcome top = go_pprof({"-top", "-cum", "-nodecount=100", "-nodefraction=0",
+                            "-sample_index=leaked_space", "-unit=B"},
+                           profile, scratch.path());
+    ASSERT_TRUE(top.exited_zero()) << top.err << top.out;
+    std::map<std::string, std::string> rows = top_rows(top.out);
+    EXPECT_TRUE(rows.contains("build<40>")) << top.out;
+    EXPECT_TRUE(rows.contains("build<100>")) << top.out;
+    // The folded stacks name them apart too.
+    std::string folded = scratch / "run.folded";
+    Outcome written = report_of(sites, {"--folded=" + folded, "--folded-metric=leaked"});
+    ASSERT_TRUE(written.exited_zero()) << written.err;
+    std::ifstream file(folded);
+    std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("main;build<40>;"), std::string::npos) << text;
+    EXPECT_NE(text.find("main;build<100>;"), std::string::npos) << text;
 }
 
 }  // namespace

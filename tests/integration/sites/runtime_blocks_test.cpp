@@ -45,7 +45,7 @@ TEST(RuntimeBlocks, GetlineBuffersAreLeaksAndStdinsBufferIsNot) {
     EXPECT_EQ(entries[0].header, "#1 120000 bytes in 1000 blocks") << report;
     ASSERT_FALSE(entries[0].stack.empty()) << report;
     EXPECT_EQ(entries[0].stack[0],
-              "at main (" + location("sites_getline.c", "getline") + ") via __getdelim")
+              "at main (" + location("sites_getline.c", "getline") + ") via getline/getdelim")
         << report;
     // Standard input's buffer, allocated on the first getline, is the C library's.
     EXPECT_TRUE(not_counted_after(report).ends_with(

@@ -104,5 +104,34 @@ TEST(FrameFolding, WhatRunsBeforeMainIsBelowIt) {
     EXPECT_FALSE(is_below_main(named("_IO_puts", true)));
 }
 
+// Two instances of one template are two functions in the pictures and exports: the name
+// shown keeps its template arguments, without the return type or the parameters.
+TEST(FrameFolding, DisplayNamesKeepTemplateArguments) {
+    const std::string string_type =
+        "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >";
+    EXPECT_EQ(display_name(string_type + " build<40>()"), "build<40>");
+    EXPECT_EQ(display_name(string_type + " build<100>()"), "build<100>");
+    EXPECT_EQ(display_name("void Cache<" + string_type + ">::fill(int)"),
+              "Cache<std::string>::fill");
+    EXPECT_EQ(display_name("main"), "main");
+    EXPECT_EQ(display_name("(anonymous namespace)::make(int)"), "(anonymous namespace)::make");
+    EXPECT_EQ(display_name("Box::operator()(int) const"), "Box::operator()");
+}
+
+// GCC's clones are their function; the C library's internal names are the public ones.
+TEST(FrameFolding, PublicNames) {
+    EXPECT_EQ(public_name("parse_line.isra.0", false), "parse_line");
+    EXPECT_EQ(public_name("parse_line.constprop.0.isra.0", false), "parse_line");
+    EXPECT_EQ(public_name("grow.part.0", false), "grow");
+    EXPECT_EQ(public_name("grow.cold", false), "grow");
+    EXPECT_EQ(public_name("build(int) [clone .isra.0]", false), "build(int)");
+    EXPECT_EQ(public_name("__strdup", true), "strdup");
+    EXPECT_EQ(public_name("__getdelim", true), "getline/getdelim");
+    EXPECT_EQ(public_name("__fopen_internal", true), "fopen");
+    // Outside the C library, a name is the program's own.
+    EXPECT_EQ(public_name("__strdup", false), "__strdup");
+    EXPECT_EQ(public_name("my.isra_like", false), "my.isra_like");
+}
+
 }  // namespace
 }  // namespace memusagestat
