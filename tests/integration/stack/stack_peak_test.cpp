@@ -260,3 +260,47 @@ TEST(StackPeak, TheDriverReportsItAfterTheSummary) {
 }
 
 }  // namespace
+
+// The main thread's stack is measured from the collector's start, ticks before the
+// program's first allocation included: a 1 MiB recursion spinning at its bottom before any
+// malloc is the run's stack peak (glibc's collector says about 1,043,392 bytes), and the
+// report names the recursion, not the first allocation's caller.
+TEST(StackPeak, TicksBeforeTheFirstAllocationAreMeasured) {
+    Scratch scratch;
+    std::string file = scratch / "peaks";
+    Outcome run = run_with_stack_peak("stack_fixture_before_malloc", file,
+                                      {"MEMUSAGE_OUTPUT=" + (scratch / "data")});
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    collector_test::Summary summary = collector_test::parse_summary(run.err);
+    EXPECT_GE(summary.stack_peak, 256u * 4096) << run.err;
+    EXPECT_LT(summary.stack_peak, 256u * 4096 + 64 * 1024) << run.err;
+    std::vector<memusage::Record> records = collector_test::read_records(scratch / "data");
+    ASSERT_GE(records.size(), 2u);
+    EXPECT_EQ(records[1].stack, summary.stack_peak);
+    Outcome report = report_of(file);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    std::vector<ThreadPart> threads = threads_of(report.out);
+    ASSERT_EQ(threads.size(), 1u) << report.out;
+    EXPECT_NE(threads[0].title.find("(profiling tick)"), std::string::npos) << threads[0].title;
+    EXPECT_FALSE(frame_line(threads[0], "before_malloc \u00d7").empty()) << threads[0].text();
+}
+
+// A thread is measured from its start routine's entry: its only allocation, at the bottom
+// of a 50-deep chain of 2 KiB frames, shows the chain's depth.
+TEST(StackPeak, AThreadIsMeasuredFromItsStartRoutine) {
+    Scratch scratch;
+    std::string file = scratch / "peaks";
+    Outcome run = run_with_stack_peak("stack_fixture_thread_first_deep", file);
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    collector_test::Summary summary = collector_test::parse_summary(run.err);
+    EXPECT_GE(summary.stack_peak, 50u * 2048) << run.err;
+    Outcome report = report_of(file);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    std::vector<ThreadPart> threads = threads_of(report.out);
+    ASSERT_EQ(threads.size(), 2u) << report.out;
+    const ThreadPart& worker = threads[1];
+    EXPECT_NE(worker.title.find("\"firstdeep\""), std::string::npos) << worker.title;
+    EXPECT_GE(peak_bytes(worker), 50u * 2048) << worker.text();
+    EXPECT_LT(peak_bytes(worker), 50u * 2048 + 16 * 1024) << worker.text();
+    EXPECT_FALSE(frame_line(worker, "first_deep \u00d7").empty()) << worker.text();
+}
