@@ -107,7 +107,7 @@ TEST(ExitSignals, AFileSizeLimitStopsTheDataFileNotTheProgram) {
     ASSERT_NE(warning, std::string::npos) << err;
     EXPECT_EQ(err.find("cannot write the data file", warning + 1), std::string::npos) << err;
     EXPECT_NE(err.find("File too large"), std::string::npos) << err;
-    EXPECT_EQ(parse_summary(err).row("malloc").calls, 20000u) << err;
+    EXPECT_GE(parse_summary(err).row("malloc").calls, 20000u) << err;
     struct stat st;
     ASSERT_EQ(stat((scratch / "data").c_str(), &st), 0);
     EXPECT_LE(static_cast<rlim_t>(st.st_size), kLimit);
