@@ -212,8 +212,10 @@ int run(const DriverOptions& options) {
     run_times.start_ns = nanoseconds(started);
     run_times.duration_ns = nanoseconds(ended) - run_times.start_ns;
     // Messages after the run must not kill the driver before it cleans up, should the
-    // reader of standard error be gone.
+    // reader of standard error be gone; nor may a file size limit (ulimit -f) while it
+    // writes a picture or a report: that write fails, and says so.
     ::signal(SIGPIPE, SIG_IGN);
+    ::signal(SIGXFSZ, SIG_IGN);
     if (std::string message = describe_outcome(program, outcome); !message.empty()) {
         print(stderr, message + "\n");
     }

@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -67,14 +69,36 @@ bool is_static_program(const std::string& path) {
     return false;
 }
 
+uint32_t little_endian_32(const unsigned char* bytes) {
+    return static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
+           static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
+}
+
+// File capabilities (setcap) make the exec a secure one when they give a user other than
+// root capabilities it did not have: effective ones, or permitted ones. The attribute
+// holds a word of flags (bit 0: effective), then permitted and inheritable words, one pair
+// (version 1) or two (versions 2 and 3, which adds the owner's user ID).
+bool gains_file_capabilities(const std::string& path) {
+    if (::getuid() == 0) return false;
+    unsigned char data[24] = {};
+    ssize_t size = ::getxattr(path.c_str(), "security.capability", data, sizeof data);
+    if (size < 12) return false;
+    constexpr uint32_t kEffective = 0x000001;
+    if ((little_endian_32(data) & kEffective) != 0) return true;
+    uint32_t permitted = little_endian_32(data + 4);
+    if (size >= 20) permitted |= little_endian_32(data + 12);
+    return permitted != 0;
+}
+
 }  // namespace
 
 PreloadObstacle preload_obstacle(const std::string& program_path) {
     if (is_static_program(program_path)) return PreloadObstacle::static_program;
     struct stat status {};
     if (::stat(program_path.c_str(), &status) != 0) return PreloadObstacle::none;
-    // The kernel ignores the set-id bits on a nosuid mount, and an exec that does not change
-    // our identity is not a secure exec either; only a real change disables LD_PRELOAD.
+    // The kernel ignores the set-id bits and file capabilities on a nosuid mount, and an exec that
+    // does not change our identity is not a secure exec either; only a real change disables
+    // LD_PRELOAD.
     struct statvfs volume {};
     if (::statvfs(program_path.c_str(), &volume) == 0 && (volume.f_flag & ST_NOSUID)) {
         return PreloadObstacle::none;
@@ -85,6 +109,7 @@ PreloadObstacle preload_obstacle(const std::string& program_path) {
     if ((status.st_mode & S_ISGID) && (status.st_mode & S_IXGRP) && status.st_gid != ::getgid()) {
         return PreloadObstacle::set_group_id;
     }
+    if (gains_file_capabilities(program_path)) return PreloadObstacle::file_capabilities;
     return PreloadObstacle::none;
 }
 
@@ -96,6 +121,8 @@ const char* describe(PreloadObstacle obstacle) {
             return "is set-user-ID";
         case PreloadObstacle::set_group_id:
             return "is set-group-ID";
+        case PreloadObstacle::file_capabilities:
+            return "has file capabilities";
         case PreloadObstacle::none:
             break;
     }

@@ -5,7 +5,8 @@
 //   FileHeader
 //   module_count x { ModuleRecord, build-id bytes, path bytes, zeros up to 8-byte alignment }
 //   site_count   x { SiteRecord, depth x u64 return addresses, innermost first }
-//   stack_peak_count x { StackPeakRecord, depth x StackPeakFrame, innermost first }  (version 3)
+//   stack_peak_count x { StackPeakRecord, depth x StackPeakFrame, innermost first,
+//                        outer x StackPeakOuterFrame (version 5) }                  (version 3)
 //   site_count x SiteExtraRecord, in the sites' order             (when flags has kHasSiteExtras)
 //   u64 count, count x StreamBufferRecord          (when flags has kHasStandardStreamBuffers)
 //   FileTrailer
@@ -31,14 +32,21 @@ inline constexpr char kTrailerMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'N', 'D'
 // size, ELF machine), so a desktop reads a board's file or says why not; versions 1 to 3
 // read as written on the reader's own kind of machine. Version 4 files may also carry the
 // sites' extra figures (kHasSiteExtras); a reader of version 3 refuses them by the version.
-inline constexpr uint32_t kVersion = 4;
+// 5: a stack peak deeper than kMaxStackPeakDepth frames carries the frames beyond them,
+// folded by instruction (StackPeakOuterFrame), so that what they held is known by function;
+// a reader of version 4 refuses them by the version.
+inline constexpr uint32_t kVersion = 5;
 
 // The deepest stack kept: frames beyond it (towards main) are dropped.
 inline constexpr uint32_t kMaxDepth = 64;
 
-// The most frames kept of a stack peak: a recursion a hundred deep fits. Frames beyond it
-// (towards main) are dropped, and what they held is only known in sum.
+// The most frames kept of a stack peak one by one: a recursion a hundred deep fits. The
+// outermost of them and the frames beyond it (towards main) are kept folded by instruction,
+// at most kMaxStackPeakOuter of them (the rest in one entry whose ip is 0), unwound to
+// kMaxStackPeakUnwound frames in all (what lies beyond is added to the last one).
 inline constexpr uint32_t kMaxStackPeakDepth = 128;
+inline constexpr uint32_t kMaxStackPeakOuter = 32;
+inline constexpr uint32_t kMaxStackPeakUnwound = 16384;
 
 // The site of every stack first seen after the collector's stack table filled up; its
 // stack is empty.
@@ -155,7 +163,7 @@ struct StackPeakRecord {
     uint32_t is_main;  // 1 for the process's main thread
     uint32_t stack;    // kThreadStack or kSignalStack
     uint32_t depth;    // StackPeakFrames that follow, at most kMaxDepth
-    uint32_t flags;    // kPeakFromTick | kPeakFramesCut
+    uint32_t flags;    // kPeakFromTick | kPeakFramesCut | outer frames << kPeakOuterShift
     char name[16];     // the thread's name (prctl) when captured, zero-padded
 };
 static_assert(sizeof(StackPeakRecord) == 64);
@@ -163,7 +171,9 @@ static_assert(sizeof(StackPeakRecord) == 64);
 // StackPeakRecord::flags
 inline constexpr uint32_t kPeakFromTick = 1;  // captured by a profiling tick, not in a call
 inline constexpr uint32_t kPeakFramesCut =
-    2;  // deeper than kMaxStackPeakDepth: outer frames dropped
+    2;  // deeper than kMaxStackPeakDepth: outer frames dropped (version 5: folded)
+// Version 5: how many StackPeakOuterFrames follow the record's frames.
+inline constexpr uint32_t kPeakOuterShift = 16;
 
 // A frame of a stack peak: its instruction pointer (a return address, except for the
 // innermost frame of a tick's capture: the interrupted instruction) and its stack pointer.
@@ -173,6 +183,17 @@ struct StackPeakFrame {
     uint64_t sp;
 };
 static_assert(sizeof(StackPeakFrame) == 16);
+
+// Version 5: frames of a cut stack peak beyond the ones kept (the outermost kept one
+// included), folded by instruction pointer: how many frames had it, and the bytes of the
+// measured stack they held (as StackPeakFrame's). ip 0: the frames beyond the last entry.
+struct StackPeakOuterFrame {
+    uint64_t ip;
+    uint64_t bytes;
+    uint32_t frames;
+    uint32_t reserved;
+};
+static_assert(sizeof(StackPeakOuterFrame) == 24);
 
 struct FileTrailer {
     char magic[8];

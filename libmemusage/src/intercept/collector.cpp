@@ -1,5 +1,6 @@
 #include "intercept/collector.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@
 #include "memusage/summary.h"
 #include "memusage/summary_format.h"
 #include "platform/originals.h"
+#include "platform/quiet_writes.h"
 #include "platform/stacks.h"
 #include "record/events_file.h"
 #include "record/output_claim.h"
@@ -64,7 +66,10 @@ struct SavedStderr {
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
 
+// Standard error may be a pipe whose reader has left: the program still exits as it
+// would have, its own buffers flushed.
 void write_all(int fd, const char* text, size_t length) {
+    QuietWrites quiet;
     while (length > 0) {
         ssize_t n = write(fd, text, length);
         if (n < 0 && errno == EINTR) continue;
@@ -278,12 +283,31 @@ void open_summary_file() {
     }
 }
 
+// A program (or a library searched before us) with a malloc of its own: the collector
+// never sees its allocations, and an all-zero summary would not say why.
+void note_malloc_not_ours(int fd) {
+    void* found = dlsym(RTLD_DEFAULT, "malloc");
+    Dl_info theirs, ours;
+    if (found == nullptr || dladdr(found, &theirs) == 0 ||
+        dladdr(reinterpret_cast<void*>(&note_malloc_not_ours), &ours) == 0 ||
+        theirs.dli_fbase == ours.dli_fbase)
+        return;
+    const char* where = theirs.dli_fname != nullptr && theirs.dli_fname[0] != '\0'
+                            ? theirs.dli_fname
+                            : program_invocation_name;
+    const char* parts[] = {
+        "memusage: malloc is not the C library's but ", where, "'s own: its calls are not counted",
+        config.trace_mmap ? " (the memory it maps is)\n" : " (-m counts the memory it maps)\n"};
+    for (const char* part : parts) write_all(fd, part, strlen(part));
+}
+
 // The summary, then what the run's settings add to it: what the allocation gate
-// refused, the per-thread table.
+// refused, the per-thread table; and why it may be empty.
 void print_final_report() {
     int fd = summary_fd();
     if (fd < 0) return;
     print_summary(totals, fd);
+    note_malloc_not_ours(fd);
     SummaryStyle style = summary_style(fd);
     if (allocation_gate.active())
         write_gate_report(allocation_gate.report(), style, write_to_fd, &fd);
@@ -331,6 +355,28 @@ __attribute__((destructor)) void finish_with_program() {
         !figures_file.write(totals, config.trace_mmap ? summary_format::kMmapRows : 0))
         warn("cannot write the summary file: ", config.summary_file);
     print_final_report();
+}
+
+// The calling thread's log, made now, its stack measured from `stack_start` (0: from its
+// first call) within `own_stack`. This runs inside the thread's first call, which may be
+// an mmap made under the lock of the program's own allocator: nothing here allocates or
+// waits for a lock but the recorder's. Null when no log can be had.
+ThreadLog* attach_calling_thread(uintptr_t stack_start, StackRange own_stack) {
+    collector_busy = true;
+    ThreadLog* log = recorder.attach_thread(&counting_log);
+    if (log != nullptr) {
+        log->stack_start = stack_start;
+        // Where the thread's own stack lies, so that one of its calls on another stack (a
+        // handler's on its alternate stack, a coroutine's) is not measured from its start.
+        log->own_stack = own_stack;
+        log->stack_capture_above = stack_peaks::enabled ? 0 : UINT64_MAX;
+        thread_log = log;
+        pthread_setspecific(thread_key, log);
+        fatal_signals::give_thread_a_stack(log->signal_stack);
+        sites::prepare_thread();  // what it allocates is the collector's, not the program's
+    }
+    collector_busy = false;
+    return log;
 }
 
 }  // namespace
@@ -428,14 +474,40 @@ State initialize() {
     if (recorder.new_blocks_need_more()) counting_extras::calls_will_do_more();
     if (config.summary_file != nullptr) open_summary_file();
     install_fatal_signal_handlers();
+    learn_thread_stack_layout();
+    // The main thread is counted from the start, profiling ticks before its first
+    // allocation included (a thread starting the collector is not the main one).
+    if (gettid() == getpid()) {
+        if (ThreadLog* log = attach_calling_thread(main_thread_stack_start,
+                                                   main_thread_stack(main_thread_stack_start)))
+            counting_log = log;
+    }
     state.store(State::active, std::memory_order_release);
     if (data_file.is_open() && config.timer) sampler::start();
     return State::active;
 }
 
+void thread_begins(uintptr_t stack_start, StackRange own_stack) {
+    if (collector_busy || thread_log != nullptr || current_state() != State::active) return;
+    int saved_errno = errno;
+    if (ThreadLog* log = attach_calling_thread(stack_start, own_stack)) counting_log = log;
+    errno = saved_errno;
+}
+
+bool starting_own_thread() { return collector_busy; }
+
 UncommonCount begin_uncommon_count() {
     if (collector_busy || current_state() != State::active) return {nullptr, nullptr};
     if (thread_log != nullptr) {
+        // The main thread's log, made as the collector started, which that start (in
+        // this call) made: the thread is between calls, and this one is its own.
+        ThreadLog* own = counting_log;
+        if (own == thread_log) {
+            __atomic_store_n(&counting_log, nullptr, __ATOMIC_RELAXED);
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            if (own->stop_requested.load(std::memory_order_relaxed)) return {nullptr, own};
+            return {own, own};
+        }
         // Inside one of the thread's calls. The C library's allocator never calls ours,
         // so this is a signal handler's call, counted as glibc counts it when it can be.
         // Another allocator after us may be calling back from inside our call to it: its
@@ -445,22 +517,13 @@ UncommonCount begin_uncommon_count() {
         if (nested != nullptr) counting_log = nested;
         return {nested, nullptr};
     }
-    collector_busy = true;
-    ThreadLog* log = recorder.attach_thread(&counting_log);
-    if (log != nullptr) {
-        bool main_thread = log->owner_thread == log->owner_process;
-        if (main_thread) log->stack_start = main_thread_stack_start;
-        // Where the thread's own stack lies, so that one of its calls on another stack (a
-        // handler's on its alternate stack, a coroutine's) is not measured from its start.
-        // pthread_getattr_np allocates: uncounted here, where the thread is attaching.
-        log->own_stack = this_thread_stack(main_thread, main_thread_stack_start);
-        log->stack_capture_above = stack_peaks::enabled ? 0 : UINT64_MAX;
-        thread_log = log;
-        pthread_setspecific(thread_key, log);
-        fatal_signals::give_thread_a_stack(log->signal_stack);
-        sites::prepare_thread();  // what it allocates is the collector's, not the program's
-    }
-    collector_busy = false;
+    // A thread that did not start through our start routine (the C library starts some
+    // itself): measured from its first call; or the main thread, after a fork.
+    uintptr_t sp = stack_pointer();
+    bool main_thread = gettid() == getpid();
+    ThreadLog* log = main_thread ? attach_calling_thread(main_thread_stack_start,
+                                                         main_thread_stack(main_thread_stack_start))
+                                 : attach_calling_thread(0, unknown_thread_stack(sp));
     return {log, log};
 }
 

@@ -12,6 +12,7 @@
 #include "platform/bench_pieces.h"
 #include "platform/clock.h"
 #include "platform/config.h"
+#include "platform/stacks.h"
 #include "record/data_file.h"
 #include "record/recorder.h"
 
@@ -56,6 +57,11 @@ struct UncommonCount {
 // and calls that must not count. (Returned by value: nothing of the scope escapes, and
 // the fast path keeps it all in registers.)
 UncommonCount begin_uncommon_count();
+// A thread the program created enters its start routine: it is counted from here, its
+// stack measured from `stack_start` within `own_stack`.
+void thread_begins(uintptr_t stack_start, StackRange own_stack);
+// The collector is starting a thread of its own (the live publisher's): not the program's.
+bool starting_own_thread();
 // In the child of a fork that ran no fork handlers (_Fork): the repair fork's child gets.
 void repair_in_forked_child();
 // The program blocks a fault signal our handler holds (with a mask, or in a handler's

@@ -12,6 +12,7 @@
 #include "intercept/collector.h"
 #include "intercept/fatal_signals.h"
 #include "intercept/sampler.h"
+#include "intercept/thread_start.h"
 #include "intercept/traced_maps.h"
 #include "live/publisher.h"
 #include "platform/originals.h"
@@ -527,4 +528,13 @@ MEMUSAGE_EXPORT int execle(const char* path, const char* arg, ...) {
     char* const* envp = va_arg(rest, char* const*);
     va_end(rest);
     return arguments.argv() != nullptr ? exec_path(path, arguments.argv(), envp) : -1;
+}
+
+// Every thread the program starts enters its start routine through ours, which measures
+// its stack from there. The collector's own threads start as they are.
+MEMUSAGE_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attributes,
+                                   void* (*routine)(void*), void* argument) {
+    if (collector::current_state() != State::active || collector::starting_own_thread())
+        return original::pthread_create(thread, attributes, routine, argument);
+    return thread_start::create(original::pthread_create, thread, attributes, routine, argument);
 }

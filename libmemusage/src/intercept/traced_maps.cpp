@@ -8,6 +8,10 @@
 #include "intercept/collector.h"
 #include "platform/originals.h"
 
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4  // Linux 5.7; older headers lack it
+#endif
+
 namespace memusage::traced {
 namespace {
 
@@ -57,14 +61,18 @@ void* remap(Counting& counting, void* old_address, size_t old_length, size_t new
         collector::mappings.remove(address_of(old_address), in_whole_pages(old_length));
     bool counted = old.traced == 0 || old.accessible != 0;
     void* result = original::mremap(old_address, old_length, new_length, flags, new_address);
-    if (result == MAP_FAILED) {
+    // MREMAP_DONTUNMAP leaves the old mapping where it was, emptied but as accessible.
+    bool old_stays = result != MAP_FAILED && (flags & MREMAP_DONTUNMAP) != 0;
+    if (result == MAP_FAILED || old_stays) {
         if (old.traced != 0) collector::mappings.add(address_of(old_address), old_length, counted);
+    }
+    if (result == MAP_FAILED) {
         counting.failed(Call::mremap);
         return result;
     }
     uint64_t replaced = collector::mappings.add(address_of(result), new_length, counted);
     counting.remapped(old_length, new_length, result != old_address, counted ? new_length : 0,
-                      old.accessible + replaced);
+                      (old_stays ? 0 : old.accessible) + replaced);
     return result;
 }
 

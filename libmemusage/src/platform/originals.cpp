@@ -34,7 +34,8 @@ constexpr NewerThanTheBase kNewerThanTheBase[] = {
     {"sysv_signal", "GLIBC_2.1"},      {"sigset", "GLIBC_2.1"},
     {"sigignore", "GLIBC_2.1"},        {"aligned_alloc", "GLIBC_2.16"},
     {"reallocarray", "GLIBC_2.26"},    {"execvpe", "GLIBC_2.11"},
-    {"pthread_sigmask", "GLIBC_2.32"}, {"execveat", "GLIBC_2.34"}};
+    {"pthread_sigmask", "GLIBC_2.32"}, {"execveat", "GLIBC_2.34"},
+    {"pthread_create", "GLIBC_2.1"}};  // GLIBC_2.0's is the old one, for old attributes
 #elif defined(__arm__)
 constexpr const char* kBaseVersion = "GLIBC_2.4";
 constexpr NewerThanTheBase kNewerThanTheBase[] = {{"aligned_alloc", "GLIBC_2.16"},

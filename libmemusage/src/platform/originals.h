@@ -4,6 +4,7 @@
 #pragma once
 
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -46,7 +47,8 @@
     X(execvp)                        \
     X(execvpe)                       \
     X(fexecve)                       \
-    X(execveat)
+    X(execveat)                      \
+    X(pthread_create)
 
 // Exported by glibc, but declared by its headers only for other standards, or not at all.
 extern "C" {

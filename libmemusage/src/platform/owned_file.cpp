@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "platform/quiet_writes.h"
+
 namespace memusage {
 namespace {
 
@@ -54,6 +56,7 @@ void OwnedFile::close() {
 }
 
 bool write_fully_at(int fd, const void* data, size_t bytes, off_t offset, size_t* written) {
+    QuietWrites quiet;
     const char* p = static_cast<const char*>(data);
     while (bytes > 0) {
         ssize_t n = pwrite(fd, p, bytes, offset);

@@ -4,6 +4,7 @@
 // look like a stack gigabytes deep (or none at all).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace memusage {
@@ -20,10 +21,23 @@ struct StackRange {
 // from): down to its size limit (RLIMIT_STACK), and anything above. Unlimited: all of it.
 StackRange main_thread_stack(uintptr_t start);
 
-// The calling thread's stack as its thread library made it (pthread_getattr_np, which
-// allocates: call it where the thread's allocations are not counted). The main thread's,
-// or when that fails: unknown.
-StackRange this_thread_stack(bool main_thread, uintptr_t main_start);
+// Learns what the thread library puts at the top of a thread's stack (the thread's
+// descriptor and static TLS), for new_thread_stack. Once, before threads start: it may
+// allocate (dlsym).
+void learn_thread_stack_layout();
+
+// A new thread's stack, seen from its start routine's entry (`start`, where it is
+// measured from), without asking the thread library (pthread_getattr_np allocates through
+// the program's malloc, which may be waiting for a lock the thread holds). `given`/
+// `given_size`: the stack the program gave it (pthread_attr_setstack), used when `start`
+// lies on it; else the `size` the thread library makes stacks of, whose top holds the
+// descriptor and static TLS above `start`, with a little above for the thread library's
+// own frames.
+StackRange new_thread_stack(uintptr_t start, uintptr_t given, size_t given_size, size_t size);
+
+// A thread's stack known only by `sp`, one of its calls' stack pointers (a thread the C
+// library started itself): the main thread's size limit either way.
+StackRange unknown_thread_stack(uintptr_t sp);
 
 // The calling thread's alternate signal stack, when `sp` is on it: its depth there,
 // measured from the stack's top. Async-signal-safe (one sigaltstack call).

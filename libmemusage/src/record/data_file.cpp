@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "platform/data_file_clock.h"
+#include "platform/quiet_writes.h"
 
 namespace memusage {
 
@@ -76,6 +77,7 @@ void DataFile::append(const Record* records, size_t count) {
     size_t bytes = count * sizeof(Record);
     off_t new_end = end_ + static_cast<off_t>(bytes);
     size_t written = 0;
+    QuietWrites quiet;  // growing the file may meet the size limit
     if (ftruncate(file_.fd(), new_end) == 0 &&
         write_fully_at(file_.fd(), records, bytes, end_, &written))
         end_ = new_end;

@@ -210,8 +210,14 @@ uint32_t write_stack_peaks(BufferedWriter& out) {
         if (record.bytes == 0) continue;
         if (record.depth > format::kMaxStackPeakDepth) record.depth = format::kMaxStackPeakDepth;
         record.time_ns = stack_peaks::nanoseconds_since_start(record.time_ns);
+        uint32_t outer = record.flags >> format::kPeakOuterShift;
+        if (outer > format::kMaxStackPeakOuter) {  // torn by a crash's writing
+            outer = 0;
+            record.flags &= (1u << format::kPeakOuterShift) - 1;
+        }
         out.put(&record, sizeof record);
         out.put(slots[i].frames, record.depth * sizeof(format::StackPeakFrame));
+        out.put(slots[i].outer, outer * sizeof(format::StackPeakOuterFrame));
         ++count;
     }
     return count;

@@ -97,8 +97,9 @@ uint64_t capture(uint64_t depth, uintptr_t sp, bool on_signal_stack, const void*
         record.depth = 0;  // a capture torn by a crash's writing shows no frames
         std::atomic_signal_fence(std::memory_order_seq_cst);
         bool cut = false;
+        unwind::OuterFrames outer = {slot->outer, sp, sp + depth, 0};
         uint32_t frames = unwind::capture_frames(slot->frames, sites_format::kMaxStackPeakDepth,
-                                                 signal_context, &cut);
+                                                 signal_context, &cut, &outer);
         record.base = sp + depth;
         record.time_ns = cycle_counter();
         pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
@@ -106,7 +107,8 @@ uint64_t capture(uint64_t depth, uintptr_t sp, bool on_signal_stack, const void*
         record.is_main = tid == getpid() ? 1 : 0;
         record.stack = on_signal_stack ? sites_format::kSignalStack : sites_format::kThreadStack;
         record.flags = (signal_context != nullptr ? sites_format::kPeakFromTick : 0) |
-                       (cut ? sites_format::kPeakFramesCut : 0);
+                       (cut ? sites_format::kPeakFramesCut : 0) |
+                       (cut ? outer.count << sites_format::kPeakOuterShift : 0);
         prctl(PR_GET_NAME, record.name);
         std::atomic_signal_fence(std::memory_order_seq_cst);
         record.depth = frames;

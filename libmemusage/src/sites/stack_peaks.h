@@ -25,6 +25,8 @@ struct Slot {
     uint32_t state;
     sites_format::StackPeakRecord record;  // time_ns holds the cycle counter until written
     sites_format::StackPeakFrame frames[sites_format::kMaxStackPeakDepth];
+    // A deeper stack's outer frames, folded (record.flags says how many).
+    sites_format::StackPeakOuterFrame outer[sites_format::kMaxStackPeakOuter];
 };
 
 // Reserves the slots (needs unwind::load() first). False without memory.

@@ -234,9 +234,57 @@ uint32_t depth_to_signal_frame(const uintptr_t* frames, uint32_t depth) {
 
 }  // namespace detail
 
+namespace {
+
+// The bytes of [low, high) that lie on the measured stack.
+uint64_t measured_between(const OuterFrames& outer, uintptr_t low, uintptr_t high) {
+    if (low < outer.low) low = outer.low;
+    if (high > outer.high) high = outer.high;
+    return high > low ? high - low : 0;
+}
+
+void add_outer(OuterFrames& outer, uint64_t ip, uint64_t bytes) {
+    using sites_format::kMaxStackPeakOuter;
+    uint32_t i = 0;
+    while (i < outer.count && outer.entries[i].ip != ip) ++i;
+    if (i == outer.count) {
+        // Full: the last entry takes in every instruction that found no room.
+        if (outer.count == kMaxStackPeakOuter) {
+            i = kMaxStackPeakOuter - 1;
+            outer.entries[i].ip = 0;
+        } else {
+            outer.entries[outer.count++] = {ip, 0, 0, 0};
+        }
+    }
+    outer.entries[i].bytes += bytes;
+    ++outer.entries[i].frames;
+}
+
+// Unwinds on past the frames kept, folding each frame by its instruction with the bytes
+// it held (its caller's stack pointer less its own; the last one's, up to the measured
+// stack's top). From the last kept frame, frames[max - 1], on.
+void fold_outer_frames(Cursor& cursor, const sites_format::StackPeakFrame& last_kept,
+                       uint32_t unwound, OuterFrames& outer) {
+    uint64_t ip = last_kept.ip;
+    uintptr_t sp = last_kept.sp;
+    for (; unwound < sites_format::kMaxStackPeakUnwound && step(&cursor) > 0; ++unwound) {
+        Word next_ip, next_sp;
+        if (get_register(&cursor, kInstructionPointer, &next_ip) != 0 ||
+            get_register(&cursor, kStackPointer, &next_sp) != 0)
+            break;
+        add_outer(outer, ip, measured_between(outer, sp, next_sp));
+        ip = unwinder_abi::frame_address(next_ip);
+        sp = next_sp;
+    }
+    add_outer(outer, ip, measured_between(outer, sp, outer.high));
+}
+
+}  // namespace
+
 uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
-                        const void* signal_context, bool* cut) {
+                        const void* signal_context, bool* cut, OuterFrames* outer) {
     if (cut != nullptr) *cut = false;
+    if (outer != nullptr) outer->count = 0;
     if (detail::backtrace_function == nullptr) return 0;
     Cursor cursor;
     ucontext_t context, room;
@@ -266,6 +314,11 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
             }
         } else {
             frames[depth++] = {unwinder_abi::frame_address(ip), sp};
+        }
+        if (depth == max && outer != nullptr) {
+            if (cut != nullptr) *cut = true;
+            fold_outer_frames(cursor, frames[max - 1], steps + 1, *outer);
+            return depth;
         }
         if (step(&cursor) <= 0) return depth;
     }

@@ -44,8 +44,17 @@ void after_fork_in_child();
 // frame is no return address. Null: the calling stack. Async-signal-safe as libunwind's
 // local unwinding is (its lock is taken with signals blocked).
 // `cut` says whether frames were left beyond `max`.
+// `outer`, if given, receives the frames from the `max`th on (the last one kept
+// included), folded by instruction pointer, each with the bytes it held of the stack
+// measured between outer->low and outer->high (sites_format::StackPeakOuterFrame).
+struct OuterFrames {
+    sites_format::StackPeakOuterFrame* entries;  // room for kMaxStackPeakOuter
+    uintptr_t low, high;                         // the measured stack
+    uint32_t count;                              // entries filled
+};
 uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
-                        const void* signal_context, bool* cut = nullptr);
+                        const void* signal_context, bool* cut = nullptr,
+                        OuterFrames* outer = nullptr);
 
 namespace detail {
 using Backtrace = int (*)(void** buffer, int size);

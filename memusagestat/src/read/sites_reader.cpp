@@ -178,6 +178,16 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
             cursor.take(stored);
             frame = {stored.ip, stored.sp};
         }
+        uint32_t outer = header.version >= 5 ? record.flags >> format::kPeakOuterShift : 0;
+        if (outer > format::kMaxStackPeakOuter ||
+            outer > cursor.left() / sizeof(format::StackPeakOuterFrame))
+            return kTruncated;
+        peak.outer.resize(outer);
+        for (StackPeak::OuterFrame& frame : peak.outer) {
+            format::StackPeakOuterFrame stored;
+            cursor.take(stored);
+            frame = {stored.ip, stored.bytes, stored.frames};
+        }
         profile.stack_peaks.push_back(std::move(peak));
     }
     if ((header.flags & format::kHasSiteExtras) != 0) {

@@ -54,11 +54,20 @@ struct StackPeak {
     std::string thread_name;  // as the thread was named when captured; may be empty
     PeakStack stack = PeakStack::thread;
     bool from_tick = false;     // captured by a profiling tick, not in an allocation call
-    bool frames_cut = false;    // more frames than the collector keeps: the outer ones dropped
+    bool frames_cut = false;    // more frames than the collector keeps: the outer ones folded
     uint64_t time_ns = 0;       // since the collector started
     uint64_t bytes = 0;         // the stack's depth: base - the stack pointer where measured
     uint64_t base = 0;          // what the depth is measured from
     std::vector<Frame> frames;  // innermost first
+    // A cut stack's frames from the outermost kept one on, folded by instruction (files of
+    // version 5 on; empty before): the bytes they held and how many frames they were.
+    // ip 0: frames beyond the collector's room for distinct instructions, or for unwinding.
+    struct OuterFrame {
+        uint64_t ip;
+        uint64_t bytes;
+        uint32_t frames;
+    };
+    std::vector<OuterFrame> outer;
 
     // The bytes frame `i` holds of the measured stack: from its stack pointer up to its
     // caller's (the base for the outermost frame), within [base - bytes, base]. Frames of

@@ -36,12 +36,8 @@ struct FrameName {
 
 // A frame's function (the one holding the frame, with the functions inlined into it at
 // that point) and where in it: the innermost inlined function's line.
-FrameName name_of(const StackPeak& peak, size_t i, Symbolizer& symbolizer,
-                  const std::vector<SourceFrame>*& source) {
-    // Return addresses are looked up one byte back, inside the call; the interrupted
-    // instruction of a tick's innermost frame is looked up one byte on to stay on it.
-    bool exact = peak.from_tick && i == 0;
-    const std::vector<SourceFrame>& frames = symbolizer.frames_of(peak.frames[i].ip + exact);
+FrameName name_at(uint64_t ip, Symbolizer& symbolizer, const std::vector<SourceFrame>*& source) {
+    const std::vector<SourceFrame>& frames = symbolizer.frames_of(ip);
     source = &frames;
     FrameName name;
     if (frames.empty()) return {"?", ""};
@@ -62,6 +58,38 @@ FrameName name_of(const StackPeak& peak, size_t i, Symbolizer& symbolizer,
             innermost.module.substr(slash == std::string::npos ? 0 : slash + 1) + offset;
     }
     return name;
+}
+
+FrameName name_of(const StackPeak& peak, size_t i, Symbolizer& symbolizer,
+                  const std::vector<SourceFrame>*& source) {
+    // Return addresses are looked up one byte back, inside the call; the interrupted
+    // instruction of a tick's innermost frame is looked up one byte on to stay on it.
+    bool exact = peak.from_tick && i == 0;
+    return name_at(peak.frames[i].ip + exact, symbolizer, source);
+}
+
+// A cut stack's outer frames by function, the most bytes first.
+struct OuterFunction {
+    std::string function;
+    uint64_t bytes = 0;
+    uint32_t frames = 0;
+};
+std::vector<OuterFunction> outer_functions(const StackPeak& peak, Symbolizer& symbolizer) {
+    std::vector<OuterFunction> functions;
+    for (const StackPeak::OuterFrame& frame : peak.outer) {
+        const std::vector<SourceFrame>* source = nullptr;
+        std::string function = frame.ip == 0 ? std::string("(more frames)")
+                                             : name_at(frame.ip, symbolizer, source).function;
+        auto same = [&](const OuterFunction& f) { return f.function == function; };
+        auto found = std::find_if(functions.begin(), functions.end(), same);
+        if (found == functions.end()) found = functions.insert(functions.end(), {function, 0, 0});
+        found->bytes += frame.bytes;
+        found->frames += frame.frames;
+    }
+    std::stable_sort(
+        functions.begin(), functions.end(),
+        [](const OuterFunction& a, const OuterFunction& b) { return a.bytes > b.bytes; });
+    return functions;
 }
 
 const char* stack_words(PeakStack stack) {
@@ -89,12 +117,30 @@ void write_peak(std::string& out, const StackPeak& peak, Symbolizer& symbolizer)
     std::vector<StackPeakLine> lines = stack_peak_lines(peak, symbolizer);
     out += "  outermost first:\n";
     uint64_t shown = peak.outer_bytes();
-    if (shown != 0)
-        out += bytes_column(shown) + "  (outer frames: more than the " +
-               std::to_string(peak.frames.size() - 1) + " kept)\n";
+    std::vector<OuterFunction> outer = outer_functions(peak, symbolizer);
+    const size_t listed = peak.frames.size() - (peak.frames_cut ? 1 : 0);
+    if (!outer.empty()) {
+        uint64_t frames = 0;
+        std::string names;
+        size_t named = 0;
+        for (const OuterFunction& function : outer) {
+            frames += function.frames;
+            if (named++ == 6) names += ", ...";
+            if (named > 6) continue;
+            names += (names.empty() ? "" : ", ") + function.function;
+            if (function.frames > 1) names += " \u00d7" + std::to_string(function.frames);
+        }
+        out += bytes_column(shown) + "  (" + std::to_string(frames) + " outer frames beyond the " +
+               std::to_string(listed) + " listed: " + names + ")\n";
+    } else if (shown != 0) {
+        out += bytes_column(shown) + "  (outer frames: more than the " + std::to_string(listed) +
+               " listed)\n";
+    }
     for (const StackPeakLine& line : lines) {
         shown += line.bytes;
-        std::string text = line.function;
+        std::string text = line.cycle != 0
+                               ? "cycle of " + std::to_string(line.cycle) + ": " + line.function
+                               : line.function;
         if (line.frames > 1) {
             text += " \u00d7" + std::to_string(line.frames) + ", ";
             if (line.least_bytes == line.most_bytes)
@@ -113,12 +159,11 @@ void write_peak(std::string& out, const StackPeak& peak, Symbolizer& symbolizer)
     if (peak.bytes > shown)
         out += bytes_column(peak.bytes - shown) + "  (below: the call into the collector)\n";
 
+    // By the functions of every frame: the listed ones, and the outer ones folded.
     std::map<std::string, uint64_t> by_function;
-    std::map<std::string, std::string> where;
-    for (const StackPeakLine& line : lines) {
-        by_function[line.function] += line.bytes;
-        if (where[line.function].empty()) where[line.function] = line.location;
-    }
+    for (const StackPeakFrame& frame : stack_peak_frames(peak, symbolizer))
+        by_function[frame.function] += frame.bytes;
+    for (const OuterFunction& function : outer) by_function[function.function] += function.bytes;
     std::vector<std::pair<std::string, uint64_t>> ranked(by_function.begin(), by_function.end());
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -131,6 +176,60 @@ void write_peak(std::string& out, const StackPeak& peak, Symbolizer& symbolizer)
             100.0 * static_cast<double>(bytes) / static_cast<double>(std::max(peak.bytes, shown)));
         out += bytes_column(bytes) + percent + "  " + function + "\n";
     }
+}
+
+// Lines [a, a + period) and [b, b + period) name the same functions, one frame each.
+bool same_run(const std::vector<StackPeakLine>& lines, size_t a, size_t b, size_t period) {
+    for (size_t k = 0; k < period; ++k) {
+        const StackPeakLine& x = lines[a + k];
+        const StackPeakLine& y = lines[b + k];
+        if (x.function != y.function || x.function == "?" || x.frames != 1 || y.frames != 1 ||
+            x.measured != y.measured)
+            return false;
+    }
+    return true;
+}
+
+// A recursion through several functions (a cycle: an interpreter's function calling C
+// that calls back into it) repeats a run of lines: three or more repetitions of a run of
+// two to eight functions fold into one line for the run, counted in cycles.
+std::vector<StackPeakLine> fold_cycles(std::vector<StackPeakLine> lines) {
+    constexpr size_t kLongestCycle = 8, kFewestRepeats = 3;
+    std::vector<StackPeakLine> folded;
+    for (size_t i = 0; i < lines.size();) {
+        size_t best_period = 0, best_repeats = 1;
+        for (size_t period = 2; period <= kLongestCycle; ++period) {
+            size_t repeats = 1;
+            while (i + (repeats + 1) * period <= lines.size() &&
+                   same_run(lines, i, i + repeats * period, period))
+                ++repeats;
+            if (repeats >= kFewestRepeats && repeats * period > best_repeats * best_period) {
+                best_period = period;
+                best_repeats = repeats;
+            }
+        }
+        if (best_period == 0) {
+            folded.push_back(std::move(lines[i++]));
+            continue;
+        }
+        StackPeakLine cycle;
+        for (size_t k = 0; k < best_period; ++k)
+            cycle.function += (k == 0 ? "" : " > ") + lines[i + k].function;
+        cycle.location = lines[i].location;
+        cycle.frames = static_cast<unsigned>(best_repeats);
+        cycle.cycle = static_cast<unsigned>(best_period);
+        cycle.measured = lines[i].measured;
+        for (size_t r = 0; r < best_repeats; ++r) {
+            uint64_t bytes = 0;
+            for (size_t k = 0; k < best_period; ++k) bytes += lines[i + r * best_period + k].bytes;
+            cycle.bytes += bytes;
+            cycle.least_bytes = r == 0 ? bytes : std::min(cycle.least_bytes, bytes);
+            cycle.most_bytes = std::max(cycle.most_bytes, bytes);
+        }
+        folded.push_back(std::move(cycle));
+        i += best_period * best_repeats;
+    }
+    return folded;
 }
 
 }  // namespace
@@ -202,7 +301,7 @@ std::vector<StackPeakLine> stack_peak_lines(const StackPeak& peak, Symbolizer& s
         if (!frame.location.empty()) ++locations[frame.location];
     }
     if (!lines.empty()) settle_location();
-    return lines;
+    return fold_cycles(std::move(lines));
 }
 
 std::string stack_peak_report(const SitesProfile& profile, Symbolizer& symbolizer,

@@ -48,12 +48,15 @@ std::vector<StackPeakFrame> stack_peak_frames(const StackPeak& peak, Symbolizer&
 struct StackPeakLine {
     std::string function;  // "?" when unknown
     std::string location;  // file:line of the innermost frame of the run; may be empty
-    unsigned frames = 1;   // how many frames the line folds
+    unsigned frames = 1;   // how many frames the line folds (cycles, for a cycle)
     uint64_t bytes = 0;    // held by all of them
     uint64_t least_bytes = 0, most_bytes = 0;  // held by one of them
     // On the measured stack: false for frames of the code a handler on its alternate
     // stack interrupted, and for the C library's frames above where main's stack starts.
     bool measured = true;
+    // A recursion through several functions folded: how many functions the cycle has
+    // (`function` names them, " > " between), 0 for a line of one function.
+    unsigned cycle = 0;
 };
 std::vector<StackPeakLine> stack_peak_lines(const StackPeak& peak, Symbolizer& symbolizer);
 

@@ -61,6 +61,28 @@ TEST(MmapTracing, RemapsAndPartialUnmapsKeepTheHeapExact) {
     EXPECT_EQ(changes, expected);
 }
 
+// MREMAP_DONTUNMAP moves the pages and keeps the old mapping, empty but accessible: the
+// heap holds both until each is unmapped.
+TEST(MmapTracing, RemapWithoutUnmapKeepsTheOldMapping) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    std::vector<std::string> env = kTraceMmap;
+    env.push_back("MEMUSAGE_OUTPUT=" + data);
+    env.push_back("MEMUSAGE_NO_TIMER=1");
+    Outcome outcome = run({fixture("collector_fixture_mmaps"), "dontunmap"}, env);
+    ASSERT_NE(outcome.status / 256, 10) << "this kernel has no MREMAP_DONTUNMAP";
+    ASSERT_TRUE(outcome.exited_zero()) << "fixture step " << outcome.status / 256 << "\n"
+                                       << outcome.err;
+    Summary s = parse_summary(outcome.err);
+    EXPECT_EQ(s.row("mremap").calls, 1u);
+    EXPECT_EQ(s.row("munmap").calls, 2u);
+    EXPECT_EQ(s.heap_peak, 8 * kPage);
+    std::vector<uint64_t> changes;
+    for (uint64_t heap : event_heaps(read_records(data)))
+        if (changes.empty() || changes.back() != heap) changes.push_back(heap);
+    EXPECT_EQ(changes, (std::vector<uint64_t>{4 * kPage, 8 * kPage, 4 * kPage, 0}));
+}
+
 // Reserve with PROT_NONE, commit with mprotect: the heap is what the program can use (the
 // JVM reserves gigabytes it never commits). The rows still count what was asked for.
 TEST(MmapTracing, ReservedSpaceCountsOnlyWhileCommitted) {

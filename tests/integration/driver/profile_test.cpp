@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -226,6 +227,51 @@ TEST_F(ProfileTest, SetUserIdProgramRunsWithAMessage) {
     EXPECT_EQ(result.exit_code, 9) << "the program still runs";
     EXPECT_NE(result.err.find("set-user-ID"), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("no memory profile"), std::string::npos) << result.err;
+}
+
+// A program with file capabilities (setcap) is a secure exec for a user who gains them:
+// the loader ignores LD_PRELOAD, as for set-user-ID programs, and the driver says so.
+TEST_F(ProfileTest, FileCapabilitiesProgramRunsWithAMessage) {
+    std::string program = in_scratch("capable_fixture");
+    fs::copy_file(FIXTURE_PATH, program);
+    // cap_net_raw, permitted and effective (the xattr's version 2 layout).
+    const unsigned char capability[20] = {0x01, 0, 0, 0x02, 1u << 5, 0, 0, 0, 0, 0,
+                                          0,    0, 0, 0,    0,       0, 0, 0, 0, 0};
+    if (::setxattr(program.c_str(), "security.capability", capability, sizeof capability, 0) != 0) {
+        GTEST_SKIP() << "giving a file capabilities needs CAP_SETFCAP";
+    }
+    struct statvfs volume {};
+    if (::statvfs(program.c_str(), &volume) == 0 && (volume.f_flag & ST_NOSUID)) {
+        GTEST_SKIP() << "the scratch directory is on a nosuid mount";
+    }
+    // Gained only by a user other than root: the driver runs as nobody.
+    for (fs::path dir = scratch(); dir != dir.root_path(); dir = dir.parent_path())
+        ::chmod(dir.c_str(), 0755);
+    pid_t pid = start("/usr/bin/setpriv",
+                      {"--reuid=65534", "--regid=65534", "--clear-groups", MEMUSAGE_DRIVER_PATH,
+                       program, "exit", "9"},
+                      clean_environment({}), in_scratch("out"), in_scratch("err"));
+    int exit_code = wait_exit_code(pid);
+    std::string err = read_file(in_scratch("err"));
+    EXPECT_EQ(exit_code, 9) << "the program still runs\n" << err;
+    EXPECT_NE(err.find("has file capabilities"), std::string::npos) << err;
+    EXPECT_NE(err.find("no memory profile"), std::string::npos) << err;
+}
+
+// Under a file size limit (ulimit -f) the report that does not fit fails with a message and
+// a non-zero status; the driver is not killed by SIGXFSZ halfway through writing it.
+TEST_F(ProfileTest, AFileSizeLimitFailsTheReportNotTheDriver) {
+    std::string html = in_scratch("report.html");
+    pid_t pid =
+        start("/usr/bin/prlimit",
+              {"--fsize=65536", MEMUSAGE_DRIVER_PATH, "--html=" + html, FIXTURE_PATH, "exit", "0"},
+              clean_environment({"TMPDIR=" + temporary_directory_}), in_scratch("out"),
+              in_scratch("err"));
+    int exit_code = wait_exit_code(pid);
+    std::string err = read_file(in_scratch("err"));
+    EXPECT_GT(exit_code, 0) << "the driver died of signal " << -exit_code << "\n" << err;
+    EXPECT_NE(err.find("HTML report was not written"), std::string::npos) << err;
+    EXPECT_TRUE(temporary_directory_is_empty());
 }
 
 }  // namespace

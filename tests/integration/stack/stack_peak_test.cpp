@@ -260,3 +260,110 @@ TEST(StackPeak, TheDriverReportsItAfterTheSummary) {
 }
 
 }  // namespace
+
+// The main thread's stack is measured from the collector's start, ticks before the
+// program's first allocation included: a 1 MiB recursion spinning at its bottom before any
+// malloc is the run's stack peak (glibc's collector says about 1,043,392 bytes), and the
+// report names the recursion, not the first allocation's caller.
+TEST(StackPeak, TicksBeforeTheFirstAllocationAreMeasured) {
+    Scratch scratch;
+    std::string file = scratch / "peaks";
+    Outcome run = run_with_stack_peak("stack_fixture_before_malloc", file,
+                                      {"MEMUSAGE_OUTPUT=" + (scratch / "data")});
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    collector_test::Summary summary = collector_test::parse_summary(run.err);
+    EXPECT_GE(summary.stack_peak, 256u * 4096) << run.err;
+    EXPECT_LT(summary.stack_peak, 256u * 4096 + 64 * 1024) << run.err;
+    std::vector<memusage::Record> records = collector_test::read_records(scratch / "data");
+    ASSERT_GE(records.size(), 2u);
+    EXPECT_EQ(records[1].stack, summary.stack_peak);
+    Outcome report = report_of(file);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    std::vector<ThreadPart> threads = threads_of(report.out);
+    ASSERT_EQ(threads.size(), 1u) << report.out;
+    EXPECT_NE(threads[0].title.find("(profiling tick)"), std::string::npos) << threads[0].title;
+    EXPECT_FALSE(frame_line(threads[0], "before_malloc \u00d7").empty()) << threads[0].text();
+}
+
+// A thread is measured from its start routine's entry: its only allocation, at the bottom
+// of a 50-deep chain of 2 KiB frames, shows the chain's depth.
+TEST(StackPeak, AThreadIsMeasuredFromItsStartRoutine) {
+    Scratch scratch;
+    std::string file = scratch / "peaks";
+    Outcome run = run_with_stack_peak("stack_fixture_thread_first_deep", file);
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    collector_test::Summary summary = collector_test::parse_summary(run.err);
+    EXPECT_GE(summary.stack_peak, 50u * 2048) << run.err;
+    Outcome report = report_of(file);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    std::vector<ThreadPart> threads = threads_of(report.out);
+    ASSERT_EQ(threads.size(), 2u) << report.out;
+    const ThreadPart& worker = threads[1];
+    EXPECT_NE(worker.title.find("\"firstdeep\""), std::string::npos) << worker.title;
+    EXPECT_GE(peak_bytes(worker), 50u * 2048) << worker.text();
+    EXPECT_LT(peak_bytes(worker), 50u * 2048 + 16 * 1024) << worker.text();
+    EXPECT_FALSE(frame_line(worker, "first_deep \u00d7").empty()) << worker.text();
+}
+
+// The functions' percentages of a stack held by a ranking row; 0 when the row is missing.
+double ranked_percent(const ThreadPart& part, const std::string& function) {
+    bool ranked = false;
+    for (const std::string& row : part.lines) {
+        if (row.find("functions by the bytes") != std::string::npos) ranked = true;
+        std::smatch match;
+        if (ranked && std::regex_search(row, match, std::regex(R"(([0-9.]+)%  (.*)$)")) &&
+            match[2].str() == function)
+            return std::stod(match[1].str());
+    }
+    return 0;
+}
+
+// 400 frames of a recursion: the frames beyond the 127 listed are folded by function, and
+// count in the ranking, where the recursion holds nearly all the stack.
+TEST(StackPeak, FramesBeyondTheListedOnesCountInTheRanking) {
+    Scratch scratch;
+    std::string file = scratch / "peaks";
+    Outcome run = run_with_stack_peak("stack_fixture_long_recursion", file);
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    Outcome report = report_of(file);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    std::vector<ThreadPart> threads = threads_of(report.out);
+    ASSERT_EQ(threads.size(), 1u) << report.out;
+    const ThreadPart& main = threads[0];
+    EXPECT_GE(peak_bytes(main), 400u * 1000) << main.text();
+    EXPECT_GE(ranked_percent(main, "rec"), 95.0) << main.text();
+    // The outer frames' line names them, the recursion's count with them.
+    std::string outer;
+    for (const std::string& line : main.lines)
+        if (line.find("outer frames beyond the 127 listed") != std::string::npos) outer = line;
+    ASSERT_FALSE(outer.empty()) << main.text();
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(outer, match, std::regex("rec \u00d7([0-9]+)"))) << outer;
+    EXPECT_GE(std::stoi(match[1].str()) + 127, 395) << outer;
+    EXPECT_NE(outer.find("main"), std::string::npos) << outer;
+    // The listed part of the recursion.
+    EXPECT_NE(frame_line(main, "rec").find("rec \u00d7"), std::string::npos) << main.text();
+}
+
+// A recursion through five functions is folded into one line per run of cycles, not listed
+// frame by frame; each function is ranked with its own share.
+TEST(StackPeak, ARecursionCycleIsFolded) {
+    Scratch scratch;
+    std::string file = scratch / "peaks";
+    Outcome run = collector_test::run({fixture("stack_fixture_long_recursion"), "cycle"},
+                                      {"MEMUSAGE_STACK_PEAK=" + file});
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    Outcome report = report_of(file);
+    ASSERT_TRUE(report.exited_zero()) << report.err;
+    std::vector<ThreadPart> threads = threads_of(report.out);
+    ASSERT_EQ(threads.size(), 1u) << report.out;
+    const ThreadPart& main = threads[0];
+    EXPECT_LT(main.lines.size(), 30u) << main.text();
+    bool cycle = false;
+    for (const std::string& line : main.lines)
+        cycle |= line.find("cycle of 5: ") != std::string::npos &&
+                 line.find(" \u00d7") != std::string::npos;
+    EXPECT_TRUE(cycle) << main.text();
+    for (const char* step : {"step_a", "step_b", "step_c", "step_d", "step_e"})
+        EXPECT_GE(ranked_percent(main, step), 15.0) << step << "\n" << main.text();
+}
