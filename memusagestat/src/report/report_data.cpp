@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "read/event_scan.h"
 #include "read/mapped_data_file.h"
@@ -131,6 +132,14 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
             "Times are fractions of the run: the files hold no rate of the clock "
             "(an event recording, --events, gives it).");
 
+    if (request.window && (with_data || with_events) &&
+        request.window->start > clock.seconds(clock.end)) {
+        char range[64];
+        std::snprintf(range, sizeof range, "%.6f s", clock.seconds(clock.end));
+        return "the window " + describe(*request.window) + " is outside the run, which lasted " +
+               range + (clock.relative() ? " (a share of the run: its files hold no clock)" : "");
+    }
+
     // The window, counted once for the events' buckets.
     if (with_events && request.window) {
         recording_events = 0;
@@ -185,6 +194,7 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
     data["threads"] = nlohmann::json::array();
     data["events"] = nullptr;
     data["blocks"] = nullptr;
+    data["buckets"] = nullptr;
     if (with_events) {
         ReportEventsInput input;
         input.clock = clock;
@@ -202,6 +212,7 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         data["events"] = std::move(events.events);
         data["blocks"] = std::move(events.blocks);
         data["threads"] = std::move(events.threads);
+        data["buckets"] = std::move(events.buckets);
         notes.insert(notes.end(), events.notes.begin(), events.notes.end());
     }
     data["frames"] = nlohmann::json::array();

@@ -1,6 +1,7 @@
-// The report's `events`, `blocks` and `threads` (web/DATA.md) from one pass over the event
-// recording: each event with the heap after it and its site, each block life of the replay,
-// and the blocks each site freed before their thread's next allocation (`temporary`).
+// The report's `events`, `blocks`, `threads` and `buckets` (web/DATA.md) from two passes over
+// the event recording: each event with the heap after it and its site, each block life of the
+// replay, the blocks each site freed before their thread's next allocation (`temporary`), and
+// the exact figures of every event by time bucket (HeapBuckets, whose sites take the second).
 // Bounded: beyond the bounds the events kept are every bucket's extremes of the heap and a
 // sample (ExtremesThinner), the blocks kept those that cover the most of the block map.
 #pragma once
@@ -37,7 +38,7 @@ struct ReportEventsInput {
 };
 
 struct ReportEvents {
-    nlohmann::json events, blocks, threads;
+    nlohmann::json events, blocks, threads, buckets;
     std::vector<std::string> notes;
 };
 
