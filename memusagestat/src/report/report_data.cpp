@@ -201,6 +201,19 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         input.window = request.window;
         input.expected_events = recording_events;
         input.bounds = bounds.events;
+        if (request.files_private)
+            input.window_command =
+                "This run's files were not kept: for every event of a window, run it again as "
+                "memusage --html=FILE --data=run.dat --sites-file=run.sites --events=run.events "
+                "PROGRAM, then memusagestat --html=window.html --html-window=START..END run.dat "
+                "--sites=run.sites --events=run.events.";
+        else
+            input.window_command =
+                "For every event of a window: memusagestat --html=window.html "
+                "--html-window=START..END" +
+                (with_data ? " " + request.data_path : std::string()) +
+                (with_sites ? " --sites=" + request.sites_path : std::string()) +
+                " --events=" + request.events_path + ".";
         if (sites && reader.has_sites()) {
             ReportSites* shown = &*sites;
             input.site_of = [shown](uint32_t id) { return shown->index_of(id); };

@@ -207,8 +207,12 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
         out.notes.push_back(
             "The events are thinned: the report holds " + std::to_string(events.size()) + " of " +
             std::to_string(total) +
-            " (every extreme of the heap and a sample); memusagestat --html-window=START..END "
-            "writes a report of one window with every event.");
+            " clickable (every extreme of the heap and a sample; the window figures count every "
+            "event). " +
+            (input.window_command.empty()
+                 ? std::string("memusagestat --html-window=START..END writes a report of one "
+                               "window with every event.")
+                 : input.window_command));
 
     const uint64_t block_total = blocks.total();
     const std::vector<BlockRow> kept = blocks.take();

@@ -35,6 +35,9 @@ struct ReportEventsInput {
     std::vector<uint64_t>* temporary = nullptr;
     // Whether a raw site id's blocks are the C or C++ runtime's, kept until exit; may be empty.
     std::function<bool(uint32_t)> kept_by_runtime;
+    // How to write a report of one window with every event, for this run's files (a
+    // sentence); empty: the general advice.
+    std::string window_command;
 };
 
 struct ReportEvents {

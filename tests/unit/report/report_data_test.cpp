@@ -109,6 +109,24 @@ TEST(ReportData, AWindowOpensAtTheLevelCarriedIntoIt) {
     EXPECT_GT(window["buckets"]["levels"][0]["heap"][0].get<int64_t>(), 0);
 }
 
+TEST(ReportData, TheThinnedNoticeNamesACommandThatWorksForTheRun) {
+    Scratch scratch;
+    ASSERT_TRUE(report_test::churn_recording(300000).write(scratch / "run.events"));
+    HtmlReportRequest request;
+    request.events_path = scratch / "run.events";
+    nlohmann::json kept, gone;
+    ASSERT_EQ(build(request, kept), "");
+    const std::string kept_notes = kept["run"]["notes"].dump();
+    EXPECT_NE(kept_notes.find("--html-window=START..END --events=" + request.events_path),
+              std::string::npos)
+        << kept_notes;
+    request.files_private = true;
+    ASSERT_EQ(build(request, gone), "");
+    const std::string gone_notes = gone["run"]["notes"].dump();
+    EXPECT_NE(gone_notes.find("were not kept"), std::string::npos) << gone_notes;
+    EXPECT_NE(gone_notes.find("memusage --html=FILE --data=run.dat"), std::string::npos);
+}
+
 TEST(ReportData, AWindowAfterTheRunIsRefusedWithTheRunsLength) {
     Scratch scratch;
     ASSERT_TRUE(report_test::churn_recording(1000).write(scratch / "run.events"));
