@@ -37,7 +37,11 @@ function SummaryView(data, section) {
       ["program", run.program || "(unknown)", "program"],
       ["process", run.pid ? String(run.pid) : "–", "pid"],
       ["duration", F.seconds(run.seconds), "seconds"],
-      ["threads", F.integer(data.threads.length), "threads"],
+      [
+        "threads",
+        data.threads.length ? F.integer(data.threads.length) : "none recorded (no call)",
+        "threads",
+      ],
       [
         "sites",
         run.sample_interval > 0 ? "sampled every " + F.bytes(run.sample_interval) : "exact",
@@ -53,6 +57,16 @@ function SummaryView(data, section) {
     );
     return;
   }
+  if (s.heap_total === 0 && s.all_calls === 0 && s.heap_peak === 0)
+    section.append(
+      F.element(
+        "p",
+        { id: "no-allocation" },
+        "No allocation: the program made no call to the heap in its " +
+          F.seconds(run.seconds) +
+          ".",
+      ),
+    );
   section.append(
     figureList([
       ["heap total", F.integer(s.heap_total), "heap_total"],

@@ -10,7 +10,10 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 
 import { readEvents } from "./events_file.mjs";
-import { digits, runFixture, sourceDir } from "./fixture_run.mjs";
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+
+import { builtFile, digits, run, runFixture, sourceDir } from "./fixture_run.mjs";
 import { openReport } from "./open_report.mjs";
 
 const source = path.join(sourceDir, "tests/browser/fixtures/many_events.c");
@@ -309,6 +312,25 @@ test("the timeline draws, at clicked times, the levels the recording went throug
     const expected = levelsIn(edge(i0), edge(i1 + 1));
     assert.deepEqual([drawn.min, drawn.max], [expected.low, expected.high], `${t} s`);
   }
+});
+
+test("a run without allocation says so, with the time it ran", async (t) => {
+  const program = path.join(dir, "no_allocation");
+  writeFileSync(program + ".c", "int main(void) { return 0; }\n");
+  execFileSync(process.env.CC || "cc", ["-O0", "-o", program, program + ".c"]);
+  const html = path.join(dir, "no_allocation.html");
+  run(builtFile("bin", "memusage"), ["--html=" + html, program]);
+  const empty = await openReport(html);
+  t.after(() => empty.close());
+  const shown = await empty.page.evaluate(() => ({
+    seconds: window.memusageReport.data.run.seconds,
+    said: document.getElementById("no-allocation")?.textContent ?? "",
+    threads: document.querySelector("#summary [data-field=threads]").textContent,
+  }));
+  assert.ok(shown.seconds < 60, "the run lasted " + shown.seconds + " s, the machine's uptime");
+  assert.match(shown.said, /^No allocation/);
+  assert.doesNotMatch(shown.threads, /^0$/);
+  assert.deepEqual(empty.errors, []);
 });
 
 test("the page made no request and raised no error", () => {

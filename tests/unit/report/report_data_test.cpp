@@ -139,6 +139,26 @@ TEST(ReportData, AWindowAfterTheRunIsRefusedWithTheRunsLength) {
     EXPECT_NE(error.find("lasted 0.00"), std::string::npos) << error;
 }
 
+TEST(ReportData, ARunWithoutAllocationLastsAsLongAsItRan) {
+    Scratch scratch;
+    // The data file of a run that made no call: its two header records, 2 ms apart on a
+    // counter far from zero; the recording has no clock record, only its trailer.
+    const uint64_t start = 50'000'000'000;
+    const std::vector<memusage::Record> header = {stat_test::record(0, 0, start),
+                                                  stat_test::record(0, 0, start + 2'000'000)};
+    ASSERT_TRUE(report_test::write_bytes(scratch / "run.dat", header.data(),
+                                         header.size() * sizeof header[0]));
+    events_test::EventsFileBuilder recording;
+    recording.trailer(start + 2'000'000, 2'000'000);
+    ASSERT_TRUE(recording.write(scratch / "run.events"));
+    HtmlReportRequest request;
+    request.data_path = scratch / "run.dat";
+    request.events_path = scratch / "run.events";
+    nlohmann::json data;
+    ASSERT_EQ(build(request, data), "");
+    EXPECT_LT(data["run"]["seconds"].get<double>(), 1.0) << data["run"].dump();
+}
+
 TEST(ReportData, BadInputIsRefusedWithAMessage) {
     Scratch scratch;
     nlohmann::json data;
