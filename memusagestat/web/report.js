@@ -42,6 +42,7 @@
   const F = ReportFormat;
   const json = JSON.parse(document.getElementById("report-data").textContent);
   const data = new ReportData(json);
+  if (json.run && json.run.time_unit === "share") F.useShareOfRun(F);
   const byId = (id) => document.getElementById(id);
   let windowRange = [0, data.duration];
 

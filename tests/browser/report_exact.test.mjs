@@ -210,6 +210,11 @@ test("the whole run's window is the summary", async () => {
   assert.equal(digits(shown.calls), row("malloc") + row("realloc") + row("calloc"));
   assert.equal(digits(shown.peak.split(" bytes")[0]), summary.heap_peak);
   assertEqualsReplay(shown, "the whole run");
+  // One meaning of "allocated": the threads' bytes add up to the summary's heap total.
+  const threads = await page.evaluate(() =>
+    window.memusageReport.data.threads.reduce((sum, t) => sum + (t.bytes || 0), 0),
+  );
+  assert.equal(threads, summary.heap_total);
 });
 
 test("a window inside a long-lived block counts the block carried into it", async () => {
@@ -331,6 +336,29 @@ test("a run without allocation says so, with the time it ran", async (t) => {
   assert.match(shown.said, /^No allocation/);
   assert.doesNotMatch(shown.threads, /^0$/);
   assert.deepEqual(empty.errors, []);
+});
+
+test("a data file alone, without a clock, is drawn in shares of the run", async (t) => {
+  const html = path.join(dir, "data_only.html");
+  run(builtFile("bin", "memusagestat"), ["--html=" + html, fixture.data]);
+  const alone = await openReport(html);
+  t.after(() => alone.close());
+  const shown = await alone.page.evaluate(() => ({
+    unit: window.memusageReport.data.run.time_unit,
+    ticks: [...document.querySelectorAll("#timeline svg g.tick text")].map((t) => t.textContent),
+    duration: document.querySelector("#summary [data-field=seconds]").textContent,
+  }));
+  assert.equal(shown.unit, "share");
+  assert.match(shown.duration, /^100% of the run$/);
+  assert.ok(
+    shown.ticks.some((tick) => /^\d+(\.\d+)?%$/.test(tick)),
+    "no tick in % of the run: " + shown.ticks.join(" | "),
+  );
+  assert.ok(
+    !shown.ticks.some((tick) => /\d (s|ms|µs)$/.test(tick)),
+    "a tick in seconds: " + shown.ticks.join(" | "),
+  );
+  assert.deepEqual(alone.errors, []);
 });
 
 test("the page made no request and raised no error", () => {

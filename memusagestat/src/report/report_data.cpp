@@ -156,6 +156,8 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         {"command", request.command},
         {"pid", nullptr},
         {"seconds", clock.seconds(clock.end)},
+        // Without a rate of the clock every time is a share of the run (0 to 1).
+        {"time_unit", clock.relative() ? "share" : "seconds"},
         {"ended_by_crash", with_sites && sites_profile.ended_by_crash},
         {"sample_interval", with_sites ? sites_profile.sample_interval : 0},
     };
