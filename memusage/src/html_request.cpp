@@ -30,6 +30,8 @@ std::string write_requested_html(const DriverOptions& options, const std::string
     request.sites_path = written_or_none(sites_path);
     request.events_path = written_or_none(events_path);
     request.summary_path = written_or_none(summary_path);
+    // The recording is a temporary unless --events kept it: a window's report needs it.
+    request.files_private = options.events_path.empty();
     for (const std::string& word : options.command)
         request.command += (request.command.empty() ? "" : " ") + word;
     if (request.data_path.empty() && request.sites_path.empty() && request.events_path.empty() &&

@@ -22,6 +22,8 @@
 //     .selectWindow(t0, t1)       select a window in seconds; returns its figures
 //     .resetWindow()              back to the whole run
 //     .windowFigures()            the selected window's figures
+//     .drawnLevel(time)           the heap curve's pixel column at that time: { px, min, max,
+//                                 from, to } (its least and greatest level, its time span)
 //     .clickTimeline(time, heap)  as a click on the timeline at that time (and heap, in bytes,
 //                                 which picks among the events within three pixels): shows
 //                                 and returns the event's index (or -1)
@@ -40,6 +42,7 @@
   const F = ReportFormat;
   const json = JSON.parse(document.getElementById("report-data").textContent);
   const data = new ReportData(json);
+  if (json.run && json.run.time_unit === "share") F.useShareOfRun(F);
   const byId = (id) => document.getElementById(id);
   let windowRange = [0, data.duration];
 
@@ -156,8 +159,10 @@
   function selectWindow(t0, t1) {
     t0 = Math.max(0, Math.min(t0, t1));
     t1 = Math.min(data.duration, Math.max(t0, t1));
-    windowRange = [t0, t1];
     const whole = t0 <= 0 && t1 >= data.duration;
+    // The window the figures are exact for: widened to the buckets' edges, shown as such.
+    if (!whole) [t0, t1] = data.snapWindow(t0, t1);
+    windowRange = [t0, t1];
     const box = byId("selected-window");
     box.dataset.t0 = t0;
     box.dataset.t1 = t1;
@@ -169,7 +174,11 @@
     if (!windowFigures) return null;
     windowFigures.show(t0, t1);
     const f = windowFigures.figures;
-    if (flame) flame.setWindowPeak(whole || !f.peakSites ? null : new Map(f.peakSites));
+    if (flame)
+      flame.setWindowPeak(
+        whole || !f.peakSites ? null : new Map(f.peakSites),
+        f.peakSitesRest || 0,
+      );
     return f;
   }
 
@@ -255,6 +264,7 @@
     resetWindow: () => selectWindow(0, data.duration),
     windowFigures: () => windowFigures && windowFigures.figures,
     windowRange: () => windowRange.slice(),
+    drawnLevel: (t) => timeline.drawnLevel(t),
     clickTimeline(time, heap) {
       if (!timeline.source) return -1;
       return pick(time, heap, heap === undefined ? 0 : timeline.toleranceAt(time));

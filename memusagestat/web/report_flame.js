@@ -28,10 +28,13 @@ class FlameView {
     this.draw();
   }
 
-  // Bytes by site at the selected window's heap peak, or null for the whole run's peak.
-  setWindowPeak(bySite) {
+  // Bytes by site at the selected window's heap peak, or null for the whole run's peak;
+  // `rest`: the bytes held then by the sites the report lists for no window bucket (the
+  // smallest), drawn as one frame of their own so the graph adds up to the peak.
+  setWindowPeak(bySite, rest = 0) {
     if (bySite === null && this.windowPeak === null) return;
     this.windowPeak = bySite;
+    this.windowRest = bySite ? rest : 0;
     if (this.data.sites && this.metric === "peak") this.draw();
   }
 
@@ -89,6 +92,14 @@ class FlameView {
         node.value += value;
       }
     });
+    if (this.metric === "peak" && this.windowPeak && this.windowRest > 0) {
+      root.value += this.windowRest;
+      root.children.push({
+        name: "(smaller sites, not named)",
+        value: this.windowRest,
+        children: [],
+      });
+    }
     const strip = (node) => {
       delete node.index;
       node.children.forEach(strip);

@@ -147,7 +147,18 @@ const ReportFormat = (() => {
     );
   }
 
+  // Times as shares of the run, for a report whose files hold no rate of the clock (DATA.md's
+  // run.time_unit "share"): every view then says "% of the run", never a unit it cannot know.
+  function useShareOfRun(format) {
+    const trim = (text) => text.replace(/\.?0+$/, "");
+    format.seconds = (t) =>
+      t === null || t === undefined || t < 0 ? "–" : trim((100 * t).toFixed(3)) + "% of the run";
+    format.secondsTick = (t) => (t === 0 ? "0" : trim((100 * t).toFixed(2)) + "%");
+    format.duration = (t) => trim((100 * t).toFixed(2)) + "% of the run";
+  }
+
   return {
+    useShareOfRun,
     integer,
     count,
     bytes,

@@ -37,7 +37,11 @@ function SummaryView(data, section) {
       ["program", run.program || "(unknown)", "program"],
       ["process", run.pid ? String(run.pid) : "–", "pid"],
       ["duration", F.seconds(run.seconds), "seconds"],
-      ["threads", F.integer(data.threads.length), "threads"],
+      [
+        "threads",
+        data.threads.length ? F.integer(data.threads.length) : "none recorded (no call)",
+        "threads",
+      ],
       [
         "sites",
         run.sample_interval > 0 ? "sampled every " + F.bytes(run.sample_interval) : "exact",
@@ -53,6 +57,16 @@ function SummaryView(data, section) {
     );
     return;
   }
+  if (s.heap_total === 0 && s.all_calls === 0 && s.heap_peak === 0)
+    section.append(
+      F.element(
+        "p",
+        { id: "no-allocation" },
+        "No allocation: the program made no call to the heap in its " +
+          F.seconds(run.seconds) +
+          ".",
+      ),
+    );
   section.append(
     figureList([
       ["heap total", F.integer(s.heap_total), "heap_total"],
@@ -160,9 +174,9 @@ class WindowFiguresView {
     this.figures = f;
     const section = this.section;
     section.replaceChildren();
-    section.dataset.t0 = t0;
-    section.dataset.t1 = t1;
-    const entries = [["window", F.seconds(t0) + " to " + F.seconds(t1), "window"]];
+    section.dataset.t0 = f.t0;
+    section.dataset.t1 = f.t1;
+    const entries = [["window", F.seconds(f.t0) + " to " + F.seconds(f.t1), "window"]];
     if (f.peak !== null) {
       entries.push([
         "heap peak",
@@ -178,20 +192,54 @@ class WindowFiguresView {
     if (f.liveBlocks !== undefined) {
       entries.push([
         "allocated in it, live at its end",
-        F.count(f.liveBlocks, "block", "blocks") + ", " + F.count(f.liveBytes, "byte", "bytes"),
+        F.count(f.liveBlocks, "block", "blocks") +
+          ", " +
+          F.count(f.liveBytes, "byte", "bytes") +
+          (f.liveSampled ? " (of the blocks the report keeps)" : ""),
         "live_at_end",
       ]);
     }
     section.append(figureList(entries));
+    // What the figures are: exact over whole buckets, or from the events kept.
+    let about;
+    if (f.exact)
+      about =
+        "Exact, from every event of the run: the window is widened to the report's time " +
+        "buckets of " +
+        F.seconds(data.bucketEdge(1) - data.bucketEdge(0)) +
+        "; the heap peak counts the heap carried into it. Allocated: the bytes asked for, " +
+        "a growing realloc counting its growth, as in the summary.";
+    else if (data.events && data.json.events.thinned)
+      about =
+        "From the " +
+        F.integer(data.events.time.length) +
+        " events the report keeps of " +
+        F.integer(data.json.events.total) +
+        ": a sample, not the window's exact figures.";
+    if (about)
+      section.append(F.element("p", { className: "figures-note", id: "window-exact" }, about));
     if (!data.events) section.append(F.missing(...missingEvents));
     if (f.peakSites) {
       section.append(F.element("h3", {}, "Sites holding the window's heap peak"));
       section.append(siteRows(data, f.peakSites, "", (v) => F.count(v, "byte", "bytes"), 20));
       section.lastChild.id = "window-peak-sites";
+      if (f.peakSitesRest > 0)
+        section.append(
+          F.element(
+            "p",
+            { id: "window-peak-rest", "data-bytes": f.peakSitesRest },
+            "and " + F.count(f.peakSitesRest, "byte", "bytes") + " held by smaller sites",
+          ),
+        );
     }
     if (f.liveSites && f.liveSites.length) {
       section.append(
-        F.element("h3", {}, "Blocks allocated in the window and live at its end, by site"),
+        F.element(
+          "h3",
+          {},
+          "Blocks allocated in the window and live at its end, by site" +
+            (f.liveSampled ? " (a sample: of the blocks the report keeps)" : ""),
+        ),
       );
       section.append(
         siteRows(

@@ -18,6 +18,7 @@ class TimelineView {
     this.window = [0, data.duration];
     this.picked = null;
     this.source = this.pickSource();
+    this.envelope = this.pickEnvelope();
     if (!this.source) {
       container.append(
         ReportFormat.missing(
@@ -39,6 +40,66 @@ class TimelineView {
     const e = this.data.events;
     if (e) return { time: e.time, index: e.time.map((_, i) => i), heap: e.heap, stack: null };
     return null;
+  }
+
+  // Exact least and greatest levels per time bucket, when the points are a thinned sample:
+  // the data file's records' envelope, or the events' buckets (heap only).
+  pickEnvelope() {
+    const tl = this.data.timeline;
+    if (this.source && this.source.stack && tl.thinned && tl.envelope) {
+      const e = tl.envelope;
+      return {
+        start: e.start,
+        end: e.end,
+        count: e.count,
+        series: {
+          heap: [e.heap_low, e.heap_high],
+          stack: [e.stack_low, e.stack_high],
+          total: [e.total_low, e.total_high],
+        },
+      };
+    }
+    const b = this.data.buckets;
+    if (this.source && !this.source.stack && this.data.json.events.thinned && b) {
+      const fine = b.levels[0];
+      return {
+        start: b.start,
+        end: b.end,
+        count: fine.count,
+        series: { heap: [fine.low, fine.high] },
+      };
+    }
+    return null;
+  }
+
+  // Each pixel column's least and greatest level from the envelope's buckets over its time
+  // span, so the curve goes through every level the run reached and never steps across
+  // records the report left out.
+  envelopeColumns(xScale) {
+    const e = this.envelope;
+    const width = this.plotWidth;
+    const bucket = (e.end - e.start) / e.count;
+    const out = this.series.map(() => []);
+    for (let px = 0; px < width; px++) {
+      const a = xScale.invert(px);
+      const b = xScale.invert(px + 1);
+      if (b <= e.start || a >= e.end) continue;
+      const i0 = Math.max(0, Math.floor((a - e.start) / bucket));
+      const i1 = Math.min(e.count - 1, Math.ceil((b - e.start) / bucket) - 1);
+      this.series.forEach((s, k) => {
+        const [low, high] = e.series[s.name];
+        let min = Infinity;
+        let max = -Infinity;
+        for (let i = i0; i <= Math.max(i0, i1); i++) {
+          if (low[i] < min) min = low[i];
+          if (high[i] > max) max = high[i];
+        }
+        out[k].push({ px, min, max });
+      });
+    }
+    for (const column of out)
+      if (column.length) column.push({ ...column[column.length - 1], px: column.at(-1).px + 1 });
+    return out;
   }
 
   xColumn() {
@@ -329,7 +390,9 @@ class TimelineView {
   redraw() {
     const xScale = this.transform.rescaleX(this.baseX);
     this.xScale = xScale;
-    const columns = this.columns(xScale);
+    const columns =
+      this.envelope && this.axis === "time" ? this.envelopeColumns(xScale) : this.columns(xScale);
+    this.drawn = columns;
     let top = 0;
     for (const series of columns) for (const c of series) top = Math.max(top, c.max);
     const yScale = d3
@@ -350,6 +413,24 @@ class TimelineView {
     this.yAxisGroup.call(d3.axisLeft(yScale).tickValues(ticks.values).tickFormat(ticks.label));
     this.drawWindow();
     this.drawMarker();
+  }
+
+  // What the heap curve draws in the pixel column at time t: its least and greatest level and
+  // the column's time span (for the tests, through memusageReport.drawnLevel).
+  drawnLevel(t) {
+    this.flush();
+    const px = Math.floor(this.xScale(this.xOfTime(t)));
+    const k = this.series.findIndex((s) => s.name === "heap");
+    const entry = this.drawn[k].find((c) => c.px === px);
+    if (!entry) return null;
+    return {
+      px,
+      min: entry.min,
+      max: entry.max,
+      from: this.timeOfX(this.xScale.invert(px)),
+      to: this.timeOfX(this.xScale.invert(px + 1)),
+      envelope: Boolean(this.envelope),
+    };
   }
 
   setWindow(t0, t1) {

@@ -16,6 +16,7 @@ class ReportData {
     this.sites = json.sites;
     this.events = json.events && json.events.time.length > 0 ? json.events : null;
     this.blocks = json.blocks && json.blocks.born.length > 0 ? json.blocks : null;
+    this.buckets = json.buckets && json.buckets.levels.length > 0 ? json.buckets : null;
     this.threadBySerial = new Map(this.threads.map((t) => [t.serial, t]));
     this.duration = this.computeDuration();
   }
@@ -172,16 +173,99 @@ class ReportData {
     return { bySite, total };
   }
 
-  // The figures of the window [t0, t1].
+  // The window the exact figures are of: [t0, t1] widened to the finest buckets' edges
+  // (DATA.md's buckets), as [t0, t1, first bucket, bucket after the last]; [t0, t1] itself
+  // when the report has no buckets.
+  snapWindow(t0, t1) {
+    const b = this.buckets;
+    if (!b) return [t0, t1, -1, -1];
+    const count = b.levels[0].count;
+    const width = (b.end - b.start) / count;
+    // On the edges as shown (to 100 ns), so that a snapped window snaps to itself.
+    let i0 = Math.max(0, Math.min(count - 1, Math.floor((t0 - b.start) / width)));
+    while (i0 + 1 < count && this.bucketEdge(i0 + 1) <= t0) i0 += 1;
+    while (i0 > 0 && this.bucketEdge(i0) > t0) i0 -= 1;
+    let i1 = Math.max(i0 + 1, Math.min(count, Math.ceil((t1 - b.start) / width)));
+    while (i1 - 1 > i0 && this.bucketEdge(i1 - 1) >= t1) i1 -= 1;
+    while (i1 < count && this.bucketEdge(i1) < t1) i1 += 1;
+    return [this.bucketEdge(i0), this.bucketEdge(i1), i0, i1];
+  }
+
+  // The start of the finest bucket i (the end of the last for i = count), to 100 ns as the
+  // report's other times.
+  bucketEdge(i) {
+    const b = this.buckets;
+    const count = b.levels[0].count;
+    if (i >= count) return b.end;
+    return Math.round((b.start + ((b.end - b.start) * i) / count) * 1e7) / 1e7;
+  }
+
+  // A window's figures from the buckets: sums and maxima over its finest buckets, the level
+  // carried in included; the sites at the peak from the coarsest bucket inside the window
+  // that reaches it (coarser buckets list more sites).
+  bucketFigures(i0, i1) {
+    const levels = this.buckets.levels;
+    const fine = levels[0];
+    let calls = 0;
+    let bytes = 0;
+    let frees = 0;
+    let peak = -1;
+    let at = i0;
+    for (let i = i0; i < i1; i++) {
+      calls += fine.calls[i];
+      bytes += fine.bytes[i];
+      frees += fine.frees[i];
+      if (fine.high[i] > peak) {
+        peak = fine.high[i];
+        at = i;
+      }
+    }
+    let holder = fine;
+    let j = at;
+    for (let l = levels.length - 1; l > 0; l--) {
+      const ratio = fine.count / levels[l].count;
+      const k = Math.floor(at / ratio);
+      if (k * ratio >= i0 && (k + 1) * ratio <= i1 && levels[l].high[k] === peak) {
+        holder = levels[l];
+        j = k;
+        break;
+      }
+    }
+    const flat = holder.sites[j] || [];
+    const peakSites = [];
+    let listed = 0;
+    for (let k = 0; k + 1 < flat.length; k += 2) {
+      peakSites.push([flat[k], flat[k + 1]]);
+      listed += flat[k + 1];
+    }
+    return {
+      peak,
+      peakTime: holder.high_time[j],
+      peakSites,
+      peakSitesRest: peak - listed,
+      allocatedBytes: bytes,
+      allocatedCalls: calls,
+      frees,
+    };
+  }
+
+  // The figures of the window [t0, t1]: exact from the buckets, over the window snapped to
+  // their edges (figures.t0, t1); without buckets, from the events the report holds.
   windowFigures(t0, t1) {
     const figures = { t0, t1, peak: null, peakTime: null, peakSites: null, allocatedBytes: null };
-    if (this.events) {
+    if (this.buckets) {
+      const [s0, s1, i0, i1] = this.snapWindow(t0, t1);
+      Object.assign(figures, { t0: s0, t1: s1, exact: true }, this.bucketFigures(i0, i1));
+      t0 = s0;
+      t1 = s1;
+    } else if (this.events) {
       const e = this.events;
       const first = ReportData.lowerBound(e.time, t0);
       let calls = 0;
       let bytes = 0;
       let frees = 0;
-      let peak = -1;
+      // The heap carried in: the level the last event before the window left.
+      let peak = first > 0 ? e.heap[first - 1] : 0;
       let peakTime = t0;
       for (let i = first; i < e.time.length && e.time[i] <= t1; i++) {
         if (e.kind[i] === 1) frees += 1;
@@ -193,10 +277,6 @@ class ReportData {
           peak = e.heap[i];
           peakTime = e.time[i];
         }
-      }
-      if (peak < 0) {
-        // No event inside: the heap through the window is the one the last event before left.
-        peak = first > 0 ? e.heap[first - 1] : 0;
       }
       Object.assign(figures, {
         peak,
@@ -223,7 +303,7 @@ class ReportData {
     }
     if (this.blocks) {
       const b = this.blocks;
-      if (figures.peakTime !== null) {
+      if (figures.peakTime !== null && !figures.peakSites) {
         const live = this.liveBySite(figures.peakTime);
         figures.peakSites = [...live.bySite.entries()].sort((x, y) => y[1] - x[1]);
         figures.peakSitesTotal = live.total;
@@ -244,6 +324,8 @@ class ReportData {
       figures.liveBlocks = liveBlocks;
       figures.liveBytes = liveBytes;
       figures.liveSites = [...stillLive.entries()].sort((x, y) => y[1].bytes - x[1].bytes);
+      // Counted from the blocks the report keeps: a sample when the block map is thinned.
+      figures.liveSampled = Boolean(this.json.blocks.thinned);
     }
     return figures;
   }

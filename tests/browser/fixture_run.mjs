@@ -58,17 +58,18 @@ export function fixtureConstants() {
   return constants;
 }
 
-// Builds the fixture with `cc -g -O0` and runs it under memusage writing the HTML report and,
+// Builds the fixture (fixtures/phases.c unless another is given) with `cc -g -O0` and runs it under memusage writing the HTML report and,
 // of the same run, the data file, the sites file, the event recording and the text summary
 // and sites report.
-export function runFixture(dir) {
-  const program = path.join(dir, "phases");
-  execFileSync(process.env.CC || "cc", ["-g", "-O0", "-o", program, fixtureSource]);
+export function runFixture(dir, source = fixtureSource) {
+  const name = path.basename(source, ".c");
+  const program = path.join(dir, name);
+  execFileSync(process.env.CC || "cc", ["-g", "-O0", "-o", program, source]);
   const files = {
-    html: path.join(dir, "phases.html"),
-    data: path.join(dir, "phases.dat"),
-    sites: path.join(dir, "phases.sites"),
-    events: path.join(dir, "phases.events"),
+    html: path.join(dir, name + ".html"),
+    data: path.join(dir, name + ".dat"),
+    sites: path.join(dir, name + ".sites"),
+    events: path.join(dir, name + ".events"),
   };
   const stderr = run(
     builtFile("bin", "memusage"),

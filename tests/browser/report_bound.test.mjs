@@ -126,6 +126,14 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
       top,
       notice: notice && notice.offsetParent !== null ? notice.textContent : null,
       noteRepeats: json.run.notes.map((note) => noteTexts.join("\n").split(note).length - 1),
+      whole: (() => {
+        const f = window.memusageReport.windowFigures();
+        return {
+          events: f.allocatedCalls + f.frees,
+          peak: f.peak,
+          sites: f.peakSites.reduce((sum, [, bytes]) => sum + bytes, 0) + f.peakSitesRest,
+        };
+      })(),
       views: performance.getEntriesByName("memusage-first-views").map((m) => m.startTime),
       ready: performance.getEntriesByName("memusage-ready").map((m) => m.startTime),
       paint: performance.getEntriesByType("paint").map((p) => [p.name, p.startTime]),
@@ -136,6 +144,8 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
   assert.equal(shown.thinned, true);
   assert.ok(shown.kept < count, "thinned, yet every event is kept");
   assert.equal(shown.top, peak, "the heap's peak is not among the kept events");
+  // The whole run's window counts every event, not the kept ones, and its peak's sites add up.
+  assert.deepEqual(shown.whole, { events: count, peak, sites: peak });
   assert.match(shown.notice ?? "", /--html-window/, "the page does not say the detail is thinned");
   assert.ok(
     shown.noteRepeats.every((n) => n === 1),

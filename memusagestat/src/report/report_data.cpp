@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "read/event_scan.h"
 #include "read/mapped_data_file.h"
@@ -131,6 +132,14 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
             "Times are fractions of the run: the files hold no rate of the clock "
             "(an event recording, --events, gives it).");
 
+    if (request.window && (with_data || with_events) &&
+        request.window->start > clock.seconds(clock.end)) {
+        char range[64];
+        std::snprintf(range, sizeof range, "%.6f s", clock.seconds(clock.end));
+        return "the window " + describe(*request.window) + " is outside the run, which lasted " +
+               range + (clock.relative() ? " (a share of the run: its files hold no clock)" : "");
+    }
+
     // The window, counted once for the events' buckets.
     if (with_events && request.window) {
         recording_events = 0;
@@ -147,6 +156,8 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         {"command", request.command},
         {"pid", nullptr},
         {"seconds", clock.seconds(clock.end)},
+        // Without a rate of the clock every time is a share of the run (0 to 1).
+        {"time_unit", clock.relative() ? "share" : "seconds"},
         {"ended_by_crash", with_sites && sites_profile.ended_by_crash},
         {"sample_interval", with_sites ? sites_profile.sample_interval : 0},
     };
@@ -185,12 +196,26 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
     data["threads"] = nlohmann::json::array();
     data["events"] = nullptr;
     data["blocks"] = nullptr;
+    data["buckets"] = nullptr;
     if (with_events) {
         ReportEventsInput input;
         input.clock = clock;
         input.window = request.window;
         input.expected_events = recording_events;
         input.bounds = bounds.events;
+        if (request.files_private)
+            input.window_command =
+                "This run's files were not kept: for every event of a window, run it again as "
+                "memusage --html=FILE --data=run.dat --sites-file=run.sites --events=run.events "
+                "PROGRAM, then memusagestat --html=window.html --html-window=START..END run.dat "
+                "--sites=run.sites --events=run.events.";
+        else
+            input.window_command =
+                "For every event of a window: memusagestat --html=window.html "
+                "--html-window=START..END" +
+                (with_data ? " " + request.data_path : std::string()) +
+                (with_sites ? " --sites=" + request.sites_path : std::string()) +
+                " --events=" + request.events_path + ".";
         if (sites && reader.has_sites()) {
             ReportSites* shown = &*sites;
             input.site_of = [shown](uint32_t id) { return shown->index_of(id); };
@@ -202,6 +227,7 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         data["events"] = std::move(events.events);
         data["blocks"] = std::move(events.blocks);
         data["threads"] = std::move(events.threads);
+        data["buckets"] = std::move(events.buckets);
         notes.insert(notes.end(), events.notes.begin(), events.notes.end());
     }
     data["frames"] = nlohmann::json::array();

@@ -19,6 +19,9 @@ struct HtmlReportRequest {
     std::string data_path, sites_path, events_path, summary_path;  // empty: not given
     std::string command;                                           // "" when unknown
     std::optional<TimeWindow> window;
+    // The files are temporaries, gone once the report is written (a plain memusage --html):
+    // a window's report then needs the program run again with its files kept.
+    bool files_private = false;
 };
 
 struct ReportBounds {

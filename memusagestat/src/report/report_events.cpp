@@ -5,6 +5,7 @@
 
 #include "read/block_replay.h"
 #include "report/extremes_thinner.h"
+#include "report/heap_buckets.h"
 #include "report/thread_heaps.h"
 #include "sites/definitions.h"
 
@@ -90,6 +91,9 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
     TemporaryRule temporary;  // sites/definitions.h
     BlockReplay replay;
     ThreadHeaps thread_heaps(clock.seconds(reader.end_time()));
+    const double run_end = std::max(clock.seconds(clock.end), clock.seconds(reader.end_time()));
+    HeapBuckets buckets(input.window ? input.window->start : 0.0,
+                        input.window && input.window->end ? *input.window->end : run_end);
 
     const auto block_ended = [&](const BlockLife& life) {
         const double born = clock.seconds(life.start), ended = clock.seconds(life.end);
@@ -108,7 +112,7 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
     RecordedEvent event;
     reader.rewind();
     while (reader.next(event)) {
-        uint64_t freed_size = 0;
+        uint64_t freed_size = 0, resized_from = 0;
         int32_t freed_site = -1;
         uint32_t owner = event.thread;  // a resize keeps its block's thread
         const bool temporary_free = event.kind == RecordedEvent::Kind::release &&
@@ -117,6 +121,7 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
             freed_size = life.size;
             freed_site = site_of(life.site);
             owner = life.thread;
+            if (life.resized_away) resized_from = life.size;
             thread_heaps.ended(life.thread, life.size, clock.seconds(event.time));
             if (life.freed && !life.resized_away && temporary_free && input.temporary != nullptr &&
                 freed_site >= 0)
@@ -127,12 +132,19 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
             temporary.resized(event.thread, event.old_address, event.address);
         else if (event.kind == RecordedEvent::Kind::allocate)
             temporary.allocated(event.thread, event.address);
+        // What the call asked of the heap, as the text summary counts it: a resize its growth.
+        const uint64_t asked =
+            event.kind == RecordedEvent::Kind::allocate ? event.size
+            : event.kind == RecordedEvent::Kind::resize && event.size > resized_from
+                ? event.size - resized_from
+                : 0;
+        const double time = clock.seconds(event.time);
         if (event.kind != RecordedEvent::Kind::release) {
-            thread_heaps.allocated(event.thread, owner, event.size, clock.seconds(event.time));
+            thread_heaps.allocated(event.thread, owner, event.size, asked, time);
         } else {
             thread_heaps.freed_by(event.thread);
         }
-        const double time = clock.seconds(event.time);
+        buckets.add(time, static_cast<HeapBuckets::Kind>(event.kind), asked, replay.heap());
         if (input.window && !input.window->holds(time)) continue;
         ++total;
         const bool freeing = event.kind == RecordedEvent::Kind::release;
@@ -149,6 +161,27 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
     const uint64_t end = reader.end_time();
     replay.finish(end, block_ended);
 
+    // The second pass: the bytes each site holds, at the moments of the buckets' peaks.
+    buckets.finish_counts();
+    {
+        BlockReplay sites_replay;
+        reader.rewind();
+        while (reader.next(event)) {
+            int32_t moved_site = -1;
+            sites_replay.add(event, [&](const BlockLife& life) {
+                const int32_t site = site_of(life.site);
+                buckets.site_changed(site, -static_cast<int64_t>(life.size));
+                if (life.resized_away) moved_site = site;
+            });
+            if (event.kind == RecordedEvent::Kind::allocate)
+                buckets.site_changed(site_of(event.site), static_cast<int64_t>(event.size));
+            else if (event.kind == RecordedEvent::Kind::resize)
+                buckets.site_changed(moved_site, static_cast<int64_t>(event.size));
+            buckets.passed();
+        }
+    }
+    out.buckets = buckets.json();
+
     out.events = {{"total", total},
                   {"thinned", thinner.thinning()},
                   {"time", column(events, [](const EventRow& r) { return r.time; })},
@@ -162,8 +195,12 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
         out.notes.push_back(
             "The events are thinned: the report holds " + std::to_string(events.size()) + " of " +
             std::to_string(total) +
-            " (every extreme of the heap and a sample); memusagestat --html-window=START..END "
-            "writes a report of one window with every event.");
+            " clickable (every extreme of the heap and a sample; the window figures count every "
+            "event). " +
+            (input.window_command.empty()
+                 ? std::string("memusagestat --html-window=START..END writes a report of one "
+                               "window with every event.")
+                 : input.window_command));
 
     const uint64_t block_total = blocks.total();
     const std::vector<BlockRow> kept = blocks.take();

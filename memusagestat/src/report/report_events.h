@@ -1,6 +1,7 @@
-// The report's `events`, `blocks` and `threads` (web/DATA.md) from one pass over the event
-// recording: each event with the heap after it and its site, each block life of the replay,
-// and the blocks each site freed before their thread's next allocation (`temporary`).
+// The report's `events`, `blocks`, `threads` and `buckets` (web/DATA.md) from two passes over
+// the event recording: each event with the heap after it and its site, each block life of the
+// replay, the blocks each site freed before their thread's next allocation (`temporary`), and
+// the exact figures of every event by time bucket (HeapBuckets, whose sites take the second).
 // Bounded: beyond the bounds the events kept are every bucket's extremes of the heap and a
 // sample (ExtremesThinner), the blocks kept those that cover the most of the block map.
 #pragma once
@@ -34,10 +35,13 @@ struct ReportEventsInput {
     std::vector<uint64_t>* temporary = nullptr;
     // Whether a raw site id's blocks are the C or C++ runtime's, kept until exit; may be empty.
     std::function<bool(uint32_t)> kept_by_runtime;
+    // How to write a report of one window with every event, for this run's files (a
+    // sentence); empty: the general advice.
+    std::string window_command;
 };
 
 struct ReportEvents {
-    nlohmann::json events, blocks, threads;
+    nlohmann::json events, blocks, threads, buckets;
     std::vector<std::string> notes;
 };
 

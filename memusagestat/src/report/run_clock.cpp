@@ -35,6 +35,9 @@ RunClock run_clock(const RunClockSources& sources) {
     const EventsReader* events = sources.events;
     const ProfileHeader* data = sources.data;
     const RunSummary* summary = sources.summary;
+    // A recording without a clock record (a run that made no call) has no start: the other
+    // files give the origin, or the run would seem to last since the machine booted.
+    const bool events_started = events != nullptr && events->start_time() != 0;
     if (events != nullptr) {
         clock.seconds_per_cycle = events->seconds_per_cycle();
         clock.origin = events->start_time();
@@ -44,7 +47,7 @@ RunClock run_clock(const RunClockSources& sources) {
     if (summary != nullptr && clock.relative())
         clock.seconds_per_cycle = summary->seconds_per_cycle();
     if (data == nullptr) {
-        if (summary != nullptr && events == nullptr) {
+        if (summary != nullptr && !events_started) {
             clock.origin = summary->start_cycles;
             clock.end = summary->end_cycles;
         }
@@ -77,7 +80,7 @@ RunClock run_clock(const RunClockSources& sources) {
         }
     }
     const uint64_t data_start = clock.data_file_cycles(data->start_time);
-    if (events == nullptr || data_start < clock.origin) clock.origin = data_start;
+    if (!events_started || data_start < clock.origin) clock.origin = data_start;
     clock.end = std::max(clock.end, clock.data_file_cycles(data->end_time));
     return clock;
 }

@@ -4,10 +4,11 @@
 
 namespace memusagestat {
 
-void ThreadHeaps::allocated(uint32_t thread, uint32_t owner, uint64_t size, double time) {
+void ThreadHeaps::allocated(uint32_t thread, uint32_t owner, uint64_t size, uint64_t asked,
+                            double time) {
     Figures& caller = threads_[thread];
     ++caller.allocations;
-    caller.bytes += size;
+    caller.bytes += asked;
     Figures& holder = threads_[owner];
     holder.heap += static_cast<int64_t>(size);
     changed(holder, time);

@@ -19,8 +19,10 @@ class ThreadHeaps {
     // `seconds`: the run's length, over which the buckets are laid.
     explicit ThreadHeaps(double seconds) : seconds_(seconds > 0 ? seconds : 1) {}
 
-    // An allocating call (allocate or resize) of `thread`; `owner` is the block's thread.
-    void allocated(uint32_t thread, uint32_t owner, uint64_t size, double time);
+    // An allocating call (allocate or resize) of `thread`; `owner` is the block's thread,
+    // `size` the block's new size, `asked` the bytes the call asked of the heap as the text
+    // summary counts them (a resize: its growth).
+    void allocated(uint32_t thread, uint32_t owner, uint64_t size, uint64_t asked, double time);
     // A block of `owner` ended (freed, or resized away); `thread` made the call, if a free.
     void ended(uint32_t owner, uint64_t size, double time);
     void freed_by(uint32_t thread);

@@ -82,6 +82,83 @@ TEST(ReportData, AWindowIsReportedInFullUpToTheBounds) {
     EXPECT_EQ(window["run"]["window"]["end"], 0.25);
 }
 
+TEST(ReportData, AWindowOpensAtTheLevelCarriedIntoIt) {
+    Scratch scratch;
+    const auto records = report_test::data_file_records(1000, 10);
+    ASSERT_TRUE(report_test::write_bytes(scratch / "run.dat", records.data(),
+                                         records.size() * sizeof records[0]));
+    ASSERT_TRUE(report_test::churn_recording(1000).write(scratch / "run.events"));
+    HtmlReportRequest request;
+    request.data_path = scratch / "run.dat";
+    request.events_path = scratch / "run.events";
+    nlohmann::json whole, window;
+    ASSERT_EQ(build(request, whole), "");
+    request.window = parse_time_window("30us..600us");
+    ASSERT_EQ(build(request, window), "");
+    // The timeline's first point: at the window's start, the level of the last record before
+    // (here the data file's last: its records span the run's first 10 µs).
+    const auto& all = whole["timeline"];
+    ASSERT_LT(all["time"].back().get<double>(), 3e-5);
+    EXPECT_DOUBLE_EQ(window["timeline"]["time"][0].get<double>(), 3e-5);
+    EXPECT_EQ(window["timeline"]["heap"][0], all["heap"].back());
+    // The buckets begin at the window, with the heap the events before it left.
+    size_t event = 0;
+    while (whole["events"]["time"][event + 1].get<double>() < 3e-5) ++event;
+    EXPECT_DOUBLE_EQ(window["buckets"]["start"].get<double>(), 3e-5);
+    EXPECT_EQ(window["buckets"]["levels"][0]["heap"][0], whole["events"]["heap"][event]);
+    EXPECT_GT(window["buckets"]["levels"][0]["heap"][0].get<int64_t>(), 0);
+}
+
+TEST(ReportData, TheThinnedNoticeNamesACommandThatWorksForTheRun) {
+    Scratch scratch;
+    ASSERT_TRUE(report_test::churn_recording(300000).write(scratch / "run.events"));
+    HtmlReportRequest request;
+    request.events_path = scratch / "run.events";
+    nlohmann::json kept, gone;
+    ASSERT_EQ(build(request, kept), "");
+    const std::string kept_notes = kept["run"]["notes"].dump();
+    EXPECT_NE(kept_notes.find("--html-window=START..END --events=" + request.events_path),
+              std::string::npos)
+        << kept_notes;
+    request.files_private = true;
+    ASSERT_EQ(build(request, gone), "");
+    const std::string gone_notes = gone["run"]["notes"].dump();
+    EXPECT_NE(gone_notes.find("were not kept"), std::string::npos) << gone_notes;
+    EXPECT_NE(gone_notes.find("memusage --html=FILE --data=run.dat"), std::string::npos);
+}
+
+TEST(ReportData, AWindowAfterTheRunIsRefusedWithTheRunsLength) {
+    Scratch scratch;
+    ASSERT_TRUE(report_test::churn_recording(1000).write(scratch / "run.events"));
+    HtmlReportRequest request;
+    request.events_path = scratch / "run.events";
+    request.window = parse_time_window("2s..3s");
+    nlohmann::json data;
+    const std::string error = build(request, data);
+    EXPECT_NE(error.find("outside the run"), std::string::npos) << error;
+    EXPECT_NE(error.find("lasted 0.00"), std::string::npos) << error;
+}
+
+TEST(ReportData, ARunWithoutAllocationLastsAsLongAsItRan) {
+    Scratch scratch;
+    // The data file of a run that made no call: its two header records, 2 ms apart on a
+    // counter far from zero; the recording has no clock record, only its trailer.
+    const uint64_t start = 50'000'000'000;
+    const std::vector<memusage::Record> header = {stat_test::record(0, 0, start),
+                                                  stat_test::record(0, 0, start + 2'000'000)};
+    ASSERT_TRUE(report_test::write_bytes(scratch / "run.dat", header.data(),
+                                         header.size() * sizeof header[0]));
+    events_test::EventsFileBuilder recording;
+    recording.trailer(start + 2'000'000, 2'000'000);
+    ASSERT_TRUE(recording.write(scratch / "run.events"));
+    HtmlReportRequest request;
+    request.data_path = scratch / "run.dat";
+    request.events_path = scratch / "run.events";
+    nlohmann::json data;
+    ASSERT_EQ(build(request, data), "");
+    EXPECT_LT(data["run"]["seconds"].get<double>(), 1.0) << data["run"].dump();
+}
+
 TEST(ReportData, BadInputIsRefusedWithAMessage) {
     Scratch scratch;
     nlohmann::json data;
