@@ -13,6 +13,9 @@ cmake --workflow --preset asan   # the tools and the unit tests under ASan and U
 cmake --workflow --preset tsan   # the collector's threaded tests under TSan
 cmake --workflow --preset fuzz   # the data-file reader under libFuzzer, for a bounded time
 cmake --workflow --preset default  # the release build with -Werror
+# The Debian package from the release build: lintian, installed beside glibc's tools, run,
+# removed (tests/package/check.sh).
+tests/package/check.sh
 # The HTML report in headless Chromium (tests/browser: a fixture's report against its run's
 # text outputs, the 25 MB bound on 10 million events, the README's screenshot).
 MEMUSAGE_BUILD_DIR=build node --test tests/browser/

@@ -66,7 +66,7 @@ cmake --preset "$arch" >/dev/null
 cmake --build --preset "$arch"
 
 export MEMUSAGE_TEST_BUILD_DIR=$PWD/build/$arch
-export MEMUSAGE_TEST_COLLECTOR=$PWD/build/$arch/lib/libmemusage.so
+export MEMUSAGE_TEST_COLLECTOR=$PWD/build/$arch/lib/memusage/libmemusage.so
 # glibc's own collector for that machine, beside its C library.
 export MEMUSAGE_TEST_GLIBC_COLLECTOR=$libc/libmemusage.so
 export MEMUSAGE_TEST_EMULATOR="$emulator -L $sysroot"

@@ -20,13 +20,32 @@ TEST_F(InstallTest, InstalledDriverPreloadsTheInstalledCollector) {
     ASSERT_EQ(std::system(command.c_str()), 0) << read_file(in_scratch("install.log"));
 
     std::string driver = prefix + "/" + INSTALL_BINDIR + "/memusage";
-    std::string collector = prefix + "/" + INSTALL_LIBDIR + "/libmemusage.so";
+    std::string collector = prefix + "/" + COLLECTOR_DIR + "/libmemusage.so";
     ASSERT_TRUE(std::filesystem::exists(driver));
     ASSERT_TRUE(std::filesystem::exists(collector));
     pid_t pid = start(driver, {"--color=never", FIXTURE_PATH, "env", "LD_PRELOAD"},
                       clean_environment({}), in_scratch("out"), in_scratch("err"));
     EXPECT_EQ(wait_exit_code(pid), 0) << read_file(in_scratch("err"));
     EXPECT_EQ(read_file(in_scratch("out")), collector + "\n");
+}
+
+// Installing to a prefix where Debian's packages own glibc's tools (libc-devtools'
+// /usr/bin/memusage) stops before writing anything, and says which package owns what.
+TEST_F(InstallTest, RefusesToWriteOverAnotherPackagesFiles) {
+    std::string owner = in_scratch("owner");
+    ASSERT_EQ(std::system(("dpkg-query -S /usr/bin/memusage > '" + owner + "' 2>&1").c_str()), 0)
+        << "glibc's memusage (libc-devtools) must be installed for this test";
+    std::string before = read_file("/usr/bin/memusage");
+    std::string command = std::string("'") + CMAKE_COMMAND_PATH + "' --install '" +
+                          PROJECT_BUILD_DIR + "' --prefix /usr > '" + in_scratch("install.log") +
+                          "' 2>&1";
+    EXPECT_NE(std::system(command.c_str()), 0);
+    std::string log = read_file(in_scratch("install.log"));
+    // (CMake wraps the message's lines: each part is looked for on its own.)
+    EXPECT_NE(log.find("not installing: /usr/bin/memusage"), std::string::npos) << log;
+    EXPECT_NE(log.find("'libc-devtools'"), std::string::npos) << log;
+    EXPECT_EQ(read_file("/usr/bin/memusage"), before);
+    EXPECT_FALSE(std::filesystem::exists("/usr/lib/memusage/libmemusage.so"));
 }
 
 // A program using <memusage/memusage.h> builds against the installed header through
