@@ -36,6 +36,16 @@ uint64_t EnvelopeSeries::first_event_of(uint64_t column) const {
     return memusage::multiply_divide_up(column, event_count_, columns_.size());
 }
 
+double EnvelopeSeries::point_x(std::size_t column) const {
+    const double centre = static_cast<double>(column) + 0.5;
+    const uint64_t columns = columns_.size();
+    if (time_based_ || event_count_ == 0 || event_count_ >= columns) return centre;
+    // Sparse: a column holds at most one record, the first of the column's share.
+    const uint64_t event = first_event_of(column);
+    return static_cast<double>(event + 1) * static_cast<double>(columns) /
+           static_cast<double>(event_count_);
+}
+
 void EnvelopeSeries::skip_to_event(uint64_t index) {
     if (time_based_ || event_count_ == 0) return;
     next_event_ = index;

@@ -57,6 +57,11 @@ class EnvelopeSeries {
     void merge_later(const EnvelopeSeries& later);
 
     std::span<const Column> columns() const { return columns_; }
+    // Where a column's points are drawn, in columns from the plot's left edge: the column's
+    // centre, except by calls with fewer records than columns. There the axis runs from
+    // call 0 (the run's start) to the last call, and record i sits at call i + 1, so that a
+    // run of a single allocation is a line across the plot, not a dot in its corner.
+    double point_x(std::size_t column) const;
     uint64_t max_heap() const;
     uint64_t max_stack() const;
     uint64_t max_total() const;

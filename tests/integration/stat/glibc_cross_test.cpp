@@ -91,3 +91,58 @@ TEST(GlibcCross, ARunThatAllocatedNothingIsCompleteWhoeverWroteIt) {
         EXPECT_EQ(read_file(dir / "true.png").substr(1, 3), "PNG");
     }
 }
+
+namespace {
+
+// Red pixels inside the plot, away from its edges (the frame, the scales' first and last
+// rows): what a curve that rises across the plot leaves, and a dot in a corner does not.
+unsigned red_inside(const Image& image) {
+    unsigned count = 0;
+    for (unsigned y = 40; y + 40 < image.height; ++y)
+        for (unsigned x = 60; x + 60 < image.width; ++x) count += image.at(x, y).reddish();
+    return count;
+}
+
+}  // namespace
+
+// A run of one allocation is a line from the start, with nothing allocated, to that
+// allocation: by calls, from the bottom left corner to the top right one; by time, to
+// where its time falls. glibc's memusagestat draws it so; ours must not leave a dot in the
+// corner under the frame.
+TEST(GlibcCross, ASingleAllocationIsALineAcrossThePlot) {
+    DataFile data = DataFile::with_peaks(4096, 0, 4096, 100);
+    data.events.push_back(record(4096, 0, 50));
+    ScratchDir dir;
+    data.write(dir / "one.dat");
+    for (bool by_time : {false, true}) {
+        SCOPED_TRACE(by_time ? "by time" : "by calls");
+        // Halfway up, the line is halfway to the record's column.
+        const unsigned middle = by_time ? 40 + 360 / 2 : 400;
+        for (const char* program : {GLIBC_MEMUSAGESTAT, MEMUSAGESTAT}) {
+            SCOPED_TRACE(program);
+            std::vector<std::string> args = {program, dir / "one.dat", dir / "one.png"};
+            if (by_time) args.insert(args.begin() + 1, "-t");
+            const Outcome drawn = run(args);
+            ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+            Image image;
+            ASSERT_TRUE(decode_png(dir / "one.png", image));
+            bool crossed = false;
+            for (unsigned x = middle - 3; x <= middle + 3; ++x)
+                crossed |= image.near(x, value_row(2048, 4096), [](Rgb c) { return c.reddish(); });
+            EXPECT_TRUE(crossed);
+            EXPECT_GT(red_inside(image), 300u);
+        }
+    }
+}
+
+// The first thing a new user tries: memusage -p on a program whose only allocation is
+// stdout's buffer.
+TEST(GlibcCross, TheDriversPictureOfHelloWorldShowsItsAllocation) {
+    ScratchDir dir;
+    const Outcome profiled = run({MEMUSAGE_DRIVER, "-p", dir / "hello.png", FIXTURE_HELLO});
+    ASSERT_EQ(profiled.exit_code, 0) << profiled.output;
+    ASSERT_NE(profiled.output.find("hello, world"), std::string::npos) << profiled.output;
+    Image image;
+    ASSERT_TRUE(decode_png(dir / "hello.png", image));
+    EXPECT_GT(red_inside(image), 300u);
+}
