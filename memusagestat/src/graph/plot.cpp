@@ -45,8 +45,8 @@ void draw_curve(cairo_t* cr, const Frame& frame, const EnvelopeSeries& series,
     const auto columns = series.columns();
     set_colour(cr, colour);
     for (std::size_t c = 0; c < columns.size(); ++c) {
-        if (columns[c].empty()) continue;
         const ValueRange& range = columns[c].*curve;
+        if (columns[c].empty() || range.empty()) continue;
         const double low = value_y(frame, range.min, top);
         const double high = value_y(frame, range.max, top);
         if (low - high < 1) continue;  // the polyline covers it
@@ -61,8 +61,8 @@ void draw_curve(cairo_t* cr, const Frame& frame, const EnvelopeSeries& series,
     double previous_last = value_y(frame, 0, top);
     cairo_move_to(cr, frame.left, previous_last);
     for (std::size_t c = 0; c < columns.size(); ++c) {
-        if (columns[c].empty()) continue;
         const ValueRange& range = columns[c].*curve;
+        if (columns[c].empty() || range.empty()) continue;
         const double x = frame.left + series.point_x(c);
         const double low = value_y(frame, range.min, top);
         const double high = value_y(frame, range.max, top);

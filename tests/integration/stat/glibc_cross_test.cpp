@@ -2,6 +2,8 @@
 // memusagestat draws what our collector and our tools wrote.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "stat_test_support.h"
 
 using namespace stat_test;
@@ -145,4 +147,36 @@ TEST(GlibcCross, TheDriversPictureOfHelloWorldShowsItsAllocation) {
     Image image;
     ASSERT_TRUE(decode_png(dir / "hello.png", image));
     EXPECT_GT(red_inside(image), 300u);
+}
+
+// glibc's collector with -m subtracts every munmap but adds no anonymous mmap: its heap
+// goes below zero and wraps to about 2^64. Ours says so, and draws what is plausible: the
+// heap's climb to its real peak, on a scale that peak sets, and nothing where the counter
+// had wrapped.
+TEST(GlibcCross, AHeapCounterThatWrappedIsSaidAndLeftOut) {
+    ScratchDir dir;
+    const Outcome traced = run({FIXTURE_UNMAP}, {"LD_PRELOAD=" + std::string(GLIBC_LIBMEMUSAGE),
+                                                 "MEMUSAGE_OUTPUT=" + (dir / "glibc.dat"),
+                                                 "MEMUSAGE_NO_TIMER=1", "MEMUSAGE_TRACE_MMAP=1"});
+    ASSERT_EQ(traced.exit_code, 0) << traced.output;
+    // The file is what this test is about: glibc's header holds the wrapped peak.
+    const std::string bytes = read_file(dir / "glibc.dat");
+    ASSERT_GE(bytes.size(), 2 * sizeof(memusage::Record));
+    memusage::Record header[2];
+    std::memcpy(header, bytes.data(), sizeof header);
+    ASSERT_GT(header[1].heap, uint64_t{1} << 63);
+
+    const Outcome drawn = run({MEMUSAGESTAT, dir / "glibc.dat", dir / "ours.png"});
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+    EXPECT_NE(drawn.output.find(dir / "glibc.dat" + ": 1002 of 2002 records hold an implausible "
+                                                    "heap size"),
+              std::string::npos)
+        << drawn.output;
+    expect_fixture_peak_in_the_middle(dir / "ours.png");
+    Image image;
+    ASSERT_TRUE(decode_png(dir / "ours.png", image));
+    for (unsigned x : {500u, 700u}) {
+        EXPECT_FALSE(image.near(x, 21, [](Rgb c) { return c.reddish(); })) << x;
+        EXPECT_FALSE(image.near(x, 578, [](Rgb c) { return c.reddish(); })) << x;
+    }
 }
