@@ -8,6 +8,7 @@
 #include <exception>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -56,6 +57,25 @@ std::string absolute_path(const std::string& path) {
     std::error_code ignored;
     std::filesystem::path absolute = std::filesystem::absolute(path, ignored);
     return absolute.empty() ? path : absolute.string();
+}
+
+constexpr std::string_view kUnprofiledMark = "no process of this run was profiled\n";
+
+void mark_unprofiled(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "w");
+    if (file == nullptr) return;
+    std::fwrite(kUnprofiledMark.data(), 1, kUnprofiledMark.size(), file);
+    std::fclose(file);
+}
+
+// The mark is still there, untouched: no collector in any process of the run profiled.
+bool still_unprofiled(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "r");
+    if (file == nullptr) return false;
+    char bytes[kUnprofiledMark.size() + 1];
+    const size_t read = std::fread(bytes, 1, sizeof bytes, file);
+    std::fclose(file);
+    return std::string_view(bytes, read) == kUnprofiledMark;
 }
 
 // --ps: the profiled processes running now.
@@ -186,13 +206,18 @@ int run(const DriverOptions& options) {
         run_options.events_path = private_events.path();
     }
     // The summary's figures, for the report: the collector prints them and writes them here.
+    // With -n, the file also tells whether any process was profiled: it starts with a mark
+    // that only a profiled process's collector removes (it truncates the file when it
+    // starts), whether or not that process gets to write its figures.
     TemporaryFile private_summary;
-    if (wants_html(options)) {
+    const bool check_profiled = !options.progname.empty();
+    if (wants_html(options) || check_profiled) {
         if (std::string error = private_summary.create(); !error.empty()) {
             complain(error);
             return kSetupError;
         }
         run_options.summary_path = private_summary.path();
+        if (check_profiled) mark_unprofiled(private_summary.path());
     }
 
     std::vector<std::string> environment = child_environment(inherited_environment(), run_options,
@@ -221,6 +246,12 @@ int run(const DriverOptions& options) {
     int status = driver_exit_status(outcome);
     bool may_have_profile =
         obstacle == PreloadObstacle::none && outcome.kind != ProgramOutcome::Kind::not_run;
+    if (check_profiled && may_have_profile && still_unprofiled(private_summary.path())) {
+        complain("no process was profiled: none of those the run started is named '" +
+                 options.progname + "' (-n takes the program's file name, without its directory)");
+        // No figures for the report either.
+        [[maybe_unused]] int ignored = ::truncate(private_summary.path().c_str(), 0);
+    }
     if (!options.png_path.empty() && may_have_profile) {
         GraphResult graph = draw_requested_graph(options, data_path);
         if (graph.outcome != GraphOutcome::drawn) complain(graph.message);

@@ -55,7 +55,7 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
     spec.total = options.total;
 
     MappedDataFile file;
-    if (std::string error = file.open(data_path); !error.empty()) return error;
+    if (std::string error = file.open(data_path); !error.empty()) return data_path + ": " + error;
     const Profile& profile = file.profile();
     if (profile.ignored_tail_bytes != 0)
         warn(options, data_path + ": ignoring the last " +

@@ -229,3 +229,36 @@ TEST_F(ProfileTest, SetUserIdProgramRunsWithAMessage) {
 
 }  // namespace
 }  // namespace driver_test
+
+namespace driver_test {
+namespace {
+
+// A name -n matches in no process is said, whatever else was asked: no summary is printed
+// and no file written, and a silent run would look like a program that allocates nothing.
+TEST_F(ProfileTest, ProgNameMatchingNoProcessIsSaid) {
+    for (std::vector<std::string> extra :
+         {std::vector<std::string>{}, {"-d", "nobody.dat"}, {"-p", "nobody.png"}}) {
+        std::vector<std::string> arguments = {"--color=never", "-n", "nobody-by-that-name"};
+        for (const std::string& word : extra)
+            arguments.push_back(word.ends_with(".dat") || word.ends_with(".png") ? in_scratch(word)
+                                                                                 : word);
+        arguments.insert(arguments.end(), {FIXTURE_PATH, "exit", "0"});
+        DriverRun result = run(arguments);
+        EXPECT_EQ(result.exit_code, 0);
+        EXPECT_EQ(count_of(result.err,
+                           "memusage: no process was profiled: none of those the run started is "
+                           "named 'nobody-by-that-name'"),
+                  1u)
+            << result.err;
+        EXPECT_TRUE(temporary_directory_is_empty());
+    }
+    // A name that matches says nothing of the kind, even when the process dies.
+    for (const char* how : {"exit", "signal"}) {
+        DriverRun matched = run({"--color=never", "-n", "driver_fixture", FIXTURE_PATH, how,
+                                 std::string(how) == "exit" ? "0" : std::to_string(SIGKILL)});
+        EXPECT_EQ(matched.err.find("no process was profiled"), std::string::npos) << matched.err;
+    }
+}
+
+}  // namespace
+}  // namespace driver_test
