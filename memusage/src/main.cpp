@@ -265,6 +265,8 @@ int run(const DriverOptions& options) {
         if (!sites.report.empty()) print(stderr, "\n" + sites.report);
         if (!sites.warning.empty()) complain(sites.warning);
         if (!error.empty()) complain(error);
+        // An export or report asked for and not made is a failure, as a graph is.
+        if (!error.empty() && !sites.nothing_recorded && status == 0) status = kGraphError;
         if (!sites_kept_note.empty()) complain(sites_kept_note);
         // Leaks turn the status into --leak-exitcode's, as valgrind's --error-exitcode
         // does; a program killed by a signal keeps 128+N.

@@ -262,3 +262,29 @@ TEST_F(ProfileTest, ProgNameMatchingNoProcessIsSaid) {
 
 }  // namespace
 }  // namespace driver_test
+
+namespace driver_test {
+namespace {
+
+// An export that cannot be written fails the run as a graph that cannot be drawn does
+// (/dev/full takes no byte: every write ends in ENOSPC); the message names the file.
+TEST_F(ProfileTest, AnExportThatCannotBeWrittenFailsTheRun) {
+    for (const char* option : {"--pprof", "--massif", "--dhat", "--folded"}) {
+        DriverRun result =
+            run({"--color=never", std::string(option) + "=/dev/full", FIXTURE_PATH, "exit", "0"});
+        EXPECT_EQ(result.exit_code, 1) << option << "\n" << result.err;
+        EXPECT_NE(result.err.find("cannot write /dev/full"), std::string::npos) << option << "\n"
+                                                                                << result.err;
+        EXPECT_TRUE(temporary_directory_is_empty()) << option;
+    }
+    // The program's own failure status stays the program's.
+    DriverRun failed = run({"--color=never", "--pprof=/dev/full", FIXTURE_PATH, "exit", "7"});
+    EXPECT_EQ(failed.exit_code, 7) << failed.err;
+    // A run that recorded no sites (no process of that name) has nothing to export: no failure.
+    DriverRun nobody = run({"--color=never", "-n", "nobody-by-that-name", "--pprof=/dev/full",
+                            FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(nobody.exit_code, 0) << nobody.err;
+}
+
+}  // namespace
+}  // namespace driver_test
