@@ -1,10 +1,13 @@
 // memusage: runs a program with the collector preloaded, then optionally draws its profile.
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <string>
@@ -76,6 +79,50 @@ bool still_unprofiled(const std::string& path) {
     const size_t read = std::fread(bytes, 1, sizeof bytes, file);
     std::fclose(file);
     return std::string_view(bytes, read) == kUnprofiledMark;
+}
+
+// The process that holds an exclusive flock on `path`, as /proc/locks lists it, or 0. The
+// collector holds one on every file it writes, for as long as its process lives. Read, not
+// tried: taking even a shared lock for a moment could make a collector starting meanwhile
+// think the file taken, and write nothing.
+long writer_of(const std::string& path) {
+    struct stat file {};
+    if (::stat(path.c_str(), &file) != 0 || !S_ISREG(file.st_mode)) return 0;
+    std::FILE* locks = std::fopen("/proc/locks", "re");
+    if (locks == nullptr) return 0;
+    char line[256];
+    long writer = 0;
+    while (writer == 0 && std::fgets(line, sizeof line, locks) != nullptr) {
+        char kind[16], mode[16];
+        long pid = 0;
+        unsigned major = 0, minor = 0;
+        unsigned long inode = 0;
+        // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters' lines have "->".
+        if (std::strstr(line, "->") != nullptr ||
+            std::sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%lu", kind, mode, &pid, &major, &minor,
+                        &inode) != 6)
+            continue;
+        if (std::strcmp(kind, "FLOCK") == 0 && std::strcmp(mode, "WRITE") == 0 &&
+            inode == file.st_ino && major == major(file.st_dev) && minor == minor(file.st_dev))
+            writer = pid;
+    }
+    std::fclose(locks);
+    return writer;
+}
+
+// A file another run's collector is writing: this run would find it taken, write nothing,
+// and report the other run's. Refused before the program starts.
+std::string file_in_use(const DriverOptions& options, const std::string& sites_path) {
+    std::vector<std::pair<std::string, std::string>> named = {{"-d", options.data_path},
+                                                              {"--events", options.events_path}};
+    named.push_back({options.sites_path.empty() ? "--events" : "--sites-file", sites_path});
+    for (const auto& [option, path] : named) {
+        if (path.empty()) continue;
+        if (long pid = writer_of(path); pid != 0)
+            return "cannot use " + path + " (" + option + "): process " + std::to_string(pid) +
+                   " is writing it, the collector of another run still going; name another file";
+    }
+    return {};
 }
 
 // --ps: the profiled processes running now.
@@ -190,6 +237,14 @@ int run(const DriverOptions& options) {
             return kSetupError;
         }
         sites_path = private_sites.path();
+    }
+
+    if (std::string error = file_in_use(
+            options,
+            options.sites_path.empty() && sites_kept_note.empty() ? std::string() : sites_path);
+        !error.empty()) {
+        complain(error);
+        return kSetupError;
     }
 
     // Lifetimes (--dhat, --long-lived) come from the run's event recording: the one
