@@ -294,7 +294,7 @@ int run(const DriverOptions& options) {
     // Messages after the run must not kill the driver before it cleans up, should the
     // reader of standard error be gone.
     ::signal(SIGPIPE, SIG_IGN);
-    if (std::string message = describe_outcome(program, outcome); !message.empty()) {
+    if (std::string message = describe_outcome(program, outcome, lookup.path); !message.empty()) {
         print(stderr, message + "\n");
     }
 
