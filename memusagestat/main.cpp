@@ -126,7 +126,7 @@ constexpr const char* kVersion =
 int fail(const std::string& message) {
     std::fprintf(stderr,
                  "memusagestat: %s\n"
-                 "Try `memusagestat --help' or `memusagestat --usage' for more information.\n",
+                 "Try 'memusagestat --help' or 'memusagestat --usage' for more information.\n",
                  message.c_str());
     return 1;
 }

@@ -1,13 +1,17 @@
 // memusage: runs a program with the collector preloaded, then optionally draws its profile.
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -56,6 +60,69 @@ std::string absolute_path(const std::string& path) {
     std::error_code ignored;
     std::filesystem::path absolute = std::filesystem::absolute(path, ignored);
     return absolute.empty() ? path : absolute.string();
+}
+
+constexpr std::string_view kUnprofiledMark = "no process of this run was profiled\n";
+
+void mark_unprofiled(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "w");
+    if (file == nullptr) return;
+    std::fwrite(kUnprofiledMark.data(), 1, kUnprofiledMark.size(), file);
+    std::fclose(file);
+}
+
+// The mark is still there, untouched: no collector in any process of the run profiled.
+bool still_unprofiled(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "r");
+    if (file == nullptr) return false;
+    char bytes[kUnprofiledMark.size() + 1];
+    const size_t read = std::fread(bytes, 1, sizeof bytes, file);
+    std::fclose(file);
+    return std::string_view(bytes, read) == kUnprofiledMark;
+}
+
+// The process that holds an exclusive flock on `path`, as /proc/locks lists it, or 0. The
+// collector holds one on every file it writes, for as long as its process lives. Read, not
+// tried: taking even a shared lock for a moment could make a collector starting meanwhile
+// think the file taken, and write nothing.
+long writer_of(const std::string& path) {
+    struct stat file {};
+    if (::stat(path.c_str(), &file) != 0 || !S_ISREG(file.st_mode)) return 0;
+    std::FILE* locks = std::fopen("/proc/locks", "re");
+    if (locks == nullptr) return 0;
+    char line[256];
+    long writer = 0;
+    while (writer == 0 && std::fgets(line, sizeof line, locks) != nullptr) {
+        char kind[16], mode[16];
+        long pid = 0;
+        unsigned major = 0, minor = 0;
+        unsigned long inode = 0;
+        // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters' lines have "->".
+        if (std::strstr(line, "->") != nullptr ||
+            std::sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%lu", kind, mode, &pid, &major, &minor,
+                        &inode) != 6)
+            continue;
+        if (std::strcmp(kind, "FLOCK") == 0 && std::strcmp(mode, "WRITE") == 0 &&
+            inode == file.st_ino && major == major(file.st_dev) && minor == minor(file.st_dev))
+            writer = pid;
+    }
+    std::fclose(locks);
+    return writer;
+}
+
+// A file another run's collector is writing: this run would find it taken, write nothing,
+// and report the other run's. Refused before the program starts.
+std::string file_in_use(const DriverOptions& options, const std::string& sites_path) {
+    std::vector<std::pair<std::string, std::string>> named = {{"-d", options.data_path},
+                                                              {"--events", options.events_path}};
+    named.push_back({options.sites_path.empty() ? "--events" : "--sites-file", sites_path});
+    for (const auto& [option, path] : named) {
+        if (path.empty()) continue;
+        if (long pid = writer_of(path); pid != 0)
+            return "cannot use " + path + " (" + option + "): process " + std::to_string(pid) +
+                   " is writing it, the collector of another run still going; name another file";
+    }
+    return {};
 }
 
 // --ps: the profiled processes running now.
@@ -172,6 +239,14 @@ int run(const DriverOptions& options) {
         sites_path = private_sites.path();
     }
 
+    if (std::string error = file_in_use(
+            options,
+            options.sites_path.empty() && sites_kept_note.empty() ? std::string() : sites_path);
+        !error.empty()) {
+        complain(error);
+        return kSetupError;
+    }
+
     // Lifetimes (--dhat, --long-lived) come from the run's event recording: the one
     // --events keeps, or a private one.
     TemporaryFile private_events;
@@ -186,13 +261,18 @@ int run(const DriverOptions& options) {
         run_options.events_path = private_events.path();
     }
     // The summary's figures, for the report: the collector prints them and writes them here.
+    // With -n, the file also tells whether any process was profiled: it starts with a mark
+    // that only a profiled process's collector removes (it truncates the file when it
+    // starts), whether or not that process gets to write its figures.
     TemporaryFile private_summary;
-    if (wants_html(options)) {
+    const bool check_profiled = !options.progname.empty();
+    if (wants_html(options) || check_profiled) {
         if (std::string error = private_summary.create(); !error.empty()) {
             complain(error);
             return kSetupError;
         }
         run_options.summary_path = private_summary.path();
+        if (check_profiled) mark_unprofiled(private_summary.path());
     }
 
     std::vector<std::string> environment = child_environment(inherited_environment(), run_options,
@@ -216,13 +296,19 @@ int run(const DriverOptions& options) {
     // writes a picture or a report: that write fails, and says so.
     ::signal(SIGPIPE, SIG_IGN);
     ::signal(SIGXFSZ, SIG_IGN);
-    if (std::string message = describe_outcome(program, outcome); !message.empty()) {
+    if (std::string message = describe_outcome(program, outcome, lookup.path); !message.empty()) {
         print(stderr, message + "\n");
     }
 
     int status = driver_exit_status(outcome);
     bool may_have_profile =
         obstacle == PreloadObstacle::none && outcome.kind != ProgramOutcome::Kind::not_run;
+    if (check_profiled && may_have_profile && still_unprofiled(private_summary.path())) {
+        complain("no process was profiled: none of those the run started is named '" +
+                 options.progname + "' (-n takes the program's file name, without its directory)");
+        // No figures for the report either.
+        [[maybe_unused]] int ignored = ::truncate(private_summary.path().c_str(), 0);
+    }
     if (!options.png_path.empty() && may_have_profile) {
         GraphResult graph = draw_requested_graph(options, data_path);
         if (graph.outcome != GraphOutcome::drawn) complain(graph.message);
@@ -236,6 +322,8 @@ int run(const DriverOptions& options) {
         if (!sites.report.empty()) print(stderr, "\n" + sites.report);
         if (!sites.warning.empty()) complain(sites.warning);
         if (!error.empty()) complain(error);
+        // An export or report asked for and not made is a failure, as a graph is.
+        if (!error.empty() && !sites.nothing_recorded && status == 0) status = kGraphError;
         if (!sites_kept_note.empty()) complain(sites_kept_note);
         // Leaks turn the status into --leak-exitcode's, as valgrind's --error-exitcode
         // does; a program killed by a signal keeps 128+N.

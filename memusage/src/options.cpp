@@ -98,6 +98,8 @@ std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& argume
     // And --h, --he, --hel for --help, which --html would make ambiguous.
     for (const char* help : {"--h", "--he", "--hel"})
         if (arguments.front() == help) arguments.front() = "--help";
+    // And --m for --mmap, which --massif would make ambiguous.
+    if (arguments.front() == "--m") arguments.front() = "--mmap";
     // Boost would read "---x" as --x and "--=x" as the word x; both are typing mistakes.
     const std::string& token = arguments.front();
     if (token.starts_with("---") || token.starts_with("--=")) throw po::unknown_option(token);

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 namespace memusage {
 
@@ -27,7 +28,28 @@ int driver_exit_status(const ProgramOutcome& outcome) {
     return 127;
 }
 
-std::string describe_outcome(const std::string& program, const ProgramOutcome& outcome) {
+namespace {
+
+// Why exec said ENOENT of a file that exists: the interpreter its "#!" line names is missing,
+// or, for a compiled program, the dynamic loader it was linked for. Empty when `path` does
+// not exist either.
+std::string missing_interpreter(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (path.empty() || !file) return {};
+    std::string line;
+    std::getline(file, line);
+    if (!line.starts_with("#!"))
+        return "the dynamic loader it was built for (its ELF interpreter) is not on this machine";
+    const size_t start = line.find_first_not_of(" \t", 2);
+    if (start == std::string::npos) return "its \"#!\" line names no interpreter";
+    const size_t end = line.find_first_of(" \t\r", start);
+    return "its interpreter " + line.substr(start, end - start) + " was not found";
+}
+
+}  // namespace
+
+std::string describe_outcome(const std::string& program, const ProgramOutcome& outcome,
+                             const std::string& path) {
     switch (outcome.kind) {
         case ProgramOutcome::Kind::exited:
             return {};
@@ -48,6 +70,10 @@ std::string describe_outcome(const std::string& program, const ProgramOutcome& o
     bool searched_path = program.find('/') == std::string::npos;
     if (outcome.value == ENOENT && searched_path) {
         return "memusage: cannot run '" + program + "': command not found";
+    }
+    if (outcome.value == ENOENT) {
+        if (std::string missing = missing_interpreter(path); !missing.empty())
+            return "memusage: cannot run '" + program + "': " + missing;
     }
     return "memusage: cannot run '" + program + "': " + std::strerror(outcome.value);
 }

@@ -19,6 +19,9 @@ ProgramOutcome outcome_from_wait_status(int wait_status);
 int driver_exit_status(const ProgramOutcome& outcome);
 
 // Empty for a normal exit.
-std::string describe_outcome(const std::string& program, const ProgramOutcome& outcome);
+// `path`, when given, is the file found for `program`: a run that failed with ENOENT
+// although that file exists lacked its interpreter, which the message then names.
+std::string describe_outcome(const std::string& program, const ProgramOutcome& outcome,
+                             const std::string& path = {});
 
 }  // namespace memusage

@@ -32,7 +32,8 @@ std::string requested_sites_outputs(const DriverOptions& options, const std::str
     // An empty file means the collector never wrote it: the program was not the one -n
     // names, or it ended without running its exit handlers (_exit, a kill).
     struct stat status {};
-    if (::stat(sites_path.c_str(), &status) != 0 || status.st_size == 0)
+    outcome.nothing_recorded = ::stat(sites_path.c_str(), &status) != 0 || status.st_size == 0;
+    if (outcome.nothing_recorded)
         return std::string(wants_sites(options) ? "no allocation sites were recorded"
                                                 : "no stack peak was recorded") +
                " (the program did not exit normally, or was "

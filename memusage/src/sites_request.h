@@ -20,6 +20,9 @@ struct SitesOutcome {
     std::string report;        // printed after the summary
     std::string warning;       // printed as a message
     bool leaks_found = false;  // the program's leaks, as --leaks counts them
+    // The run left no sites file (the program was not the profiled one, or did not exit
+    // normally): nothing to make, as -p has nothing to draw, which is no failure of memusage.
+    bool nothing_recorded = false;
 };
 
 // When the program ran, as the driver timed it (the pprof profile's time and duration).

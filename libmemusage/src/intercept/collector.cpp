@@ -89,6 +89,18 @@ __attribute__((noinline)) void warn_parts(std::initializer_list<const char*> par
 
 void warn(const char* what, const char* detail) { warn_parts({"memusage: ", what, detail, "\n"}); }
 
+// "memusage: cannot write the WHAT PATH: REASON", the reason from the errno opening it left;
+// a FIFO or a device (opened without waiting, so that the program runs on) is "not a
+// regular file".
+void warn_cannot_open(const char* what, const char* path) {
+    const int error = errno;
+    struct stat st;
+    const char* reason = strerrordesc_np(error);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) reason = "not a regular file";
+    warn_parts({"memusage: cannot write the ", what, " ", path, ": ",
+                reason != nullptr ? reason : "unknown error", "\n"});
+}
+
 void keep_stderr() {
     struct stat st;
     if (fstat(STDERR_FILENO, &st) != 0) return;
@@ -234,7 +246,7 @@ void open_data_file() {
         case DataFile::OpenResult::busy:
             break;
         case DataFile::OpenResult::failed:
-            warn("cannot write the data file: ", config.output);
+            warn_cannot_open("data file", config.output);
             break;
     }
 }
@@ -259,7 +271,7 @@ void open_events_file() {
         case EventsFile::OpenResult::busy:
             break;
         case EventsFile::OpenResult::failed:
-            warn("cannot write the events file: ", config.events);
+            warn_cannot_open("events file", config.events);
             break;
     }
 }
@@ -278,7 +290,7 @@ void open_summary_file() {
         case SummaryFile::OpenResult::busy:
             break;
         case SummaryFile::OpenResult::failed:
-            warn("cannot write the summary file: ", config.summary_file);
+            warn_cannot_open("summary file", config.summary_file);
             break;
     }
 }

@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -45,8 +47,14 @@ std::atomic<bool> refused_call_noted{false};
 std::atomic<uint32_t> first_refused_site{0};
 
 char message[4200];
+// With the reason the opening left in errno: a FIFO or a device is "not a regular file".
 const char* cannot_write(const char* path) {
-    snprintf(message, sizeof message, "cannot write the allocation sites file %s", path);
+    int error = errno;
+    struct stat st;
+    const char* reason = strerrordesc_np(error);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) reason = "not a regular file";
+    snprintf(message, sizeof message, "cannot write the allocation sites file %s: %s", path,
+             reason != nullptr ? reason : "unknown error");
     return message;
 }
 

@@ -36,6 +36,16 @@ uint64_t EnvelopeSeries::first_event_of(uint64_t column) const {
     return memusage::multiply_divide_up(column, event_count_, columns_.size());
 }
 
+double EnvelopeSeries::point_x(std::size_t column) const {
+    const double centre = static_cast<double>(column) + 0.5;
+    const uint64_t columns = columns_.size();
+    if (time_based_ || event_count_ == 0 || event_count_ >= columns) return centre;
+    // Sparse: a column holds at most one record, the first of the column's share.
+    const uint64_t event = first_event_of(column);
+    return static_cast<double>(event + 1) * static_cast<double>(columns) /
+           static_cast<double>(event_count_);
+}
+
 void EnvelopeSeries::skip_to_event(uint64_t index) {
     if (time_based_ || event_count_ == 0) return;
     next_event_ = index;
@@ -56,6 +66,7 @@ void EnvelopeSeries::merge_later(const EnvelopeSeries& later) {
             continue;
         }
         for (ValueRange Column::*curve : {&Column::heap, &Column::stack, &Column::total}) {
+            if ((from.*curve).empty()) continue;
             ValueRange& range = into.*curve;
             range.min = std::min(range.min, (from.*curve).min);
             range.max = std::max(range.max, (from.*curve).max);
@@ -66,6 +77,7 @@ void EnvelopeSeries::merge_later(const EnvelopeSeries& later) {
         into.records += from.records;
     }
     timeless_records_ += later.timeless_records_;
+    implausible_heap_records_ += later.implausible_heap_records_;
 }
 
 void EnvelopeSeries::add(std::span<const Record> events) {
@@ -78,18 +90,23 @@ void EnvelopeSeries::add(std::span<const Record> events) {
 namespace {
 
 // One run of events that share a column; kept in locals so the loop stays in registers.
-// Returns how many were timeless, and left out.
+// Returns how many were timeless, and left out; `implausible` gains the records whose heap
+// is left out of the heap and total curves.
 template <bool kWithTotal>
-uint64_t accumulate(Column& column, std::span<const Record> run) {
+uint64_t accumulate(Column& column, std::span<const Record> run, uint64_t& implausible) {
     ValueRange heap = column.heap, stack = column.stack, total = column.total;
     uint64_t last_time = column.last_time, before_last_time = column.before_last_time;
     uint64_t taken = 0;
     for (const Record& r : run) {
         if (is_timeless(r)) [[unlikely]]
             continue;
-        heap.add(r.heap);
+        if (is_plausible_heap(r.heap)) [[likely]] {
+            heap.add(r.heap);
+            if constexpr (kWithTotal) total.add(saturating_add(r.heap, r.stack));
+        } else {
+            ++implausible;
+        }
         stack.add(r.stack);
-        if constexpr (kWithTotal) total.add(saturating_add(r.heap, r.stack));
         before_last_time = last_time;
         last_time = r.time();
         ++taken;
@@ -114,8 +131,10 @@ void EnvelopeSeries::add_by_call(std::span<const Record> events) {
         // Events beyond the announced count (a caller's mistake) pile into the last column.
         const uint64_t room = column_end_ > next_event_ ? column_end_ - next_event_ : UINT64_MAX;
         const auto run = static_cast<std::size_t>(std::min<uint64_t>(room, events.size()));
-        timeless_records_ += with_total_ ? accumulate<true>(columns_[column_], events.first(run))
-                                         : accumulate<false>(columns_[column_], events.first(run));
+        timeless_records_ += with_total_ ? accumulate<true>(columns_[column_], events.first(run),
+                                                            implausible_heap_records_)
+                                         : accumulate<false>(columns_[column_], events.first(run),
+                                                             implausible_heap_records_);
         next_event_ += run;
         events = events.subspan(run);
     }
@@ -127,8 +146,9 @@ void EnvelopeSeries::add_by_time(std::span<const Record> events) {
         const uint64_t t = std::clamp(r.time(), start_time_, end_time_);
         const double x = static_cast<double>(t - start_time_) * columns_per_tick_;
         const auto column = static_cast<std::size_t>(std::min(x, last_column));
-        timeless_records_ += with_total_ ? accumulate<true>(columns_[column], {&r, 1})
-                                         : accumulate<false>(columns_[column], {&r, 1});
+        timeless_records_ +=
+            with_total_ ? accumulate<true>(columns_[column], {&r, 1}, implausible_heap_records_)
+                        : accumulate<false>(columns_[column], {&r, 1}, implausible_heap_records_);
     }
 }
 

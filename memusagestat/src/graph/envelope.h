@@ -16,6 +16,8 @@ struct ValueRange {
     uint64_t max = 0;
     uint64_t last = 0;
 
+    bool empty() const { return min > max; }
+
     void add(uint64_t value) {
         if (value < min) min = value;
         if (value > max) max = value;
@@ -57,10 +59,19 @@ class EnvelopeSeries {
     void merge_later(const EnvelopeSeries& later);
 
     std::span<const Column> columns() const { return columns_; }
+    // Where a column's points are drawn, in columns from the plot's left edge: the column's
+    // centre, except by calls with fewer records than columns. There the axis runs from
+    // call 0 (the run's start) to the last call, and record i sits at call i + 1, so that a
+    // run of a single allocation is a line across the plot, not a dot in its corner.
+    double point_x(std::size_t column) const;
     uint64_t max_heap() const;
     uint64_t max_stack() const;
     uint64_t max_total() const;
     uint64_t timeless_records() const { return timeless_records_; }
+    // Records whose heap is beyond any address space (is_plausible_heap): their heap and
+    // total are left out, their stack kept. A column of only such records has empty heap
+    // and total ranges (ValueRange::empty).
+    uint64_t implausible_heap_records() const { return implausible_heap_records_; }
 
   private:
     EnvelopeSeries(unsigned columns, bool time_based, bool with_total);
@@ -72,6 +83,7 @@ class EnvelopeSeries {
     bool time_based_;
     bool with_total_;
     uint64_t timeless_records_ = 0;
+    uint64_t implausible_heap_records_ = 0;
     // call placement
     uint64_t event_count_ = 0;
     uint64_t next_event_ = 0;

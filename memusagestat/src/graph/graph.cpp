@@ -55,7 +55,7 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
     spec.total = options.total;
 
     MappedDataFile file;
-    if (std::string error = file.open(data_path); !error.empty()) return error;
+    if (std::string error = file.open(data_path); !error.empty()) return data_path + ": " + error;
     const Profile& profile = file.profile();
     if (profile.ignored_tail_bytes != 0)
         warn(options, data_path + ": ignoring the last " +
@@ -84,13 +84,28 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
                           " records with time 0: room made for records, or a record cut short, "
                           "by a kill while the run was writing");
 
+    // A heap beyond any address space is a counter that wrapped below zero: such records
+    // keep their place and their stack, but the heap curve and the scale leave them out.
+    const bool plausible_peaks = is_plausible_heap(header.heap_peak);
+    if (const uint64_t implausible = series.implausible_heap_records(); implausible != 0)
+        warn(options, data_path + ": " + std::to_string(implausible) + " of " +
+                          std::to_string(profile.events.size()) +
+                          " records hold an implausible heap size, more than any machine can "
+                          "address (a counter that went below zero, as glibc's collector's does "
+                          "with -m when a program unmaps memory it never counted); the heap "
+                          "curve leaves them out");
+    else if (!plausible_peaks)
+        warn(options, data_path + ": the header's heap peak, " + std::to_string(header.heap_peak) +
+                          ", is implausible (a counter that went below zero); the scale "
+                          "leaves it out");
+
     // The data can exceed a header written by a different run or a damaged file; the
     // scale then grows so that no curve leaves the frame.
-    const uint64_t heap_top = std::max(header.heap_peak, series.max_heap());
+    const uint64_t heap_top = std::max(plausible_peaks ? header.heap_peak : 0, series.max_heap());
     const uint64_t stack_top = std::max(header.stack_peak, series.max_stack());
     if (spec.total) {
-        const uint64_t shared =
-            std::max({header.total_peak, series.max_total(), heap_top, stack_top});
+        const uint64_t total_peak = is_plausible_heap(header.total_peak) ? header.total_peak : 0;
+        const uint64_t shared = std::max({total_peak, series.max_total(), heap_top, stack_top});
         spec.heap_top = spec.stack_top = shared;
     } else {
         spec.heap_top = heap_top;

@@ -45,35 +45,41 @@ void draw_curve(cairo_t* cr, const Frame& frame, const EnvelopeSeries& series,
     const auto columns = series.columns();
     set_colour(cr, colour);
     for (std::size_t c = 0; c < columns.size(); ++c) {
-        if (columns[c].empty()) continue;
         const ValueRange& range = columns[c].*curve;
+        if (columns[c].empty() || range.empty()) continue;
         const double low = value_y(frame, range.min, top);
         const double high = value_y(frame, range.max, top);
         if (low - high < 1) continue;  // the polyline covers it
-        const double x = frame.left + static_cast<double>(c) + 0.5;
+        const double x = frame.left + series.point_x(c);
         cairo_rectangle(cr, x - line_width / 2, high, line_width, low - high);
     }
     cairo_fill(cr);
 
+    // Every curve starts at the left edge from 0, where the run started with nothing
+    // allocated, as glibc's memusagestat draws it.
     bool started = false;
-    double previous_last = 0;
+    double previous_last = value_y(frame, 0, top);
+    cairo_move_to(cr, frame.left, previous_last);
     for (std::size_t c = 0; c < columns.size(); ++c) {
-        if (columns[c].empty()) continue;
         const ValueRange& range = columns[c].*curve;
-        const double x = frame.left + static_cast<double>(c) + 0.5;
+        if (columns[c].empty() || range.empty()) continue;
+        const double x = frame.left + series.point_x(c);
         const double low = value_y(frame, range.min, top);
         const double high = value_y(frame, range.max, top);
         const double last = value_y(frame, range.last, top);
         // Only the joining segment is stroked; the move within the column is the bar's.
         // Separate segments keep the stroker from building one huge self-overlapping
         // polygon out of a curve that swings across the whole height in every column.
-        if (started) cairo_line_to(cr, x, std::clamp(previous_last, high, low));
+        cairo_line_to(cr, x, std::clamp(previous_last, high, low));
         cairo_move_to(cr, x, last);
         cairo_line_to(cr, x, last);  // a dot, in case this column is the only one
         started = true;
         previous_last = last;
     }
-    if (!started) return;
+    if (!started) {
+        cairo_new_path(cr);
+        return;
+    }
     cairo_set_line_width(cr, line_width);
     cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
     cairo_stroke(cr);

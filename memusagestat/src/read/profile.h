@@ -25,6 +25,12 @@ struct ProfileHeader {
 // short at a page boundary (its heap written, its stack and time not). Readers drop it.
 inline bool is_timeless(const memusage::Record& r) { return r.time_low == 0 && r.time_high == 0; }
 
+// More heap than any machine can address (57-bit virtual addresses, five-level paging):
+// a counter that went below zero and wrapped. glibc's collector with -m leaves such values:
+// it subtracts every munmap but never adds an anonymous mmap.
+inline constexpr uint64_t kImplausibleHeap = uint64_t{1} << 57;
+inline bool is_plausible_heap(uint64_t heap) { return heap < kImplausibleHeap; }
+
 struct Profile {
     ProfileHeader header;
     // Every record after the two header records, except the timeless ones at the end;

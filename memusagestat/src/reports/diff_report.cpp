@@ -252,8 +252,9 @@ std::string diff_files(const std::string& before, const std::string& after,
         peak_after = read_after.profile.heap_peak;
     } else {
         MappedDataFile file_before, file_after;
-        if (std::string error = file_before.open(before); !error.empty()) return error;
-        if (std::string error = file_after.open(after); !error.empty()) return error;
+        if (std::string error = file_before.open(before); !error.empty())
+            return before + ": " + error;
+        if (std::string error = file_after.open(after); !error.empty()) return after + ": " + error;
         const Profile& a = file_before.profile();
         const Profile& b = file_after.profile();
         result.text += diff_data(a.header, a.events.size(), b.header, b.events.size());

@@ -276,3 +276,62 @@ TEST_F(ProfileTest, AFileSizeLimitFailsTheReportNotTheDriver) {
 
 }  // namespace
 }  // namespace driver_test
+
+namespace driver_test {
+namespace {
+
+// A name -n matches in no process is said, whatever else was asked: no summary is printed
+// and no file written, and a silent run would look like a program that allocates nothing.
+TEST_F(ProfileTest, ProgNameMatchingNoProcessIsSaid) {
+    for (std::vector<std::string> extra :
+         {std::vector<std::string>{}, {"-d", "nobody.dat"}, {"-p", "nobody.png"}}) {
+        std::vector<std::string> arguments = {"--color=never", "-n", "nobody-by-that-name"};
+        for (const std::string& word : extra)
+            arguments.push_back(word.ends_with(".dat") || word.ends_with(".png") ? in_scratch(word)
+                                                                                 : word);
+        arguments.insert(arguments.end(), {FIXTURE_PATH, "exit", "0"});
+        DriverRun result = run(arguments);
+        EXPECT_EQ(result.exit_code, 0);
+        EXPECT_EQ(count_of(result.err,
+                           "memusage: no process was profiled: none of those the run started is "
+                           "named 'nobody-by-that-name'"),
+                  1u)
+            << result.err;
+        EXPECT_TRUE(temporary_directory_is_empty());
+    }
+    // A name that matches says nothing of the kind, even when the process dies.
+    for (const char* how : {"exit", "signal"}) {
+        DriverRun matched = run({"--color=never", "-n", "driver_fixture", FIXTURE_PATH, how,
+                                 std::string(how) == "exit" ? "0" : std::to_string(SIGKILL)});
+        EXPECT_EQ(matched.err.find("no process was profiled"), std::string::npos) << matched.err;
+    }
+}
+
+}  // namespace
+}  // namespace driver_test
+
+namespace driver_test {
+namespace {
+
+// An export that cannot be written fails the run as a graph that cannot be drawn does
+// (/dev/full takes no byte: every write ends in ENOSPC); the message names the file.
+TEST_F(ProfileTest, AnExportThatCannotBeWrittenFailsTheRun) {
+    for (const char* option : {"--pprof", "--massif", "--dhat", "--folded"}) {
+        DriverRun result =
+            run({"--color=never", std::string(option) + "=/dev/full", FIXTURE_PATH, "exit", "0"});
+        EXPECT_EQ(result.exit_code, 1) << option << "\n" << result.err;
+        EXPECT_NE(result.err.find("cannot write /dev/full"), std::string::npos) << option << "\n"
+                                                                                << result.err;
+        EXPECT_TRUE(temporary_directory_is_empty()) << option;
+    }
+    // The program's own failure status stays the program's.
+    DriverRun failed = run({"--color=never", "--pprof=/dev/full", FIXTURE_PATH, "exit", "7"});
+    EXPECT_EQ(failed.exit_code, 7) << failed.err;
+    // A run that recorded no sites (no process of that name) has nothing to export: no failure.
+    DriverRun nobody = run({"--color=never", "-n", "nobody-by-that-name", "--pprof=/dev/full",
+                            FIXTURE_PATH, "exit", "0"});
+    EXPECT_EQ(nobody.exit_code, 0) << nobody.err;
+}
+
+}  // namespace
+}  // namespace driver_test

@@ -98,14 +98,24 @@ TEST(CommandLine, BadSizesAreRefused) {
     expect_refused(run({MEMUSAGESTAT, "-x", "100000", dir / "run.dat"}), "too large");
 }
 
+// Each message names the file it is about.
 TEST(CommandLine, UnreadableInputsAreRefused) {
     ScratchDir dir;
-    expect_refused(run({MEMUSAGESTAT, dir / "missing"}), "cannot open input file");
+    expect_refused(run({MEMUSAGESTAT, dir / "missing"}),
+                   "memusagestat: " + dir / "missing" +
+                       ": cannot open input file: No such file or directory\n");
     std::ofstream(dir / "empty").close();
+    expect_refused(run({MEMUSAGESTAT, dir / "empty"}), dir / "empty" + ": ");
     expect_refused(run({MEMUSAGESTAT, dir / "empty"}), "incorrect size");
     std::ofstream(dir / "short") << std::string(47, 'x');
+    expect_refused(run({MEMUSAGESTAT, dir / "short"}), dir / "short" + ": ");
     expect_refused(run({MEMUSAGESTAT, dir / "short"}), "incorrect size");
-    expect_refused(run({MEMUSAGESTAT, "/tmp"}), "not a regular file");
+    expect_refused(run({MEMUSAGESTAT, "/tmp"}), "/tmp: input file is not a regular file");
+    small_run().write(dir / "before.dat");
+    expect_refused(run({MEMUSAGESTAT, "--diff", dir / "before.dat", dir / "missing"}),
+                   dir / "missing" + ": cannot open input file: No such file or directory");
+    expect_refused(run({MEMUSAGESTAT, "--diff", dir / "missing", dir / "before.dat"}),
+                   dir / "missing" + ": cannot open input file: No such file or directory");
     small_run().write(dir / "run.dat");
     expect_refused(run({MEMUSAGESTAT, dir / "run.dat", dir / "no/such/dir/out.png"}),
                    "cannot create output file");
@@ -339,4 +349,18 @@ TEST(CommandLine, AMachineWithoutFontsGetsThePictureAndAClearWarning) {
             << outcome.output;
     }
     EXPECT_TRUE(is_png(dir / "t.png"));
+}
+
+// memusage and memusagestat point to their help alike.
+TEST(CommandLine, BothToolsQuoteTheirHelpHintAlike) {
+    const Outcome ours = run({MEMUSAGESTAT, "--bogus"});
+    const Outcome driver = run({MEMUSAGE_DRIVER, "--bogus"});
+    EXPECT_NE(ours.output.find(
+                  "Try 'memusagestat --help' or 'memusagestat --usage' for more information.\n"),
+              std::string::npos)
+        << ours.output;
+    EXPECT_NE(
+        driver.output.find("Try 'memusage --help' or 'memusage --usage' for more information.\n"),
+        std::string::npos)
+        << driver.output;
 }

@@ -2,6 +2,8 @@
 // memusagestat draws what our collector and our tools wrote.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "stat_test_support.h"
 
 using namespace stat_test;
@@ -89,5 +91,92 @@ TEST(GlibcCross, ARunThatAllocatedNothingIsCompleteWhoeverWroteIt) {
         EXPECT_EQ(drawn.exit_code, 0) << drawn.output;
         EXPECT_EQ(drawn.output, "") << collector;
         EXPECT_EQ(read_file(dir / "true.png").substr(1, 3), "PNG");
+    }
+}
+
+namespace {
+
+// Red pixels inside the plot, away from its edges (the frame, the scales' first and last
+// rows): what a curve that rises across the plot leaves, and a dot in a corner does not.
+unsigned red_inside(const Image& image) {
+    unsigned count = 0;
+    for (unsigned y = 40; y + 40 < image.height; ++y)
+        for (unsigned x = 60; x + 60 < image.width; ++x) count += image.at(x, y).reddish();
+    return count;
+}
+
+}  // namespace
+
+// A run of one allocation is a line from the start, with nothing allocated, to that
+// allocation: by calls, from the bottom left corner to the top right one; by time, to
+// where its time falls. glibc's memusagestat draws it so; ours must not leave a dot in the
+// corner under the frame.
+TEST(GlibcCross, ASingleAllocationIsALineAcrossThePlot) {
+    DataFile data = DataFile::with_peaks(4096, 0, 4096, 100);
+    data.events.push_back(record(4096, 0, 50));
+    ScratchDir dir;
+    data.write(dir / "one.dat");
+    for (bool by_time : {false, true}) {
+        SCOPED_TRACE(by_time ? "by time" : "by calls");
+        // Halfway up, the line is halfway to the record's column.
+        const unsigned middle = by_time ? 40 + 360 / 2 : 400;
+        for (const char* program : {GLIBC_MEMUSAGESTAT, MEMUSAGESTAT}) {
+            SCOPED_TRACE(program);
+            std::vector<std::string> args = {program, dir / "one.dat", dir / "one.png"};
+            if (by_time) args.insert(args.begin() + 1, "-t");
+            const Outcome drawn = run(args);
+            ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+            Image image;
+            ASSERT_TRUE(decode_png(dir / "one.png", image));
+            bool crossed = false;
+            for (unsigned x = middle - 3; x <= middle + 3; ++x)
+                crossed |= image.near(x, value_row(2048, 4096), [](Rgb c) { return c.reddish(); });
+            EXPECT_TRUE(crossed);
+            EXPECT_GT(red_inside(image), 300u);
+        }
+    }
+}
+
+// The first thing a new user tries: memusage -p on a program whose only allocation is
+// stdout's buffer.
+TEST(GlibcCross, TheDriversPictureOfHelloWorldShowsItsAllocation) {
+    ScratchDir dir;
+    const Outcome profiled = run({MEMUSAGE_DRIVER, "-p", dir / "hello.png", FIXTURE_HELLO});
+    ASSERT_EQ(profiled.exit_code, 0) << profiled.output;
+    ASSERT_NE(profiled.output.find("hello, world"), std::string::npos) << profiled.output;
+    Image image;
+    ASSERT_TRUE(decode_png(dir / "hello.png", image));
+    EXPECT_GT(red_inside(image), 300u);
+}
+
+// glibc's collector with -m subtracts every munmap but adds no anonymous mmap: its heap
+// goes below zero and wraps to about 2^64. Ours says so, and draws what is plausible: the
+// heap's climb to its real peak, on a scale that peak sets, and nothing where the counter
+// had wrapped.
+TEST(GlibcCross, AHeapCounterThatWrappedIsSaidAndLeftOut) {
+    ScratchDir dir;
+    const Outcome traced = run({FIXTURE_UNMAP}, {"LD_PRELOAD=" + std::string(GLIBC_LIBMEMUSAGE),
+                                                 "MEMUSAGE_OUTPUT=" + (dir / "glibc.dat"),
+                                                 "MEMUSAGE_NO_TIMER=1", "MEMUSAGE_TRACE_MMAP=1"});
+    ASSERT_EQ(traced.exit_code, 0) << traced.output;
+    // The file is what this test is about: glibc's header holds the wrapped peak.
+    const std::string bytes = read_file(dir / "glibc.dat");
+    ASSERT_GE(bytes.size(), 2 * sizeof(memusage::Record));
+    memusage::Record header[2];
+    std::memcpy(header, bytes.data(), sizeof header);
+    ASSERT_GT(header[1].heap, uint64_t{1} << 63);
+
+    const Outcome drawn = run({MEMUSAGESTAT, dir / "glibc.dat", dir / "ours.png"});
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.output;
+    EXPECT_NE(drawn.output.find(dir / "glibc.dat" + ": 1002 of 2002 records hold an implausible "
+                                                    "heap size"),
+              std::string::npos)
+        << drawn.output;
+    expect_fixture_peak_in_the_middle(dir / "ours.png");
+    Image image;
+    ASSERT_TRUE(decode_png(dir / "ours.png", image));
+    for (unsigned x : {500u, 700u}) {
+        EXPECT_FALSE(image.near(x, 21, [](Rgb c) { return c.reddish(); })) << x;
+        EXPECT_FALSE(image.near(x, 578, [](Rgb c) { return c.reddish(); })) << x;
     }
 }

@@ -434,3 +434,72 @@ TEST(DriverOptions, LiveViewOptions) {
 
 }  // namespace
 }  // namespace memusage
+
+namespace memusage {
+namespace {
+
+// Every spelling glibc's memusage script accepts, each meaning what it means there, though
+// options of this driver (--massif, --dhat, --html, --ps, --pprof...) share their prefixes.
+TEST(DriverOptions, EveryGlibcSpellingMeansWhatItMeansThere) {
+    auto each_prefix = [](const std::string& name, size_t shortest) {
+        std::vector<std::string> words;
+        for (size_t length = shortest; length <= name.size(); ++length)
+            words.push_back("--" + name.substr(0, length));
+        return words;
+    };
+    auto check_value = [&](const std::string& name, size_t shortest, const std::string& short_form,
+                           std::string DriverOptions::*field, const std::string& expected) {
+        std::vector<std::string> words = each_prefix(name, shortest);
+        words.push_back(short_form);
+        for (const std::string& word : words) {
+            EXPECT_EQ(parse_ok({word, "v1", "prog"}).*field, expected) << word;
+            if (word.starts_with("--")) {
+                EXPECT_EQ(parse_ok({word + "=v1", "prog"}).*field, expected) << word;
+            }
+        }
+    };
+    check_value("progname", 2, "-n", &DriverOptions::progname, "v1");
+    check_value("png", 2, "-p", &DriverOptions::png_path, "v1.png");
+    check_value("data", 1, "-d", &DriverOptions::data_path, "v1");
+    check_value("title", 3, "--title", &DriverOptions::title, "v1");
+    for (const std::string& word : each_prefix("buffer", 1)) {
+        EXPECT_EQ(parse_ok({word, "7", "prog"}).buffer_size, "7") << word;
+        EXPECT_EQ(parse_ok({word + "=7", "prog"}).buffer_size, "7") << word;
+    }
+    for (const std::string& word : each_prefix("x-size", 1))
+        EXPECT_EQ(parse_ok({word, "400", "prog"}).width, 400u) << word;
+    for (const std::string& word : each_prefix("y-size", 1))
+        EXPECT_EQ(parse_ok({word + "=300", "prog"}).height, 300u) << word;
+    auto check_switch = [&](const std::string& name, size_t shortest, const char* short_form,
+                            auto check) {
+        std::vector<std::string> words = each_prefix(name, shortest);
+        if (short_form != nullptr) words.push_back(short_form);
+        for (const std::string& word : words) EXPECT_TRUE(check(parse_ok({word, "prog"}))) << word;
+    };
+    check_switch("unbuffered", 2, "-u",
+                 [](const DriverOptions& options) { return options.buffer_size == "1"; });
+    check_switch("no-timer", 1, nullptr, [](const DriverOptions& options) {
+        return options.no_timer && options.progname.empty();
+    });
+    check_switch("mmap", 1, "-m", [](const DriverOptions& options) {
+        return options.trace_mmap && options.massif_path.empty();
+    });
+    check_switch("time-based", 3, "-t",
+                 [](const DriverOptions& options) { return options.time_based; });
+    check_switch("total", 2, "-T", [](const DriverOptions& options) { return options.total; });
+    auto check_action = [&](const std::string& name, size_t shortest, const char* short_form,
+                            DriverAction action) {
+        std::vector<std::string> words = each_prefix(name, shortest);
+        if (short_form != nullptr) words.push_back(short_form);
+        for (const std::string& word : words) EXPECT_EQ(parse({word}).action, action) << word;
+    };
+    check_action("version", 1, "-V", DriverAction::version);
+    check_action("help", 1, "-?", DriverAction::help);
+    check_action("usage", 2, nullptr, DriverAction::usage);
+    // And the ones it calls ambiguous.
+    for (const char* word : {"--p", "--p=x", "--t", "--t=x", "--ti", "--ti=x", "--u"})
+        EXPECT_NE(parse_error({word, "prog"}).find("is ambiguous"), std::string::npos) << word;
+}
+
+}  // namespace
+}  // namespace memusage

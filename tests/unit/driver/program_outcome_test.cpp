@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 namespace memusage {
 namespace {
@@ -37,6 +41,29 @@ TEST(ProgramOutcome, NotRunGives127AndSaysWhy) {
     ProgramOutcome denied{ProgramOutcome::Kind::not_run, EACCES, false};
     EXPECT_EQ(describe_outcome("./prog", denied),
               "memusage: cannot run './prog': Permission denied");
+}
+
+}  // namespace
+}  // namespace memusage
+
+namespace memusage {
+namespace {
+
+// exec says ENOENT of a script whose interpreter is missing, though the script exists.
+TEST(ProgramOutcome, AMissingInterpreterIsNamed) {
+    char directory[] = "/tmp/outcome_test_XXXXXX";
+    ASSERT_NE(mkdtemp(directory), nullptr);
+    const std::string script = std::string(directory) + "/script";
+    std::ofstream(script) << "#!/no/such/interpreter -x\necho hi\n";
+    ProgramOutcome never_ran{ProgramOutcome::Kind::not_run, ENOENT, false};
+    EXPECT_EQ(describe_outcome("./script", never_ran, script),
+              "memusage: cannot run './script': its interpreter /no/such/interpreter was not "
+              "found");
+    // A file that is not there is what ENOENT says.
+    EXPECT_EQ(describe_outcome("./gone", never_ran, std::string(directory) + "/gone"),
+              "memusage: cannot run './gone': No such file or directory");
+    std::remove(script.c_str());
+    rmdir(directory);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "read/profile.h"
 #include "records.h"
 
 using memusagestat::Column;
@@ -105,7 +106,8 @@ TEST(Envelope, TimeRunningBackwardsOrOutsideTheSpanIsClampedToTheEdges) {
 }
 
 TEST(Envelope, TotalSaturates) {
-    std::vector<memusage::Record> events = {record(UINT64_MAX, 10, 1)};
+    std::vector<memusage::Record> events = {
+        record(memusagestat::kImplausibleHeap - 1, UINT64_MAX, 1)};
     auto series = EnvelopeSeries::by_call(3, 1);
     series.add(events);
     EXPECT_EQ(series.max_total(), UINT64_MAX);
@@ -150,4 +152,31 @@ TEST(Envelope, PartsMergedKeepTheTimeBeforeEachColumnsLast) {
         EXPECT_EQ(first.columns()[c].last_time, whole.columns()[c].last_time);
         EXPECT_EQ(first.columns()[c].before_last_time, whole.columns()[c].before_last_time);
     }
+}
+
+// A heap beyond any address space (a counter that wrapped below zero) stays out of the heap
+// and total curves; the record's stack and place on the axis stay.
+TEST(Envelope, ImplausibleHeapsAreLeftOutOfTheHeapCurve) {
+    std::vector<memusage::Record> events = {record(1000, 8, 1), record(UINT64_MAX - 4095, 16, 2),
+                                            record(UINT64_MAX - 8191, 24, 3)};
+    auto series = EnvelopeSeries::by_call(3, events.size());
+    series.add(events);
+    EXPECT_EQ(series.implausible_heap_records(), 2u);
+    EXPECT_EQ(series.max_heap(), 1000u);
+    EXPECT_EQ(series.max_total(), 1008u);
+    EXPECT_EQ(series.max_stack(), 24u);
+    EXPECT_FALSE(series.columns()[1].empty());
+    EXPECT_TRUE(series.columns()[1].heap.empty());
+    EXPECT_TRUE(series.columns()[1].total.empty());
+    EXPECT_EQ(series.columns()[2].stack.last, 24u);
+
+    // Split between two parts, the same.
+    auto first = EnvelopeSeries::by_call(3, events.size());
+    first.add(std::span(events).first(2));
+    auto second = EnvelopeSeries::by_call(3, events.size());
+    second.skip_to_event(2);
+    second.add(std::span(events).subspan(2));
+    first.merge_later(second);
+    EXPECT_EQ(first.implausible_heap_records(), 2u);
+    EXPECT_EQ(first.max_heap(), 1000u);
 }
