@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "commit_id.h"  // generated at every build: MEMUSAGE_COMMIT
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
 #include "memusagestat/symbols.h"
@@ -119,8 +120,8 @@ constexpr const char* kUsage =
     "   or: memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT] [--top=N]\n";
 
 constexpr const char* kVersion =
-    "memusagestat (memusage) " MEMUSAGE_VERSION
-    "\n"
+    "memusagestat (memusage) " MEMUSAGE_VERSION " (commit " MEMUSAGE_COMMIT
+    ")\n"
     "This is free software under the MIT license; there is NO warranty.\n";
 
 int fail(const std::string& message) {

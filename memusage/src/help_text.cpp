@@ -1,5 +1,7 @@
 #include "help_text.h"
 
+#include "commit_id.h"  // generated at every build: MEMUSAGE_COMMIT
+
 #ifndef MEMUSAGE_VERSION
 #define MEMUSAGE_VERSION "unknown"
 #endif
@@ -98,8 +100,8 @@ std::string_view usage_text() {
 }
 
 std::string_view version_text() {
-    return "memusage (memusage) " MEMUSAGE_VERSION
-           "\n"
+    return "memusage (memusage) " MEMUSAGE_VERSION " (commit " MEMUSAGE_COMMIT
+           ")\n"
            "A reimplementation of the GNU C Library's memusage, under the MIT licence.\n"
            "There is NO warranty, to the extent permitted by law.\n";
 }

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -13,6 +14,24 @@ namespace driver_test {
 namespace {
 
 using RunningTest = ScratchDirectoryTest;
+
+// The commit of the sources as git says it.
+std::string sources_commit() {
+    auto read = [](const std::string& command) {
+        std::string text;
+        if (FILE* pipe = ::popen(command.c_str(), "r")) {
+            char buffer[256];
+            while (std::fgets(buffer, sizeof buffer, pipe)) text += buffer;
+            ::pclose(pipe);
+        }
+        return text;
+    };
+    const std::string git = "git -C '" PROJECT_SOURCE_PATH "' ";
+    std::string commit = read(git + "rev-parse --short=12 HEAD 2>/dev/null");
+    if (commit.empty()) return "unknown";
+    commit.pop_back();  // the newline
+    return commit;
+}
 
 TEST_F(RunningTest, ExitStatusIsTheProgramsOwn) {
     for (int status : {0, 3, 255}) {
@@ -103,7 +122,8 @@ TEST_F(RunningTest, HelpUsageVersionPrintAndSucceed) {
     EXPECT_NE(usage.out.find("PROGRAM [PROGRAMOPTION]..."), std::string::npos);
     DriverRun version = run_driver({"-V"}, scratch());
     EXPECT_EQ(version.exit_code, 0);
-    EXPECT_TRUE(version.out.starts_with("memusage "));
+    EXPECT_EQ(version.out.substr(0, version.out.find('\n')),
+              "memusage (memusage) " PROJECT_VERSION " (commit " + sources_commit() + ")");
 }
 
 TEST_F(RunningTest, KeepsTheUsersPreloadAndSetsTheVariables) {
