@@ -48,9 +48,8 @@ LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>
     // The verdict and the headline come from it; the sites' estimates are beside it.
     if (profile.sample_interval != 0 && profile.has_heap_at_exit) {
         uint64_t estimate = report.bytes;
-        uint64_t program = profile.heap_at_exit > runtime.bytes_leaked()
-                               ? profile.heap_at_exit - runtime.bytes_leaked()
-                               : 0;
+        uint64_t program =
+            profile.heap_at_exit > runtime.bytes ? profile.heap_at_exit - runtime.bytes : 0;
         if (program == 0) {
             out = "No leaks: every block the program allocated was freed.\n";
             leaks.clear();
