@@ -14,15 +14,16 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "The memusage authors")
 set(CPACK_PACKAGE_CONTACT "The memusage authors <maintainers@memusage.invalid>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "memory profiler, a drop-in replacement for glibc's memusage")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
- memusage tells how much heap and stack a program uses, when, in which sizes
- and where in the code, without recompiling it. It keeps the options, the
- summary and the data files of the GNU C Library's memusage, libmemusage.so and
- memusagestat, and adds allocation sites, leaks, an HTML report, a live view and
- exports to pprof, massif, DHAT and folded stacks.
- .
- Installing this package moves glibc's memusage and memusagestat aside as
- memusage.glibc and memusagestat.glibc; removing it puts them back.")
+# The synopsis is the summary above; these are the extended description's paragraphs, which
+# CPack indents and whose empty lines it writes as " .", as Debian's control files want.
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "memusage tells how much heap and stack a program uses, when, in which
+sizes and where in the code, without recompiling it. It keeps the options,
+the summary and the data files of the GNU C Library's memusage,
+libmemusage.so and memusagestat, and adds allocation sites, leaks, an HTML
+report, a live view and exports to pprof, massif, DHAT and folded stacks.
+
+Installing this package moves glibc's memusage and memusagestat aside as
+memusage.glibc and memusagestat.glibc; removing it puts them back.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)

@@ -25,7 +25,7 @@ rm -f "$build"/memusage_*.deb
 deb=$(ls "$build"/memusage_*.deb)
 echo "package: $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB)"
 # Errors fail the check; warnings are printed for whoever reads the log.
-lintian --fail-on error --no-tag-display-limit "$deb"
+lintian --fail-on error --tag-display-limit 0 "$deb"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"; run apt-get remove -y -qq memusage >/dev/null 2>&1 || true' EXIT
@@ -33,7 +33,7 @@ run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >/dev/null
 [ "$(command -v memusage)" = /usr/bin/memusage ] || fail "memusage is not on PATH at /usr/bin"
 memusage --version | grep -q '^memusage' || fail "the installed memusage is not this project's"
 [ -f /usr/lib/memusage/libmemusage.so ] || fail "the collector is not in /usr/lib/memusage"
-[ "$(memusage --color=never env | grep '^LD_PRELOAD=')" = LD_PRELOAD=/usr/lib/memusage/libmemusage.so ] ||
+[ "$(memusage --color=never env 2>/dev/null | grep '^LD_PRELOAD=')" = LD_PRELOAD=/usr/lib/memusage/libmemusage.so ] ||
     fail "the installed memusage does not preload the installed collector"
 [ -f /usr/bin/memusage.glibc ] || fail "glibc's memusage was not kept as memusage.glibc"
 # The example, through the installed driver: summary and graph.
