@@ -90,7 +90,11 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
   const html = path.join(dir, "run.html");
   run(makeEvents, [String(EVENTS), recording]);
   run(builtFile("example", "word_census"), [], {
-    env: { ...process.env, MEMUSAGE_SITES: sites, LD_PRELOAD: builtFile("lib", "libmemusage.so") },
+    env: {
+      ...process.env,
+      MEMUSAGE_SITES: sites,
+      LD_PRELOAD: builtFile("lib", "memusage", "libmemusage.so"),
+    },
   });
   const started = process.hrtime.bigint();
   run(builtFile("bin", "memusagestat"), [
