@@ -97,7 +97,7 @@ uint64_t capture(uint64_t depth, uintptr_t sp, bool on_signal_stack, const void*
         record.depth = 0;  // a capture torn by a crash's writing shows no frames
         std::atomic_signal_fence(std::memory_order_seq_cst);
         bool cut = false;
-        unwind::OuterFrames outer = {slot->outer, sp, sp + depth, 0};
+        unwind::OuterFrames outer = {slot->outer, sp, static_cast<uintptr_t>(sp + depth), 0};
         uint32_t frames = unwind::capture_frames(slot->frames, sites_format::kMaxStackPeakDepth,
                                                  signal_context, &cut, &outer);
         record.base = sp + depth;
