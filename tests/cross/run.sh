@@ -57,6 +57,9 @@ else
     libc=$sysroot/lib/$triplet
 fi
 export QEMU_LD_PREFIX=$sysroot
+# The desktop's memusagestat names the board's libraries from the same root. (Not
+# riscv64's: its root's C library is the cross compiler's, without the board's paths.)
+[ "$arch" = riscv64 ] || export MEMUSAGE_SYSROOT=$sysroot
 [ -f "$libc/libc.so.6" ] || {
     echo "tests/cross/run.sh: no C library for $arch in $libc" >&2
     exit 2

@@ -63,14 +63,30 @@ bool is_runtime(const std::string& path) {
     return false;
 }
 
-// memusagestat/symbols.h: "" for the paths as they are.
-std::string& sysroot() {
-    static std::string directory;
+std::string without_trailing_slashes(std::string directory) {
+    while (!directory.empty() && directory.back() == '/') directory.pop_back();
     return directory;
 }
 
-// The module's file on this machine.
-std::string file_of(const SitesModule& module) { return sysroot() + module.path; }
+// memusagestat/symbols.h: "" for the paths as they are. MEMUSAGE_SYSROOT gives it to every
+// reader of a board's files at once (memusagestat, the driver's reports, the boards' tests);
+// --sysroot overrides it.
+std::string& sysroot() {
+    static std::string directory = [] {
+        const char* given = std::getenv("MEMUSAGE_SYSROOT");
+        return without_trailing_slashes(given ? given : "");
+    }();
+    return directory;
+}
+
+// The module's file on this machine: in the sysroot when it holds it, else at its own path
+// (a program built here and run on the board is seldom copied into the board's root); the
+// build ID check below says when that file is not the one that ran.
+std::string file_of(const SitesModule& module) {
+    if (sysroot().empty()) return module.path;
+    std::string inside = sysroot() + module.path;
+    return ::access(inside.c_str(), F_OK) == 0 ? inside : module.path;
+}
 
 enum class BuildIdCheck { same, changed, missing, unreadable };
 
@@ -133,9 +149,7 @@ std::string demangled_name(const char* name) {
 }
 
 void set_symbol_sysroot(const std::string& directory) {
-    std::string root = directory;
-    while (!root.empty() && root.back() == '/') root.pop_back();
-    sysroot() = root;
+    sysroot() = without_trailing_slashes(directory);
 }
 
 Symbolizer::Symbolizer(const std::vector<SitesModule>& modules) : state_(new State) {

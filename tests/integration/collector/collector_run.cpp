@@ -70,7 +70,10 @@ int Outcome::signal() const { return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
 namespace {
 
+// The collector's and the driver's variables are each test's own choice; MEMUSAGE_SYSROOT,
+// where the readers find a board's files, is the boards' run's (tests/cross/run.sh).
 bool inherited_variable_to_drop(const char* entry) {
+    if (strncmp(entry, "MEMUSAGE_SYSROOT=", 17) == 0) return false;
     return strncmp(entry, "MEMUSAGE_", 9) == 0 || strncmp(entry, "LD_PRELOAD=", 11) == 0 ||
            strncmp(entry, "NO_COLOR=", 9) == 0;
 }
