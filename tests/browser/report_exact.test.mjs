@@ -300,6 +300,37 @@ function levelsIn(t0, t1) {
   };
 }
 
+// The [least, greatest] levels of [t0, t1) for every way the events within CLOCK of either
+// edge may fall on its sides: the recording's clock and the report's agree only to that, and
+// the churn phases put an event every few hundred nanoseconds.
+const CLOCK = 2e-6;
+function possibleLevels(t0, t1) {
+  const first = (t) => {
+    const i = recording.findIndex((e) => e.seconds >= t);
+    return i < 0 ? recording.length : i;
+  };
+  const cuts = (t) => {
+    const out = [];
+    for (let i = first(t - CLOCK); i <= first(t + CLOCK); i++) out.push(i);
+    return out;
+  };
+  const heapAt = (i) => recording[i].heap;
+  const out = [];
+  for (const c0 of cuts(t0))
+    for (const c1 of cuts(t1)) {
+      // Events c0 .. c1 - 1 fall inside; the level carried in is the one after c0 - 1.
+      const carried = c0 > 0 ? heapAt(c0 - 1) : 0;
+      let low = carried;
+      let high = carried;
+      for (let i = c0; i < c1; i++) {
+        low = Math.min(low, heapAt(i));
+        high = Math.max(high, heapAt(i));
+      }
+      out.push([low, high]);
+    }
+  return out;
+}
+
 test("the timeline draws, at clicked times, the levels the recording went through there", async () => {
   await page.evaluate(() => window.memusageReport.resetWindow());
   const envelope = await page.evaluate(() => {
@@ -333,8 +364,11 @@ test("the timeline draws, at clicked times, the levels the recording went throug
     // The column draws exactly the least and greatest of the buckets it covers.
     const i0 = Math.max(0, Math.floor((drawn.from - envelope.start) / width));
     const i1 = Math.max(i0, Math.ceil((drawn.to - envelope.start) / width) - 1);
-    const expected = levelsIn(edge(i0), edge(i1 + 1));
-    assert.deepEqual([drawn.min, drawn.max], [expected.low, expected.high], `${t} s`);
+    const possible = possibleLevels(edge(i0), edge(i1 + 1));
+    assert.ok(
+      possible.some(([low, high]) => low === drawn.min && high === drawn.max),
+      `${t} s: drawn ${drawn.min}..${drawn.max}, the recording ${possible[0].join("..")}`,
+    );
   }
 });
 
