@@ -7,6 +7,7 @@
 
 #include "graph_request.h"
 #include "html_request.h"
+#include "report_module.h"
 #include "sites_request.h"
 
 namespace memusage {
@@ -24,8 +25,6 @@ std::string graph_request_error(const DriverOptions& options) {
 GraphResult draw_requested_graph(const DriverOptions&, const std::string&) {
     return {GraphOutcome::failed, "the graph is drawn" + kOnTheDesktop};
 }
-
-bool wants_events(const DriverOptions&) { return false; }
 
 std::string sites_request_error(const DriverOptions& options) {
     if (wants_sites(options) || options.stack_peak)
@@ -45,12 +44,23 @@ std::string requested_sites_outputs(const DriverOptions&, const std::string&, co
     return "the allocation sites' reports are made" + kOnTheDesktop;
 }
 
-bool wants_html(const DriverOptions& options) { return !options.html_path.empty(); }
-
 std::string write_requested_html(const DriverOptions&, const std::string&, const std::string&,
                                  const std::string&, const std::string&,
                                  std::vector<std::string>&) {
     return "the HTML report is written" + kOnTheDesktop;
+}
+
+// Linked in: no module to load. The live view names sites with module_naming.cpp.
+const ReportFunctions* report_functions(std::string&) {
+    static const ReportFunctions functions{nullptr,
+                                           sizeof(DriverOptions),
+                                           graph_request_error,
+                                           draw_requested_graph,
+                                           sites_request_error,
+                                           requested_sites_outputs,
+                                           write_requested_html,
+                                           nullptr};
+    return &functions;
 }
 
 }  // namespace memusage

@@ -19,8 +19,6 @@ std::string written_or_none(const std::string& path) {
 
 }  // namespace
 
-bool wants_html(const DriverOptions& options) { return !options.html_path.empty(); }
-
 std::string write_requested_html(const DriverOptions& options, const std::string& data_path,
                                  const std::string& sites_path, const std::string& events_path,
                                  const std::string& summary_path,

@@ -9,8 +9,6 @@
 
 namespace memusage {
 
-bool wants_html(const DriverOptions& options);
-
 // Writes options.html_path from the run's files; a message for the user when it could not
 // be written, and in `warnings` what the user should know of it.
 std::string write_requested_html(const DriverOptions& options, const std::string& data_path,

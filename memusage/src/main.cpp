@@ -18,9 +18,7 @@
 #include "child_process.h"
 #include "collector_location.h"
 #include "environment.h"
-#include "graph_request.h"
 #include "help_text.h"
-#include "html_request.h"
 #include "live/live_figures_file.h"
 #include "live/live_session.h"
 #include "live/process_table.h"
@@ -28,7 +26,7 @@
 #include "options.h"
 #include "preload_reach.h"
 #include "program_lookup.h"
-#include "sites_request.h"
+#include "report_module.h"
 #include "temporary_file.h"
 
 extern char** environ;
@@ -125,6 +123,15 @@ std::string file_in_use(const DriverOptions& options, const std::string& sites_p
     return {};
 }
 
+// The report module, for the options that need it (needs_report_module); null, having
+// said why, when it cannot be loaded.
+const ReportFunctions* load_report_module() {
+    std::string error;
+    const ReportFunctions* reports = report_functions(error);
+    if (reports == nullptr) complain(error);
+    return reports;
+}
+
 // --ps: the profiled processes running now.
 int list_processes() {
     struct timespec now;
@@ -141,6 +148,8 @@ int watch(int pid) {
         complain(problem);
         return kUsageError;
     }
+    // The view names the sites with the module's symbolizer.
+    if (load_report_module() == nullptr) return kSetupError;
     live::ViewSource source;
     source.pid = pid;
     std::string error;
@@ -166,15 +175,23 @@ int run(const DriverOptions& options) {
             return kUsageError;
         }
     }
-    if (!options.png_path.empty()) {
-        if (std::string error = graph_request_error(options); !error.empty()) {
+    // A run that only prints the summary never loads the module: nor Cairo, Pango, libdw or
+    // protobuf. One that needs it loads it now, before the program runs, so that a module
+    // missing or of another build costs no run.
+    const ReportFunctions* reports = nullptr;
+    if (needs_report_module(options)) {
+        reports = load_report_module();
+        if (reports == nullptr) return kSetupError;
+        if (!options.png_path.empty()) {
+            if (std::string error = reports->graph_request_error(options); !error.empty()) {
+                complain(error);
+                return kUsageError;
+            }
+        }
+        if (std::string error = reports->sites_request_error(options); !error.empty()) {
             complain(error);
             return kUsageError;
         }
-    }
-    if (std::string error = sites_request_error(options); !error.empty()) {
-        complain(error);
-        return kUsageError;
     }
     CollectorLocation collector = locate_collector();
     if (!collector.error.empty()) {
@@ -310,15 +327,15 @@ int run(const DriverOptions& options) {
         [[maybe_unused]] int ignored = ::truncate(private_summary.path().c_str(), 0);
     }
     if (!options.png_path.empty() && may_have_profile) {
-        GraphResult graph = draw_requested_graph(options, data_path);
+        GraphResult graph = reports->draw_requested_graph(options, data_path);
         if (graph.outcome != GraphOutcome::drawn) complain(graph.message);
         // A picture asked for and not made is a failure, even of a successful program.
         if (graph.outcome == GraphOutcome::failed && status == 0) status = kGraphError;
     }
     if ((wants_sites(options) || options.stack_peak) && may_have_profile) {
         SitesOutcome sites;
-        std::string error =
-            requested_sites_outputs(options, sites_path, run_options.events_path, run_times, sites);
+        std::string error = reports->requested_sites_outputs(
+            options, sites_path, run_options.events_path, run_times, sites);
         if (!sites.report.empty()) print(stderr, "\n" + sites.report);
         if (!sites.warning.empty()) complain(sites.warning);
         if (!error.empty()) complain(error);
@@ -334,8 +351,8 @@ int run(const DriverOptions& options) {
     if (wants_html(options) && may_have_profile) {
         std::vector<std::string> warnings;
         std::string error =
-            write_requested_html(options, data_path, sites_path, run_options.events_path,
-                                 run_options.summary_path, warnings);
+            reports->write_requested_html(options, data_path, sites_path, run_options.events_path,
+                                          run_options.summary_path, warnings);
         for (const std::string& warning : warnings) complain(warning);
         if (!error.empty()) complain(error);
         if (!sites_kept_note.empty() && !wants_sites(options)) complain(sites_kept_note);

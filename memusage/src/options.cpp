@@ -365,14 +365,4 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     return result;
 }
 
-bool wants_sites(const DriverOptions& options) {
-    return options.sites || options.leaks || !options.folded_path.empty() ||
-           !options.dhat_path.empty() || !options.pprof_path.empty() ||
-           !options.massif_path.empty() || !options.long_lived.empty();
-}
-
-bool wants_stack_peak_only(const DriverOptions& options) {
-    return options.stack_peak.has_value() && !wants_sites(options);
-}
-
 }  // namespace memusage

@@ -76,11 +76,30 @@ struct ParsedCommandLine {
 // Never throws: bad input comes back as DriverAction::fail with a message.
 ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments);
 
+// What the options ask of the run, inline: the report module (report_module.h) uses them
+// too, and links none of the driver's core.
+
 // The options ask for a report or an export of the allocation sites.
-bool wants_sites(const DriverOptions& options);
+inline bool wants_sites(const DriverOptions& options) {
+    return options.sites || options.leaks || !options.folded_path.empty() ||
+           !options.dhat_path.empty() || !options.pprof_path.empty() ||
+           !options.massif_path.empty() || !options.long_lived.empty();
+}
 
 // --stack-peak without anything that needs allocation sites: the collector keeps the stack
 // peaks in the sites file (MEMUSAGE_STACK_PEAK) without capturing every allocation's stack.
-bool wants_stack_peak_only(const DriverOptions& options);
+inline bool wants_stack_peak_only(const DriverOptions& options) {
+    return options.stack_peak.has_value() && !wants_sites(options);
+}
+
+// The options need the run's event recording too (lifetimes: --dhat, --long-lived; times:
+// --massif): the one --events names, or a private one.
+inline bool wants_events(const DriverOptions& options) {
+    return !options.dhat_path.empty() || !options.massif_path.empty() ||
+           !options.long_lived.empty();
+}
+
+// --html: the run's HTML report.
+inline bool wants_html(const DriverOptions& options) { return !options.html_path.empty(); }
 
 }  // namespace memusage

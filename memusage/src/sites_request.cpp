@@ -8,11 +8,6 @@
 
 namespace memusage {
 
-bool wants_events(const DriverOptions& options) {
-    return !options.dhat_path.empty() || !options.massif_path.empty() ||
-           !options.long_lived.empty();
-}
-
 std::string sites_request_error(const DriverOptions& options) {
     memusagestat::FoldedMetric metric;
     if (!options.folded_metric.empty()) {

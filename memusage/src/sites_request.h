@@ -9,10 +9,6 @@
 
 namespace memusage {
 
-// The options need the run's event recording too (lifetimes: --dhat, --long-lived; times:
-// --massif): the one --events names, or a private one.
-bool wants_events(const DriverOptions& options);
-
 // A message for the options that cannot work, before the program runs; empty if none.
 std::string sites_request_error(const DriverOptions& options);
 

@@ -38,6 +38,8 @@ class SymbolNaming final : public StackNaming {
 
 }  // namespace
 
-std::unique_ptr<StackNaming> stack_naming(pid_t pid) { return std::make_unique<SymbolNaming>(pid); }
+std::unique_ptr<StackNaming> symbol_naming(pid_t pid) {
+    return std::make_unique<SymbolNaming>(pid);
+}
 
 }  // namespace memusage::live
