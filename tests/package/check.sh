@@ -33,6 +33,8 @@ run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >/dev/null
 [ "$(command -v memusage)" = /usr/bin/memusage ] || fail "memusage is not on PATH at /usr/bin"
 memusage --version | grep -q '^memusage' || fail "the installed memusage is not this project's"
 [ -f /usr/lib/memusage/libmemusage.so ] || fail "the collector is not in /usr/lib/memusage"
+# The drawing and reports: loaded by the -p run below, only when an option needs them.
+[ -f /usr/lib/memusage/memusage-reports.so ] || fail "the report module is not in /usr/lib/memusage"
 [ "$(memusage --color=never env 2>/dev/null | grep '^LD_PRELOAD=')" = LD_PRELOAD=/usr/lib/memusage/libmemusage.so ] ||
     fail "the installed memusage does not preload the installed collector"
 [ -f /usr/bin/memusage.glibc ] || fail "glibc's memusage was not kept as memusage.glibc"

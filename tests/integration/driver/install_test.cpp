@@ -27,6 +27,13 @@ TEST_F(InstallTest, InstalledDriverPreloadsTheInstalledCollector) {
                       clean_environment({}), in_scratch("out"), in_scratch("err"));
     EXPECT_EQ(wait_exit_code(pid), 0) << read_file(in_scratch("err"));
     EXPECT_EQ(read_file(in_scratch("out")), collector + "\n");
+
+    // And the installed report module, beside the collector, for the options that draw.
+    EXPECT_TRUE(std::filesystem::exists(prefix + "/" + COLLECTOR_DIR + "/memusage-reports.so"));
+    pid = start(driver, {"-p", in_scratch("graph.png"), FIXTURE_PATH}, clean_environment({}),
+                in_scratch("out"), in_scratch("err"));
+    EXPECT_EQ(wait_exit_code(pid), 0) << read_file(in_scratch("err"));
+    EXPECT_EQ(read_file(in_scratch("graph.png")).substr(0, 8), "\x89PNG\r\n\x1a\n");
 }
 
 // Installing to a prefix where Debian's packages own glibc's tools (libc-devtools'
