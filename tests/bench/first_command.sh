@@ -83,6 +83,15 @@ rm -rf "$root"
 mkdir -p "$root"
 tar -C "$root" -xf "$work/bookworm.tar"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This machine's network reaches the registries through its own certificate authority: the
+# fresh root trusts what this machine trusts (its local certificates, and node told so, as
+# this machine's environment tells it), or npm cannot fetch anything.
+ca_env=()
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    chroot "$root" update-ca-certificates >/dev/null 2>&1
+    [ -z "${NODE_EXTRA_CA_CERTS:-}" ] || ca_env=(NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt)
+fi
 for m in proc sys dev dev/pts; do
     case $m in
         proc) mount -t proc proc "$root/proc" ;;
@@ -117,7 +126,7 @@ echo "\$start \$status" >/root/first.start
 EOF
 status=0
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 TERM=dumb bash /root/first.sh >"$work/output.log" 2>&1 || status=$?
+    LANG=C.UTF-8 TERM=dumb "${ca_env[@]}" bash /root/first.sh >"$work/output.log" 2>&1 || status=$?
 kill "$sampler" 2>/dev/null || true
 sampler=
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
