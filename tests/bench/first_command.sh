@@ -147,6 +147,13 @@ png=absent
     cp "$root/root/memusage/word_census.png" "$work/word_census.png"
 }
 packages=$(chroot "$root" dpkg-query -W -f='${Status}\n' | grep -c 'install ok installed')
+# Inside bash .ci/deps: apt-get's unpacking and configuring (its history's start and end; the
+# lists and the downloads come before), and how many of the packages are node's (Debian's npm
+# and what it depends on) against the rest.
+apt_seconds=$(sed -n 's/^\(Start\|End\)-Date: *//p' "$root/var/log/apt/history.log" | tr -s ' ' |
+    while read -r d t; do date -d "$d $t" +%s; done | paste -sd' ' - | awk '{ s = 0; for (i = 2; i <= NF; i += 2) s += $i - $(i - 1); print s }')
+node_packages=$(chroot "$root" dpkg-query -W -f='${Package}\n' | grep -c -E '^(node-|libjs-|nodejs$|npm$|libnode)' || true)
+download=$(du -sm "$root/var/cache/apt/archives" | cut -f1)
 base_packages=$(tar -xOf "$work/bookworm.tar" ./var/lib/dpkg/status | grep -c '^Status: install ok installed')
 cp "$root/root/first.trace" "$work/first.trace"
 printf '%s\n' \
@@ -158,7 +165,8 @@ printf '%s\n' \
     "steps (wall): bash .ci/deps $(awk -v a="$t_deps" -v b="$t_cmake" 'BEGIN { printf "%.0f", b - a }') s," \
     "              cmake --workflow --preset tools $(awk -v a="$t_cmake" -v b="$t_run" 'BEGIN { printf "%.0f", b - a }') s," \
     "              memusage -p $(awk -v a="$t_run" -v w="$wall" 'BEGIN { printf "%.0f", w - a }') s" \
-    "packages:     $((packages - base_packages)) installed on top of debootstrap's $base_packages" \
+    "packages:     $((packages - base_packages)) installed on top of debootstrap's $base_packages ($node_packages of them npm's: node-*, libjs-*, nodejs, libnode), $download MB downloaded" \
+    "              apt-get's unpacking and configuring: $apt_seconds s of bash .ci/deps" \
     "summary:      $([ "$summary" -ge 1 ] && echo printed || echo MISSING)" \
     "word_census.png: $png" \
     "nproc:        $(nproc)" \
