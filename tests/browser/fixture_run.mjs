@@ -18,6 +18,15 @@ export function builtFile(...parts) {
   return file;
 }
 
+// The built collector: its directory mirrors the installed one (lib/<multiarch>/memusage on
+// Debian), which the build's cache names.
+export function builtCollector() {
+  const cache = readFileSync(builtFile("CMakeCache.txt"), "utf8");
+  const dir = /^MEMUSAGE_COLLECTOR_DIR:INTERNAL=(.*)$/m.exec(cache);
+  assert.ok(dir, "the build's CMakeCache.txt names no MEMUSAGE_COLLECTOR_DIR");
+  return builtFile(dir[1], "libmemusage.so");
+}
+
 export function scratchDirectory(t) {
   const dir = mkdtempSync(path.join(tmpdir(), "memusage-browser-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

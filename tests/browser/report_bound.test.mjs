@@ -13,7 +13,7 @@ import path from "node:path";
 import { test } from "node:test";
 
 import { heapPeak } from "./events_file.mjs";
-import { builtFile, run, scratchDirectory, sourceDir } from "./fixture_run.mjs";
+import { builtCollector, builtFile, run, scratchDirectory, sourceDir } from "./fixture_run.mjs";
 import { openReport } from "./open_report.mjs";
 
 const EVENTS = 10_000_000;
@@ -93,7 +93,7 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
     env: {
       ...process.env,
       MEMUSAGE_SITES: sites,
-      LD_PRELOAD: builtFile("lib", "memusage", "libmemusage.so"),
+      LD_PRELOAD: builtCollector(),
     },
   });
   const started = process.hrtime.bigint();

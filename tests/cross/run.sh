@@ -69,7 +69,10 @@ cmake --preset "$arch" >/dev/null
 cmake --build --preset "$arch"
 
 export MEMUSAGE_TEST_BUILD_DIR=$PWD/build/$arch
-export MEMUSAGE_TEST_COLLECTOR=$PWD/build/$arch/lib/memusage/libmemusage.so
+# The collector's directory in the build tree mirrors the installed one, the board's
+# lib/<multiarch>/memusage: the build's cache names it.
+collector_dir=$(sed -n 's/^MEMUSAGE_COLLECTOR_DIR:INTERNAL=//p' "build/$arch/CMakeCache.txt")
+export MEMUSAGE_TEST_COLLECTOR=$PWD/build/$arch/$collector_dir/libmemusage.so
 # glibc's own collector for that machine, beside its C library.
 export MEMUSAGE_TEST_GLIBC_COLLECTOR=$libc/libmemusage.so
 export MEMUSAGE_TEST_EMULATOR="$emulator -L $sysroot"

@@ -18,7 +18,8 @@ for tool in "${glibc_tools[@]}"; do
     [ "$(dpkg-query -S "$tool" 2>/dev/null)" = "libc-devtools: $tool" ] ||
         fail "$tool is not libc-devtools' (bash .ci/deps test installs it)"
 done
-before=$(sha256sum "${glibc_tools[@]}")
+glibc_collector=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libmemusage.so
+before=$(sha256sum "${glibc_tools[@]}" "$glibc_collector")
 
 rm -f "$build"/memusage_*.deb
 (cd "$build" && cpack -G DEB >cpack.log 2>&1) || { cat "$build/cpack.log" >&2; fail "cpack failed"; }
@@ -32,10 +33,14 @@ trap 'rm -rf "$scratch"; run apt-get remove -y -qq memusage >/dev/null 2>&1 || t
 run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >/dev/null
 [ "$(command -v memusage)" = /usr/bin/memusage ] || fail "memusage is not on PATH at /usr/bin"
 memusage --version | grep -q '^memusage' || fail "the installed memusage is not this project's"
-[ -f /usr/lib/memusage/libmemusage.so ] || fail "the collector is not in /usr/lib/memusage"
-# The drawing and reports: loaded by the -p run below, only when an option needs them.
-[ -f /usr/lib/memusage/memusage-reports.so ] || fail "the report module is not in /usr/lib/memusage"
-[ "$(memusage --color=never env 2>/dev/null | grep '^LD_PRELOAD=')" = LD_PRELOAD=/usr/lib/memusage/libmemusage.so ] ||
+# The collector in the architecture's private directory, Debian's place for it; libc6's own
+# collector stays where it was.
+collector=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/memusage/libmemusage.so
+[ -f "$collector" ] || fail "the collector is not $collector"
+[ "$(dpkg-query -S "$collector" 2>/dev/null)" = "memusage: $collector" ] || fail "$collector is not the package's"
+# The drawing and reports beside it: loaded by the -p run below, only when an option needs them.
+[ -f "${collector%/*}/memusage-reports.so" ] || fail "the report module is not beside the collector"
+[ "$(memusage --color=never env 2>/dev/null | grep '^LD_PRELOAD=')" = "LD_PRELOAD=$collector" ] ||
     fail "the installed memusage does not preload the installed collector"
 [ -f /usr/bin/memusage.glibc ] || fail "glibc's memusage was not kept as memusage.glibc"
 # The example, through the installed driver: summary and graph.
@@ -49,7 +54,7 @@ man -w memusage | grep -q '/usr/share/man/man1/memusage.1.gz' || fail "memusage'
 /usr/bin/memusage.glibc --version >/dev/null || fail "glibc's memusage.glibc does not run"
 
 run env DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq memusage >/dev/null
-[ "$(sha256sum "${glibc_tools[@]}")" = "$before" ] || fail "glibc's tools are not back after the removal"
+[ "$(sha256sum "${glibc_tools[@]}" "$glibc_collector")" = "$before" ] || fail "glibc's tools are not back after the removal"
 [ -z "$(dpkg-divert --list 'memusage*' 2>/dev/null | grep 'by memusage')" ] ||
     fail "diversions left behind: $(dpkg-divert --list | grep 'by memusage')"
 [ ! -e /usr/bin/memusage.glibc ] || fail "memusage.glibc left behind"

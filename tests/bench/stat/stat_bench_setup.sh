@@ -31,7 +31,8 @@ trap cleanup EXIT
 # The example's sites name the recordings' site ids 2-9 (a different run: memusagestat
 # warns, which the benchmarks ignore).
 sites=$work/names.sites
-MEMUSAGE_SITES=$sites LD_PRELOAD=$build_dir/lib/memusage/libmemusage.so "$helpers/word_census" \
+collector=$build_dir/$(sed -n 's/^MEMUSAGE_COLLECTOR_DIR:INTERNAL=//p' "$build_dir/CMakeCache.txt")/libmemusage.so
+MEMUSAGE_SITES=$sites LD_PRELOAD=$collector "$helpers/word_census" \
     >/dev/null 2>&1
 
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }

@@ -52,7 +52,38 @@ TEST_F(InstallTest, RefusesToWriteOverAnotherPackagesFiles) {
     EXPECT_NE(log.find("not installing: /usr/bin/memusage"), std::string::npos) << log;
     EXPECT_NE(log.find("'libc-devtools'"), std::string::npos) << log;
     EXPECT_EQ(read_file("/usr/bin/memusage"), before);
-    EXPECT_FALSE(std::filesystem::exists("/usr/lib/memusage/libmemusage.so"));
+    EXPECT_FALSE(std::filesystem::exists(std::string("/usr/") + COLLECTOR_DIR + "/libmemusage.so"));
+}
+
+// On Debian the collector goes where an architecture's private libraries go,
+// lib/<multiarch>/memusage/, beside (never at) the C library's own
+// lib/<multiarch>/libmemusage.so; the installed driver preloads it from there.
+TEST_F(InstallTest, TheCollectorGoesToTheArchitecturesPrivateDirectory) {
+    std::string multiarch_file = in_scratch("multiarch");
+    ASSERT_EQ(
+        std::system(
+            ("dpkg-architecture -qDEB_HOST_MULTIARCH > '" + multiarch_file + "' 2>&1").c_str()),
+        0)
+        << "dpkg-architecture (dpkg-dev) must be installed for this test: "
+        << read_file(multiarch_file);
+    std::string multiarch = read_file(multiarch_file);
+    multiarch.erase(multiarch.find_last_not_of('\n') + 1);
+
+    std::string prefix = in_scratch("prefix");
+    std::string command = std::string("'") + CMAKE_COMMAND_PATH + "' --install '" +
+                          PROJECT_BUILD_DIR + "' --prefix '" + prefix + "' > '" +
+                          in_scratch("install.log") + "' 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << read_file(in_scratch("install.log"));
+    std::string collector = prefix + "/lib/" + multiarch + "/memusage/libmemusage.so";
+    EXPECT_TRUE(std::filesystem::exists(collector)) << collector;
+    EXPECT_FALSE(std::filesystem::exists(prefix + "/lib/" + multiarch + "/libmemusage.so"));
+    EXPECT_FALSE(std::filesystem::exists(prefix + "/lib/memusage/libmemusage.so"));
+
+    pid_t pid = start(prefix + "/" + INSTALL_BINDIR + "/memusage",
+                      {"--color=never", FIXTURE_PATH, "env", "LD_PRELOAD"}, clean_environment({}),
+                      in_scratch("out"), in_scratch("err"));
+    EXPECT_EQ(wait_exit_code(pid), 0) << read_file(in_scratch("err"));
+    EXPECT_EQ(read_file(in_scratch("out")), collector + "\n");
 }
 
 // A program using <memusage/memusage.h> builds against the installed header through
