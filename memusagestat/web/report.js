@@ -201,6 +201,8 @@
   );
   byId("timeline-reset").addEventListener("click", () => timeline.source && timeline.resetZoom());
   byId("window-reset").addEventListener("click", () => selectWindow(data.begin, data.duration));
+  // A window's report holds no more than its window: the button goes back to it.
+  if (data.run.window) byId("window-reset").textContent = "Whole window";
   performance.mark("memusage-first-views");
 
   let windowFigures = null;

@@ -150,6 +150,7 @@ test("the thinned notice's command writes a window's report that carries the run
       window: data.run.window,
       range: window.memusageReport.windowRange(),
       text: document.getElementById("window-text").textContent,
+      reset: document.getElementById("window-reset").textContent,
       figures: window.memusageReport.windowFigures(),
       carried: field("carried_in"),
     };
@@ -165,6 +166,7 @@ test("the thinned notice's command writes a window's report that carries the run
   assert.deepEqual(seen.range, [seen.window.start, seen.window.end]);
   assert.ok(Math.abs(seen.window.start - t0) < 1e-6 && Math.abs(seen.window.end - t1) < 1e-6);
   assert.match(seen.text, /whole report/);
+  assert.equal(seen.reset, "Whole window");
   // Blocks allocated in the window are those of the window; the ones from before are
   // carried in, the long-lived block among them.
   const expected = blocksOfWindow(seen.window.start, seen.window.end);
