@@ -169,9 +169,9 @@ TEST(HtmlReport, AWindowsReportFromKeptFilesCarriesTheRunsSummary) {
     EXPECT_EQ(from_files["run"]["command"], data["run"]["command"]);
 
     // With --events alone the others are kept beside the recording.
-    Outcome beside = run_memusage(
-        {"--html=" + scratch / "beside.html", "--events=" + scratch / "run.events", program},
-        scratch.path());
+    Outcome beside = run_memusage({"--html=" + scratch / "beside.html",
+                                   "--events=" + scratch / "run.events", program, library("debug")},
+                                  scratch.path());
     ASSERT_TRUE(beside.exited_zero()) << beside.err;
     for (const char* suffix : {".dat", ".sites", ".summary"})
         EXPECT_TRUE(std::filesystem::exists(scratch / ("run.events" + std::string(suffix))))
