@@ -28,8 +28,20 @@ std::string write_requested_html(const DriverOptions& options, const std::string
     request.sites_path = written_or_none(sites_path);
     request.events_path = written_or_none(events_path);
     request.summary_path = written_or_none(summary_path);
-    // The recording is a temporary unless --events kept it: a window's report needs it.
+    // The recording is a temporary unless --events or --keep kept it: a window's report
+    // needs it. The notice then gives this run's command again, keeping its files.
     request.files_private = options.events_path.empty();
+    if (request.files_private) {
+        // --keep puts there the files -d and --sites-file do not name elsewhere.
+        const std::string dir = "memusage-run";
+        request.rerun = "memusage --keep=" + dir;
+        for (const std::string& word : options.arguments)
+            request.rerun += " " + memusagestat::shell_word(word);
+        request.rerun_data = options.data_path.empty() ? dir + "/run.dat" : data_path;
+        request.rerun_sites = options.sites_path.empty() ? dir + "/run.sites" : sites_path;
+        request.rerun_events = dir + "/run.events";
+        request.rerun_summary = dir + "/run.summary";
+    }
     for (const std::string& word : options.command)
         request.command += (request.command.empty() ? "" : " ") + word;
     if (request.data_path.empty() && request.sites_path.empty() && request.events_path.empty() &&

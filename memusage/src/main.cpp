@@ -166,9 +166,39 @@ int watch(int pid) {
     return 0;
 }
 
-int run(const DriverOptions& options) {
+// --keep=DIR: the directory made if missing, and the files no option names put in it.
+std::string keep_files(DriverOptions& options) {
+    const std::string& dir = options.keep_dir;
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error || !std::filesystem::is_directory(dir))
+        return "cannot keep the run's files in " + dir + ": " +
+               (error ? error.message() : std::string("not a directory"));
+    if (options.data_path.empty()) options.data_path = dir + "/run.dat";
+    if (options.sites_path.empty()) options.sites_path = dir + "/run.sites";
+    if (options.events_path.empty()) options.events_path = dir + "/run.events";
+    return {};
+}
+
+// Where the summary file is kept: in --keep's directory, or beside the recording --events
+// keeps for a report (a window's report needs it, as it needs the sites); empty: nowhere.
+std::string kept_summary_path(const DriverOptions& options) {
+    if (!options.keep_dir.empty()) return options.keep_dir + "/run.summary";
+    if (wants_html(options) && !options.events_path.empty())
+        return options.events_path + ".summary";
+    return {};
+}
+
+int run(const DriverOptions& given) {
+    DriverOptions options = given;
     if (options.list_processes) return list_processes();
     if (options.watch_pid) return watch(*options.watch_pid);
+    if (!options.keep_dir.empty()) {
+        if (std::string error = keep_files(options); !error.empty()) {
+            complain(error);
+            return kSetupError;
+        }
+    }
     if (options.live) {
         if (std::string problem = live::terminal_problem(); !problem.empty()) {
             complain(problem);
@@ -224,6 +254,10 @@ int run(const DriverOptions& options) {
     std::string data_path;
     if (!options.data_path.empty()) {
         data_path = absolute_path(options.data_path);
+    } else if (wants_html(options) && !options.events_path.empty()) {
+        // Kept beside the recording, as its sites and summary are: a window's report of
+        // the recording draws its timeline from it.
+        data_path = absolute_path(options.events_path) + ".dat";
     } else if (!options.png_path.empty() || wants_html(options)) {
         if (std::string error = private_data.create(); !error.empty()) {
             complain(error);
@@ -283,14 +317,16 @@ int run(const DriverOptions& options) {
     // starts), whether or not that process gets to write its figures.
     TemporaryFile private_summary;
     const bool check_profiled = !options.progname.empty();
-    if (wants_html(options) || check_profiled) {
+    if (std::string kept = kept_summary_path(options); !kept.empty()) {
+        run_options.summary_path = absolute_path(kept);
+    } else if (wants_html(options) || check_profiled) {
         if (std::string error = private_summary.create(); !error.empty()) {
             complain(error);
             return kSetupError;
         }
         run_options.summary_path = private_summary.path();
-        if (check_profiled) mark_unprofiled(private_summary.path());
     }
+    if (check_profiled) mark_unprofiled(run_options.summary_path);
 
     std::vector<std::string> environment = child_environment(inherited_environment(), run_options,
                                                              collector.path, data_path, sites_path);
@@ -320,11 +356,11 @@ int run(const DriverOptions& options) {
     int status = driver_exit_status(outcome);
     bool may_have_profile =
         obstacle == PreloadObstacle::none && outcome.kind != ProgramOutcome::Kind::not_run;
-    if (check_profiled && may_have_profile && still_unprofiled(private_summary.path())) {
+    if (check_profiled && may_have_profile && still_unprofiled(run_options.summary_path)) {
         complain("no process was profiled: none of those the run started is named '" +
                  options.progname + "' (-n takes the program's file name, without its directory)");
         // No figures for the report either.
-        [[maybe_unused]] int ignored = ::truncate(private_summary.path().c_str(), 0);
+        [[maybe_unused]] int ignored = ::truncate(run_options.summary_path.c_str(), 0);
     }
     if (!options.png_path.empty() && may_have_profile) {
         GraphResult graph = reports->draw_requested_graph(options, data_path);

@@ -41,6 +41,7 @@ po::options_description driver_option_table() {
         ("sites-file", po::value<std::string>())        //
         ("events", po::value<std::string>())            //
         ("html", po::value<std::string>())              //
+        ("keep", po::value<std::string>())              //
         ("limit", po::value<std::string>())             //
         ("fail-at", po::value<std::string>())           //
         ("fail-from", po::value<std::string>())         //
@@ -225,6 +226,9 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
     } else if (key == "html") {
         if (value.empty()) return invalid("file name");
         out.html_path = value;
+    } else if (key == "keep") {
+        if (value.empty()) return invalid("directory name");
+        out.keep_dir = value;
     } else if (key == "limit") {
         uint64_t bytes;
         if (!parse_size(value.c_str(), bytes))
@@ -319,6 +323,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     }
 
     result.action = DriverAction::run;
+    result.options.arguments = arguments;
     for (const po::option& option : parsed.options) {
         std::string error = apply_option(option, result.options, result.action);
         if (!error.empty()) {

@@ -41,6 +41,9 @@ struct DriverOptions {
     std::string sites_path;                 // --sites-file: keep the sites file here; empty: none
     std::string events_path;                // --events: record every heap event here; empty: none
     std::string html_path;                  // --html: write the run's HTML report here; empty: none
+    // --keep=DIR: keep the run's files there (run.dat, run.sites, run.events, run.summary)
+    // unless -d, --sites-file or --events names one; empty: none.
+    std::string keep_dir;
     // Not an option: where the collector writes the summary's figures (MEMUSAGE_SUMMARY_FILE),
     // set by the driver for --html; empty: nowhere.
     std::string summary_path;
@@ -63,6 +66,9 @@ struct DriverOptions {
     std::optional<unsigned> height;  // -y
     // The program and its arguments, untouched.
     std::vector<std::string> command;
+    // The driver's whole command line, options and program, as given (the report's notice
+    // gives it again with --keep).
+    std::vector<std::string> arguments;
 };
 
 enum class DriverAction { run, help, usage, version, fail };

@@ -44,7 +44,7 @@
   const data = new ReportData(json);
   if (json.run && json.run.time_unit === "share") F.useShareOfRun(F);
   const byId = (id) => document.getElementById(id);
-  let windowRange = [0, data.duration];
+  let windowRange = [data.begin, data.duration];
 
   function header() {
     const run = data.run;
@@ -157,9 +157,9 @@
   }
 
   function selectWindow(t0, t1) {
-    t0 = Math.max(0, Math.min(t0, t1));
+    t0 = Math.max(data.begin, Math.min(t0, t1));
     t1 = Math.min(data.duration, Math.max(t0, t1));
-    const whole = t0 <= 0 && t1 >= data.duration;
+    const whole = t0 <= data.begin && t1 >= data.duration;
     // The window the figures are exact for: widened to the buckets' edges, shown as such.
     if (!whole) [t0, t1] = data.snapWindow(t0, t1);
     windowRange = [t0, t1];
@@ -167,7 +167,9 @@
     box.dataset.t0 = t0;
     box.dataset.t1 = t1;
     byId("window-text").textContent = whole
-      ? "the whole run"
+      ? data.run.window
+        ? "the whole report: " + F.seconds(t0) + " to " + F.seconds(t1) + " of the run"
+        : "the whole run"
       : F.seconds(t0) + " to " + F.seconds(t1);
     timeline.setWindow(t0, t1);
     if (blockMap) blockMap.setWindow(t0, t1);
@@ -190,7 +192,7 @@
     onWindow: (t0, t1) => selectWindow(t0, t1),
     onPick: pick,
   });
-  timeline.setWindow(0, data.duration);
+  timeline.setWindow(data.begin, data.duration);
   if (!data.events && !data.timeline)
     byId("event-details").append("Nothing to click: the run has no records.");
   byId("timeline-axis").addEventListener(
@@ -198,7 +200,9 @@
     (event) => timeline.source && timeline.setAxis(event.target.value),
   );
   byId("timeline-reset").addEventListener("click", () => timeline.source && timeline.resetZoom());
-  byId("window-reset").addEventListener("click", () => selectWindow(0, data.duration));
+  byId("window-reset").addEventListener("click", () => selectWindow(data.begin, data.duration));
+  // A window's report holds no more than its window: the button goes back to it.
+  if (data.run.window) byId("window-reset").textContent = "Whole window";
   performance.mark("memusage-first-views");
 
   let windowFigures = null;
@@ -243,7 +247,9 @@
     },
     () => {
       // A window chosen before these views were drawn.
-      if (windowRange[0] > 0 || windowRange[1] < data.duration) selectWindow(...windowRange);
+      // (A window's report names its window.)
+      if (data.run.window || windowRange[0] > data.begin || windowRange[1] < data.duration)
+        selectWindow(...windowRange);
       window.memusageReport.ready = true;
       performance.mark("memusage-ready");
     },
@@ -261,7 +267,7 @@
     data: json,
     ready: false,
     selectWindow,
-    resetWindow: () => selectWindow(0, data.duration),
+    resetWindow: () => selectWindow(data.begin, data.duration),
     windowFigures: () => windowFigures && windowFigures.figures,
     windowRange: () => windowRange.slice(),
     drawnLevel: (t) => timeline.drawnLevel(t),

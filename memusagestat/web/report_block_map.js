@@ -13,7 +13,7 @@ class BlockMapView {
     this.container = container;
     this.tooltip = tooltip;
     this.colourBy = "site";
-    this.window = [0, data.duration];
+    this.window = [data.begin, data.duration];
     if (!data.blocks) {
       container.append(
         ReportFormat.missing(
@@ -113,7 +113,7 @@ class BlockMapView {
     }
     this.baseX = d3
       .scaleLinear()
-      .domain([0, this.data.duration || 1])
+      .domain([this.data.begin, this.data.duration || 1])
       .range([0, this.plotWidth]);
     this.baseY = d3.scaleLinear().domain([0, this.foldedEnd]).range([this.plotHeight, 0]);
     this.sizeColour = d3
@@ -337,7 +337,7 @@ class BlockMapView {
 
   drawWindow(ctx) {
     const [t0, t1] = this.window;
-    if (t0 <= 0 && t1 >= this.data.duration) return;
+    if (t0 <= this.data.begin && t1 >= this.data.duration) return;
     ctx.fillStyle = "rgba(255,255,255,0.6)";
     const a = this.x(t0);
     const b = this.x(t1);

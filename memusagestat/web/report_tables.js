@@ -198,6 +198,14 @@ class WindowFiguresView {
           (f.liveSampled ? " (of the blocks the report keeps)" : ""),
         "live_at_end",
       ]);
+      entries.push([
+        "carried in (allocated before it, live at its start)",
+        F.count(f.carriedBlocks, "block", "blocks") +
+          ", " +
+          F.count(f.carriedBytes, "byte", "bytes") +
+          (f.liveSampled ? " (of the blocks the report keeps)" : ""),
+        "carried_in",
+      ]);
     }
     section.append(figureList(entries));
     // What the figures are: exact over whole buckets, or from the events kept.
@@ -452,7 +460,7 @@ function ThreadsView(data, section) {
   const margin = { left: 70, right: 150, top: 10, bottom: 24 };
   const x = d3
     .scaleLinear()
-    .domain([0, data.duration || 1])
+    .domain([data.begin, data.duration || 1])
     .range([margin.left, width - margin.right]);
   const yTicks = F.byteTicks(0, (d3.max(heaps, (t) => t.peak) || 1) * 1.05, 5);
   const y = d3

@@ -15,7 +15,7 @@ class TimelineView {
     this.onWindow = onWindow;
     this.onPick = onPick;
     this.axis = "time";
-    this.window = [0, data.duration];
+    this.window = [data.begin, data.duration];
     this.picked = null;
     this.source = this.pickSource();
     this.envelope = this.pickEnvelope();
@@ -248,7 +248,10 @@ class TimelineView {
     const end = axis === "time" ? Math.max(this.data.duration, last) : last;
     this.baseX = d3
       .scaleLinear()
-      .domain([x[0] < 0 ? x[0] : 0, end > 0 ? end : 1])
+      .domain([
+        axis === "time" ? Math.min(x[0], this.data.begin) : Math.min(x[0], 0),
+        end > 0 ? end : 1,
+      ])
       .range([0, this.plotWidth]);
     this.overlay.call(this.zoom.transform, d3.zoomIdentity);
     this.flush(true);
@@ -441,7 +444,7 @@ class TimelineView {
   drawWindow() {
     const xScale = this.xScale;
     const [t0, t1] = this.window;
-    const whole = t0 <= 0 && t1 >= this.data.duration;
+    const whole = t0 <= this.data.begin && t1 >= this.data.duration;
     const a = xScale(this.xOfTime(t0));
     const b = xScale(this.xOfTime(t1));
     const shades = whole
@@ -468,11 +471,11 @@ class TimelineView {
   brushed(event) {
     if (this.movingBrush || !event.sourceEvent) return;
     if (!event.selection) {
-      this.onWindow(0, this.data.duration);
+      this.onWindow(this.data.begin, this.data.duration);
       return;
     }
     const [a, b] = event.selection.map((px) => this.timeOfX(this.xScale.invert(px)));
-    this.onWindow(Math.max(0, a), b);
+    this.onWindow(Math.max(this.data.begin, a), b);
   }
 
   clicked(event) {

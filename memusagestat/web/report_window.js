@@ -19,9 +19,14 @@ class ReportData {
     this.buckets = json.buckets && json.buckets.levels.length > 0 ? json.buckets : null;
     this.threadBySerial = new Map(this.threads.map((t) => [t.serial, t]));
     this.duration = this.computeDuration();
+    // Where the report's time begins: a window's report (--html-window) holds that window
+    // only, and opens on it.
+    this.begin = this.run.window ? Math.min(this.run.window.start, this.duration) : 0;
   }
 
   computeDuration() {
+    // A window's report ends where its window does.
+    if (this.run.window) return this.run.window.end;
     let end = this.run.seconds || 0;
     const times = [this.timeline && this.timeline.time, this.events && this.events.time];
     for (const column of times)
@@ -311,7 +316,14 @@ class ReportData {
       const stillLive = new Map();
       let liveBlocks = 0;
       let liveBytes = 0;
+      let carriedBlocks = 0;
+      let carriedBytes = 0;
       for (let i = 0; i < b.born.length; i++) {
+        // Allocated before the window and live when it begins: carried in, not allocated in it.
+        if (b.born[i] < t0 && (b.died[i] < 0 || b.died[i] > t0)) {
+          carriedBlocks += 1;
+          carriedBytes += b.size[i];
+        }
         if (b.born[i] < t0 || b.born[i] > t1) continue;
         if (b.died[i] >= 0 && b.died[i] <= t1) continue;
         liveBlocks += 1;
@@ -323,6 +335,8 @@ class ReportData {
       }
       figures.liveBlocks = liveBlocks;
       figures.liveBytes = liveBytes;
+      figures.carriedBlocks = carriedBlocks;
+      figures.carriedBytes = carriedBytes;
       figures.liveSites = [...stillLive.entries()].sort((x, y) => y[1].bytes - x[1].bytes);
       // Counted from the blocks the report keeps: a sample when the block map is thinned.
       figures.liveSampled = Boolean(this.json.blocks.thinned);

@@ -191,3 +191,65 @@ export function replay(events) {
   });
   return { heapAfter, blocks };
 }
+
+// Every event's time (seconds from the first clock), kind (0 allocate, 1 release, 2 resize),
+// the bytes its call asked for as the text summary counts them (a resize: its growth) and
+// the heap after it, as typed arrays: a 10-million-event recording in a few hundred MB,
+// without an object per event.
+export function eventColumns(path) {
+  let capacity = 1 << 20;
+  let cycles = new Float64Array(capacity);
+  let kind = new Uint8Array(capacity);
+  let asked = new Float64Array(capacity);
+  let heapAfter = new Float64Array(capacity);
+  let count = 0;
+  const live = new Map();
+  let heap = 0;
+  const { clocks, trailer } = scanEvents(path, (k, time, thread, address, oldAddress, size) => {
+    if (count === capacity) {
+      capacity *= 2;
+      const grow = (old, Type) => {
+        const bigger = new Type(capacity);
+        bigger.set(old);
+        return bigger;
+      };
+      cycles = grow(cycles, Float64Array);
+      kind = grow(kind, Uint8Array);
+      asked = grow(asked, Float64Array);
+      heapAfter = grow(heapAfter, Float64Array);
+    }
+    let ask = 0;
+    if (k === 0) {
+      live.set(address, size);
+      heap += size;
+      ask = size;
+    } else {
+      const from = k === 2 ? oldAddress : address;
+      const old = live.get(from) ?? 0;
+      heap -= old;
+      live.delete(from);
+      if (k === 2) {
+        live.set(address, size);
+        heap += size;
+        ask = Math.max(0, size - old);
+      }
+    }
+    cycles[count] = time;
+    kind[count] = k;
+    asked[count] = ask;
+    heapAfter[count] = heap;
+    count += 1;
+  });
+  const [c0, n0] = clocks[0];
+  const [c1, n1] = trailer ? [trailer.endCycles, trailer.endNs] : clocks[clocks.length - 1];
+  const rate = c1 > c0 ? (n1 - n0) / (c1 - c0) : 0;
+  const seconds = cycles.subarray(0, count);
+  for (let i = 0; i < count; i++) seconds[i] = ((seconds[i] - c0) * rate) / 1e9;
+  return {
+    count,
+    seconds,
+    kind: kind.subarray(0, count),
+    asked: asked.subarray(0, count),
+    heap: heapAfter.subarray(0, count),
+  };
+}

@@ -1,5 +1,7 @@
 // The report of a 10-million-event run stays under 25 MB, keeps the heap's extreme, says its
-// detail is thinned, and opens in Chromium; the test prints its first paint and the frame
+// detail is thinned, opens in Chromium, and its window figures are exact: the whole run's and
+// two inner windows' (across the peak, and one of the run's middle) equal a replay of the
+// recording computed here (events_file.mjs); the test prints its first paint and the frame
 // rate of zooming and panning the timeline and the block map (printed, not asserted: times
 // depend on the machine).
 //
@@ -12,7 +14,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 
-import { heapPeak } from "./events_file.mjs";
+import { eventColumns } from "./events_file.mjs";
 import { builtCollector, builtFile, run, scratchDirectory, sourceDir } from "./fixture_run.mjs";
 import { openReport } from "./open_report.mjs";
 
@@ -73,7 +75,64 @@ async function frameRate(page, selector, gesture, count = 30) {
   );
 }
 
-test("the report of a 10-million-event run is under 25 MB, keeps the peak and opens", async (t) => {
+// Whether a replay of the recording's events in [t0, t1) gives the window's figures as the
+// page shows them, for some way the events within CLOCK of either edge fall on its sides (the
+// report's times are rounded to 100 ns, and the recording puts an event every few ns): the
+// calls, bytes and frees in it and its heap peak, the level carried in counted.
+const CLOCK = 2e-6;
+function replayMatches(columns, figures) {
+  const { seconds, kind, asked, heap, count } = columns;
+  const first = (t) => {
+    let low = 0;
+    let high = count;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (seconds[middle] < t) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  const shown = {
+    calls: figures.allocatedCalls,
+    bytes: figures.allocatedBytes,
+    frees: figures.frees,
+    peak: figures.peak,
+  };
+  // The core [a, b): inside whatever the events near the edges do.
+  const a = first(figures.t0 + CLOCK);
+  const b = first(figures.t1 - CLOCK);
+  const sums = (from, to) => {
+    const out = { calls: 0, bytes: 0, frees: 0, high: -Infinity };
+    for (let i = from; i < to; i++) {
+      if (kind[i] === 1) out.frees += 1;
+      else out.calls += 1;
+      out.bytes += asked[i];
+      out.high = Math.max(out.high, heap[i]);
+    }
+    return out;
+  };
+  const core = sums(a, b);
+  let nearest = null;
+  for (let c0 = first(figures.t0 - CLOCK); c0 <= a; c0++) {
+    const left = sums(c0, a);
+    const carried = c0 > 0 ? heap[c0 - 1] : 0;
+    for (let c1 = b; c1 <= first(figures.t1 + CLOCK); c1++) {
+      const right = sums(b, c1);
+      const replayed = {
+        calls: left.calls + core.calls + right.calls,
+        bytes: left.bytes + core.bytes + right.bytes,
+        frees: left.frees + core.frees + right.frees,
+        peak: Math.max(carried, left.high, core.high, right.high),
+      };
+      if (Object.keys(shown).every((k) => shown[k] === replayed[k]))
+        return { found: true, shown, nearest: replayed };
+      nearest = nearest ?? replayed;
+    }
+  }
+  return { found: false, shown, nearest };
+}
+
+test("the report of a 10-million-event run is under 25 MB, keeps the peak, opens, and its windows equal a replay", async (t) => {
   const dir = scratchDirectory(t);
   const makeEvents = path.join(dir, "make_events");
   run(process.env.CXX || "c++", [
@@ -110,7 +169,11 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
   );
   assert.ok(size < BOUND, `the report is ${size} bytes`);
 
-  const { peak, count } = heapPeak(recording);
+  const columns = eventColumns(recording);
+  const { count } = columns;
+  let peakAt = 0;
+  for (let i = 1; i < count; i++) if (columns.heap[i] > columns.heap[peakAt]) peakAt = i;
+  const peak = columns.heap[peakAt];
   assert.ok(count >= EVENTS, "the recording has " + count + " events");
 
   const report = await openReport(html);
@@ -160,6 +223,30 @@ test("the report of a 10-million-event run is under 25 MB, keeps the peak and op
     1,
     "the notice says once how to get every event",
   );
+
+  // Inner windows: across the heap's peak, and a stretch of the run's middle.
+  const peakTime = columns.seconds[peakAt];
+  const end = columns.seconds[count - 1];
+  for (const [what, t0, t1] of [
+    ["across the peak", peakTime - 0.004, peakTime + 0.004],
+    ["the run's middle", end * 0.4, end * 0.55],
+  ]) {
+    const figures = await page.evaluate(
+      (t0, t1) => window.memusageReport.selectWindow(t0, t1),
+      t0,
+      t1,
+    );
+    assert.ok(figures.exact, what + ": the figures are not the exact ones");
+    assert.ok(figures.t0 > 0 && figures.t1 < end, what + ": not an inner window");
+    const matches = replayMatches(columns, figures);
+    assert.ok(
+      matches.found,
+      `${what} (${figures.t0}..${figures.t1} s): the page says ${JSON.stringify(matches.shown)}, ` +
+        `no replay with the events within 2 µs of its edges on either side says so (nearest: ` +
+        JSON.stringify(matches.nearest) +
+        ")",
+    );
+  }
 
   const paint = Object.fromEntries(shown.paint);
   t.diagnostic(

@@ -6,6 +6,9 @@
 //
 //   FileHeader   (its magic written last: a run killed while writing leaves no valid file)
 //   Stats        (memusage/stats.h, as the collector holds it: stats_bytes bytes)
+//   command      (version 2, flag kCommand: the program's command line as /proc/self/cmdline
+//                 held it when the collector started, each word ended by a NUL, at most
+//                 kMostCommandBytes; the rest of the file)
 //
 // Native byte order, which the header states so that a reader on another machine can say
 // why it cannot read the file. Every field is 64 bits wide whatever the word size (which
@@ -19,12 +22,16 @@
 namespace memusage::summary_format {
 
 inline constexpr char kMagic[8] = {'M', 'U', 'S', 'U', 'M', 'M', 'R', '\n'};
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 // Written as a native uint32_t: read back as these bytes on a machine of the other order.
 inline constexpr uint32_t kByteOrderMark = 0x01020304;
 
 // FileHeader::flags
 inline constexpr uint32_t kMmapRows = 1;  // the summary printed the mmap rows (-m)
+inline constexpr uint32_t kCommand = 2;   // the command line follows the figures
+
+// A longer command line is cut here (at a word's end when one fits).
+inline constexpr uint32_t kMostCommandBytes = 4096;
 
 struct FileHeader {
     char magic[8];

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "memusage/stats.h"
+#include "memusage/summary_format.h"
 #include "platform/owned_file.h"
 
 namespace memusage {
@@ -16,7 +17,8 @@ class SummaryFile {
     enum class OpenResult { opened, busy, failed };
 
     // Creates or truncates `path` (mode 0666 less umask), empty until write(), and reads the
-    // clocks. `busy`: another process of the run holds it.
+    // clocks and the command line (before the program may rewrite its arguments). `busy`: another
+    // process of the run holds it.
     OpenResult open(const char* path);
     bool is_open() const { return file_.is_open(); }
 
@@ -30,6 +32,9 @@ class SummaryFile {
   private:
     OwnedFile file_;
     uint64_t start_cycles_ = 0, start_ns_ = 0;
+    // The command line's words, each ended by a NUL; none when /proc could not tell.
+    char command_[summary_format::kMostCommandBytes] = {};
+    uint32_t command_bytes_ = 0;
 };
 
 }  // namespace memusage

@@ -53,9 +53,22 @@ std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary)
         return "the summary file is damaged (its figures take " +
                std::to_string(header.stats_bytes) + " bytes, not " +
                std::to_string(format::kStatsBytes) + ")";
-    if (bytes.size() - header.header_bytes != header.stats_bytes)
+    if (bytes.size() - header.header_bytes < header.stats_bytes)
         return "the summary file is damaged or cut short (its figures)";
     std::memcpy(&summary.stats, bytes.data() + header.header_bytes, sizeof summary.stats);
+    // Version 2's command line: the rest of the file, words ended by NULs.
+    const auto* rest =
+        reinterpret_cast<const char*>(bytes.data()) + header.header_bytes + header.stats_bytes;
+    const size_t rest_bytes = bytes.size() - header.header_bytes - header.stats_bytes;
+    const bool with_command = header.version >= 2 && (header.flags & format::kCommand) != 0;
+    if (!with_command && rest_bytes != 0)
+        return "the summary file is damaged (bytes after its figures)";
+    if (with_command) {
+        if (rest_bytes == 0 || rest_bytes > format::kMostCommandBytes || rest[rest_bytes - 1] != 0)
+            return "the summary file is damaged (its command line)";
+        for (size_t i = 0; i + 1 < rest_bytes; ++i)
+            summary.command += rest[i] == '\0' ? ' ' : rest[i];
+    }
     summary.mmap_rows = (header.flags & format::kMmapRows) != 0;
     summary.pid = header.pid;
     summary.start_cycles = header.start_cycles;

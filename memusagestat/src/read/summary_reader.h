@@ -18,6 +18,9 @@ struct RunSummary {
     uint64_t pid = 0;
     // The run's cycle counter and monotonic clock (ns) at its start and at exit; 0: unknown.
     uint64_t start_cycles = 0, start_ns = 0, end_cycles = 0, end_ns = 0;
+    // The program's command line, its words joined by spaces; empty when the file has none
+    // (version 1).
+    std::string command;
 
     // Seconds per cycle of the counter, from the two readings; 0 when they cannot tell.
     double seconds_per_cycle() const;

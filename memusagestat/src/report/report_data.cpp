@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 
 #include "read/event_scan.h"
 #include "read/mapped_data_file.h"
@@ -38,7 +40,29 @@ void add_profile_notes(const std::string& text, std::vector<std::string>& notes)
     }
 }
 
+// The command that writes the report of one window of the run from its files.
+std::string window_command(const std::string& data, const std::string& sites,
+                           const std::string& events, const std::string& summary) {
+    std::string command = "memusagestat --html=window.html --html-window=START..END";
+    if (!data.empty()) command += " " + shell_word(data);
+    if (!sites.empty()) command += " --sites=" + shell_word(sites);
+    if (!events.empty()) command += " --events=" + shell_word(events);
+    if (!summary.empty()) command += " --summary=" + shell_word(summary);
+    return command;
+}
+
 }  // namespace
+
+std::string shell_word(const std::string& word) {
+    const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) ||
+               std::strchr("_@%+=:,./-", c) != nullptr;
+    });
+    if (plain) return word;
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
 
 std::string build_report_data(const HtmlReportRequest& request, const ReportBounds& bounds,
                               nlohmann::json& data, std::vector<std::string>& warnings) {
@@ -151,9 +175,13 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
     }
     (void)counted;
 
+    // The driver's words, else the command line the summary file keeps.
+    const std::string command = !request.command.empty() ? request.command
+                                : with_summary           ? summary.command
+                                                         : "";
     nlohmann::json run = {
         {"program", ""},
-        {"command", request.command},
+        {"command", command},
         {"pid", nullptr},
         {"seconds", clock.seconds(clock.end)},
         // Without a rate of the clock every time is a share of the run (0 to 1).
@@ -169,8 +197,8 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
     } else if (with_summary) {
         run["pid"] = summary.pid;
     }
-    if (run["program"] == "" && !request.command.empty())
-        run["program"] = base_name(request.command.substr(0, request.command.find(' ')));
+    if (run["program"] == "" && !command.empty())
+        run["program"] = base_name(command.substr(0, command.find(' ')));
     if (request.window) {
         const double end = clock.seconds(clock.end);
         notes.push_back("The report covers the window " + describe(*request.window) +
@@ -203,19 +231,27 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         input.window = request.window;
         input.expected_events = recording_events;
         input.bounds = bounds.events;
-        if (request.files_private)
+        if (request.files_private && !request.rerun.empty()) {
             input.window_command =
-                "This run's files were not kept: for every event of a window, run it again as "
-                "memusage --html=FILE --data=run.dat --sites-file=run.sites --events=run.events "
-                "PROGRAM, then memusagestat --html=window.html --html-window=START..END run.dat "
-                "--sites=run.sites --events=run.events.";
-        else
+                "This run's files were not kept: for every event of a window, run it again "
+                "keeping them, " +
+                request.rerun + ", then " +
+                window_command(request.rerun_data, request.rerun_sites, request.rerun_events,
+                               request.rerun_summary) +
+                ".";
+        } else if (request.files_private) {
             input.window_command =
-                "For every event of a window: memusagestat --html=window.html "
-                "--html-window=START..END" +
-                (with_data ? " " + request.data_path : std::string()) +
-                (with_sites ? " --sites=" + request.sites_path : std::string()) +
-                " --events=" + request.events_path + ".";
+                "This run's files were not kept: for every event of a window, run it again with "
+                "memusage --keep=DIR --html=FILE, then memusagestat --html-window as the "
+                "notice of that report says.";
+        } else {
+            input.window_command =
+                "For every event of a window: " +
+                window_command(with_data ? request.data_path : "",
+                               with_sites ? request.sites_path : "", request.events_path,
+                               with_summary ? request.summary_path : "") +
+                ".";
+        }
         if (sites && reader.has_sites()) {
             ReportSites* shown = &*sites;
             input.site_of = [shown](uint32_t id) { return shown->index_of(id); };

@@ -20,9 +20,15 @@ struct HtmlReportRequest {
     std::string command;                                           // "" when unknown
     std::optional<TimeWindow> window;
     // The files are temporaries, gone once the report is written (a plain memusage --html):
-    // a window's report then needs the program run again with its files kept.
+    // a window's report then needs the program run again with its files kept, by `rerun`
+    // (a shell command), which keeps them at the `rerun_*` paths.
     bool files_private = false;
+    std::string rerun, rerun_data, rerun_sites, rerun_events, rerun_summary;
 };
+
+// `word` as one word for a POSIX shell: as it is when it needs no quoting, else in single
+// quotes.
+std::string shell_word(const std::string& word);
 
 struct ReportBounds {
     size_t timeline = kTimelineBound;

@@ -145,6 +145,39 @@ TEST(HtmlReport, ItsSitesHaveTheCollectorsTemporaryBlocks) {
     }
 }
 
+// --keep keeps every file a window's report needs, the summary's included; that report,
+// written by memusagestat from them, carries the run's summary and its command line.
+TEST(HtmlReport, AWindowsReportFromKeptFilesCarriesTheRunsSummary) {
+    Scratch scratch;
+    const std::string program = fixture("sites_fixture_c");
+    Outcome run = run_memusage({"--color=never", "--html=" + scratch / "report.html",
+                                "--keep=" + scratch / "kept", program, library("debug")},
+                               scratch.path());
+    ASSERT_TRUE(run.exited_zero()) << run.err;
+    const nlohmann::json data = report_data(scratch / "report.html");
+    const std::string kept = scratch / "kept";
+    Outcome window = collector_test::run(
+        {collector_test::kOurMemusagestat, "--html=" + scratch / "window.html",
+         "--html-window=0s..", kept + "/run.dat", "--sites=" + kept + "/run.sites",
+         "--events=" + kept + "/run.events", "--summary=" + kept + "/run.summary"},
+        {}, "");
+    ASSERT_TRUE(window.exited_zero()) << window.err;
+    const nlohmann::json from_files = report_data(scratch / "window.html");
+    EXPECT_FALSE(from_files["summary"]["rows"].empty());
+    EXPECT_EQ(from_files["summary"], data["summary"]);
+    EXPECT_EQ(from_files["run"]["command"], program + " " + library("debug"));
+    EXPECT_EQ(from_files["run"]["command"], data["run"]["command"]);
+
+    // With --events alone the others are kept beside the recording.
+    Outcome beside = run_memusage({"--html=" + scratch / "beside.html",
+                                   "--events=" + scratch / "run.events", program, library("debug")},
+                                  scratch.path());
+    ASSERT_TRUE(beside.exited_zero()) << beside.err;
+    for (const char* suffix : {".dat", ".sites", ".summary"})
+        EXPECT_TRUE(std::filesystem::exists(scratch / ("run.events" + std::string(suffix))))
+            << suffix;
+}
+
 TEST(HtmlReport, BadInputIsRefusedWithAMessage) {
     Scratch scratch;
     const std::string stat = collector_test::kOurMemusagestat;

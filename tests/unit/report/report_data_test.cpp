@@ -120,11 +120,30 @@ TEST(ReportData, TheThinnedNoticeNamesACommandThatWorksForTheRun) {
     EXPECT_NE(kept_notes.find("--html-window=START..END --events=" + request.events_path),
               std::string::npos)
         << kept_notes;
+    // Temporaries: the run again as the driver gives it, keeping its files, then the window.
     request.files_private = true;
+    request.rerun = "memusage --keep=memusage-run --html=r.html ./prog";
+    request.rerun_data = "memusage-run/run.dat";
+    request.rerun_sites = "memusage-run/run.sites";
+    request.rerun_events = "memusage-run/run.events";
+    request.rerun_summary = "memusage-run/run.summary";
     ASSERT_EQ(build(request, gone), "");
     const std::string gone_notes = gone["run"]["notes"].dump();
     EXPECT_NE(gone_notes.find("were not kept"), std::string::npos) << gone_notes;
-    EXPECT_NE(gone_notes.find("memusage --html=FILE --data=run.dat"), std::string::npos);
+    EXPECT_NE(gone_notes.find("memusage --keep=memusage-run --html=r.html ./prog, then "
+                              "memusagestat --html=window.html --html-window=START..END "
+                              "memusage-run/run.dat --sites=memusage-run/run.sites "
+                              "--events=memusage-run/run.events "
+                              "--summary=memusage-run/run.summary."),
+              std::string::npos)
+        << gone_notes;
+}
+
+TEST(ReportData, AShellWordIsQuotedOnlyWhenItMustBe) {
+    EXPECT_EQ(shell_word("/tmp/run.events"), "/tmp/run.events");
+    EXPECT_EQ(shell_word("my run.events"), "'my run.events'");
+    EXPECT_EQ(shell_word("it's"), "'it'\\''s'");
+    EXPECT_EQ(shell_word(""), "''");
 }
 
 TEST(ReportData, AWindowAfterTheRunIsRefusedWithTheRunsLength) {

@@ -4,6 +4,7 @@
 #include <memusage/summary_format.h>
 
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "report/report_summary.h"
@@ -58,6 +59,32 @@ TEST(SummaryFile, ReadsBackTheStatsAndTheClock) {
 }
 
 // Every field is 64 bits wide on every machine: a 32-bit board's file reads as it is.
+// Version 2 carries the command line after the figures, each word ended by a NUL.
+TEST(SummaryFile, ReadsBackTheCommandLine) {
+    RunSummary summary;
+    auto bytes = summary_file(some_stats(), format::kCommand);
+    for (char c : std::string_view("./prog\0--words\0"
+                                   "200\0",
+                                   19))
+        bytes.push_back(static_cast<std::byte>(c));
+    ASSERT_EQ(parse_summary(bytes, summary), "");
+    EXPECT_EQ(summary.command, "./prog --words 200");
+    EXPECT_EQ(summary.stats.heap_peak, some_stats().heap_peak);
+    // Without its last NUL, the command line was cut: damage.
+    bytes.pop_back();
+    EXPECT_NE(parse_summary(bytes, summary).find("command line"), std::string::npos);
+}
+
+TEST(SummaryFile, AVersionOneFileReadsWithoutACommandAndNothingMayFollowItsFigures) {
+    RunSummary summary;
+    auto bytes = summary_file(some_stats());
+    reinterpret_cast<format::FileHeader*>(bytes.data())->version = 1;
+    ASSERT_EQ(parse_summary(bytes, summary), "");
+    EXPECT_EQ(summary.command, "");
+    bytes.push_back(std::byte{0});
+    EXPECT_NE(parse_summary(bytes, summary).find("after its figures"), std::string::npos);
+}
+
 TEST(SummaryFile, AThirtyTwoBitBoardsFileReads) {
     RunSummary summary;
     auto bytes = summary_file(some_stats());
