@@ -89,6 +89,8 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
         // writer set them by chance.
         header.flags &= ~(format::kNoAllocationSites | format::kStackPeaksDropped);
     }
+    // No writer before version 6 set these.
+    if (header.version < 6) header.flags &= ~(format::kHasGrownAt | format::kGrownAtTableFull);
     format::FileTrailer trailer;
     std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
     if (std::memcmp(trailer.magic, format::kTrailerMagic, sizeof trailer.magic) != 0 ||
@@ -216,6 +218,23 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
                 {record.site_id, record.bytes, record.address});
         }
         profile.knows_standard_streams = true;
+    }
+    if ((header.flags & format::kHasGrownAt) != 0) {
+        uint64_t count = 0;
+        if (cursor.left() < sizeof count) return kTruncated;
+        cursor.take(count);
+        if (count > format::kMaxGrownAtRecords ||
+            count > cursor.left() / sizeof(format::GrownAtRecord))
+            return kTruncated;
+        for (uint64_t i = 0; i < count; ++i) {
+            format::GrownAtRecord record;
+            cursor.take(record);
+            profile.grown.push_back({record.site_id, record.grown_at, record.bytes_at_peak,
+                                     record.blocks_at_peak, record.bytes_at_exit,
+                                     record.blocks_at_exit});
+        }
+        profile.knows_grown_at = true;
+        profile.grown_at_table_full = (header.flags & format::kGrownAtTableFull) != 0;
     }
     if (cursor.left() != 0) return kTruncated;
     return {};
