@@ -85,12 +85,10 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     }
     if (header.version < 3) {  // no stack peaks: the field was reserved
         header.stack_peak_count = 0;
-        // kHasSiteExtras and kHasStandardStreamBuffers stand alone, whatever the version: no
-        // writer set them by chance.
+        // kHasSiteExtras, kHasStandardStreamBuffers and kHasGrownAt stand alone, whatever the
+        // version: no writer set them by chance.
         header.flags &= ~(format::kNoAllocationSites | format::kStackPeaksDropped);
     }
-    // No writer before version 6 set these.
-    if (header.version < 6) header.flags &= ~(format::kHasGrownAt | format::kGrownAtTableFull);
     format::FileTrailer trailer;
     std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
     if (std::memcmp(trailer.magic, format::kTrailerMagic, sizeof trailer.magic) != 0 ||
