@@ -563,7 +563,13 @@ function LeaksView(data, section) {
       leaking.map((i) => [i, data.sites[i]]),
       "",
       (s) =>
-        F.count(s.leaked, "byte", "bytes") + " in " + F.count(s.leaked_blocks, "block", "blocks"),
+        F.count(s.leaked, "byte", "bytes") +
+        " in " +
+        F.count(s.leaked_blocks, "block", "blocks") +
+        (s.grown || [])
+          .filter((g) => g.leaked > 0)
+          .map((g) => ", grown at " + g.where)
+          .join(""),
     ),
   );
 }

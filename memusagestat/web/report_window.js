@@ -108,6 +108,36 @@ class ReportData {
           " ... (the stack was cut here)",
         ),
       );
+    // Where its blocks grew: a realloc elsewhere made them larger (memusage --sites says
+    // "grown at" likewise).
+    for (const grown of record.grown || []) {
+      const held = [];
+      if (grown.peak > 0)
+        held.push(
+          F.count(grown.peak, "byte", "bytes") +
+            " in " +
+            F.count(grown.peak_blocks, "block", "blocks") +
+            " at the peak",
+        );
+      if (grown.leaked > 0)
+        held.push(
+          F.count(grown.leaked, "byte", "bytes") +
+            " in " +
+            F.count(grown.leaked_blocks, "block", "blocks") +
+            " at exit",
+        );
+      if (!held.length) continue;
+      list.append(
+        F.element(
+          "li",
+          { className: "frame grown" },
+          F.element("span", { className: "word" }, "grown at"),
+          " ",
+          F.element("span", { className: "grown-at" }, grown.where),
+          ": " + held.join(", "),
+        ),
+      );
+    }
     return list;
   }
 

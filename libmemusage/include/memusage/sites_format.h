@@ -9,6 +9,7 @@
 //                        outer x StackPeakOuterFrame (version 5) }                  (version 3)
 //   site_count x SiteExtraRecord, in the sites' order             (when flags has kHasSiteExtras)
 //   u64 count, count x StreamBufferRecord          (when flags has kHasStandardStreamBuffers)
+//   u64 count, count x GrownAtRecord                 (version 6, when flags has kHasGrownAt)
 //   FileTrailer
 //
 // The header's magic is written last, so a run killed while writing leaves a file that
@@ -35,7 +36,12 @@ inline constexpr char kTrailerMagic[8] = {'M', 'U', 'S', 'I', 'T', 'E', 'N', 'D'
 // 5: a stack peak deeper than kMaxStackPeakDepth frames carries the frames beyond them,
 // folded by instruction (StackPeakOuterFrame), so that what they held is known by function;
 // a reader of version 4 refuses them by the version.
-inline constexpr uint32_t kVersion = 5;
+// 6: where blocks grew (kHasGrownAt): after the standard streams' buffers, the blocks still
+// held at exit and at the peak by each pair of a site and the stack of the realloc that
+// last grew them (GrownAtRecord); those stacks are sites of the file, with or without
+// figures of their own. A reader of version 5 refuses them by the version; versions 1 to 5
+// read as without.
+inline constexpr uint32_t kVersion = 6;
 
 // The deepest stack kept: frames beyond it (towards main) are dropped.
 inline constexpr uint32_t kMaxDepth = 64;
@@ -71,6 +77,11 @@ inline constexpr uint32_t kHasSiteExtras = 32;
 inline constexpr uint32_t kHasStandardStreamBuffers = 64;
 // Version 4 on: the header ends with heap_at_exit (header_bytes says it is there too).
 inline constexpr uint32_t kHasHeapAtExit = 128;
+// Version 6 on: the GrownAtRecords follow the standard streams' buffers.
+inline constexpr uint32_t kHasGrownAt = 256;
+// Version 6 on: the collector's table of GrownAtRecords filled up: some grown blocks are
+// counted at their site but in no record.
+inline constexpr uint32_t kGrownAtTableFull = 512;
 
 struct FileHeader {
     char magic[8];
@@ -144,6 +155,22 @@ struct StreamBufferRecord {
 };
 static_assert(sizeof(StreamBufferRecord) == 24);
 inline constexpr uint32_t kMaxStreamBuffers = 3;
+
+// Blocks of one site that a realloc made larger than they were, by the stack of the realloc
+// that did so last (version 6 on). Its figures are a share of the site's own: what those
+// blocks held when the heap was at heap_peak (as SiteRecord::bytes_at_peak), and at exit
+// (of the site's bytes_allocated - bytes_freed). Only pairs with blocks held at one of the
+// two moments are written.
+struct GrownAtRecord {
+    uint32_t site_id;   // SiteRecord::id of the blocks' site
+    uint32_t grown_at;  // SiteRecord::id of the realloc's stack
+    uint64_t bytes_at_peak;
+    uint64_t blocks_at_peak;
+    uint64_t bytes_at_exit;
+    uint64_t blocks_at_exit;
+};
+static_assert(sizeof(GrownAtRecord) == 40);
+inline constexpr uint64_t kMaxGrownAtRecords = uint64_t{1} << 14;
 
 // Which stack a thread was on when its stack peak was captured (StackPeakRecord::stack).
 // A stack the collector does not know the base of (a coroutine's, makecontext's) is never

@@ -49,11 +49,18 @@ inline void* mark_plain(void* real, uint64_t size) {
     return header + 1;
 }
 
-// Allocation sites: a block's site id sits two words below its header. A plain block that
-// has one gets 16 more bytes in front (32 in all, so blocks stay 16-byte aligned); an
-// aligned block always has room there. Site 0 is no site.
+// Allocation sites: a block's site id sits two words below its header, in the slot's low
+// half; the high half holds the stack of the realloc that last grew it (0: none since it
+// was allocated). A plain block that has one gets 16 more bytes in front (32 in all, so
+// blocks stay 16-byte aligned); an aligned block always has room there. Site 0 is no site.
 inline constexpr size_t kSitedHeaderBytes = 32;
 inline uint64_t& site_slot(BlockHeader* header) { return reinterpret_cast<uint64_t*>(header)[-2]; }
+inline uint32_t grown_at_of(uint64_t slot) { return static_cast<uint32_t>(slot >> 32); }
+// A sited block grown by realloc: where (sites.h's stack id).
+inline void set_grown_at(void* user, uint32_t grown_at) {
+    uint64_t& slot = site_slot(header_of(user));
+    slot = uint64_t{grown_at} << 32 | static_cast<uint32_t>(slot);
+}
 
 inline void* mark_sited(void* real, uint64_t size, uint32_t site) {
     auto* header = reinterpret_cast<BlockHeader*>(static_cast<char*>(real) + kSitedHeaderBytes) - 1;
@@ -78,7 +85,8 @@ struct OurBlock {
     void* real;     // what the real allocator returned: what to free
     uint64_t size;  // what the program asked for
     bool aligned;
-    uint32_t site = 0;  // the allocation site, 0 for none
+    uint32_t site = 0;      // the allocation site, 0 for none
+    uint32_t grown_at = 0;  // the stack of the realloc that last grew it, 0 for none
 };
 
 // False for blocks that are not ours (allocated before we started, or by someone else),
@@ -90,13 +98,15 @@ inline bool find_block(void* user, OurBlock& block) {
         return true;
     }
     if (header->magic == magic_for(header, BlockKind::aligned)) {
+        const uint64_t slot = site_slot(header);
         block = OurBlock{reinterpret_cast<void**>(header)[-1], header->size, true,
-                         static_cast<uint32_t>(site_slot(header))};
+                         static_cast<uint32_t>(slot), grown_at_of(slot)};
         return true;
     }
     if (header->magic == magic_for(header, BlockKind::sited)) {
+        const uint64_t slot = site_slot(header);
         block = OurBlock{static_cast<char*>(user) - kSitedHeaderBytes, header->size, false,
-                         static_cast<uint32_t>(site_slot(header))};
+                         static_cast<uint32_t>(slot), grown_at_of(slot)};
         return true;
     }
     return false;

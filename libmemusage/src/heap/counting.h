@@ -180,6 +180,29 @@ class BasicCounting {
                          site_word(SiteChange::resize, new_tag));
     }
 
+    // A block of tag `tag`, last grown at `grown_at` (0: never), about to be resized from
+    // `old_size` to `new_size` bytes: the stack it will have grown at. A growth takes the
+    // calling stack (the realloc's); any other resize keeps what the block had. A block
+    // outside the sites (tag 0) has none: one the growth lets into the sample has the
+    // realloc's stack for its site already.
+    uint32_t grown_at(uint32_t tag, uint32_t grown_at, uint64_t old_size, uint64_t new_size) {
+        if (!sites_on() || tag == 0) return 0;
+        return new_size > old_size ? sites::capture_site() : grown_at;
+    }
+    // A block resized or freed: it leaves the pair of its site `old_tag` and the stack
+    // `old_grown_at` with its `old_size` bytes, and joins that of `new_tag` and
+    // `new_grown_at` with `new_size` (site_accounts.h, kRegrown). Seen only by the sites.
+    void regrown(uint32_t old_tag, uint32_t old_grown_at, uint64_t old_size, uint32_t new_tag,
+                 uint32_t new_grown_at, uint64_t new_size) {
+        if constexpr (kShort) return;
+        if (old_grown_at != 0 && old_tag != 0)
+            recorder_.record(log_, regrown_change(true, old_size), old_grown_at,
+                             site_word(SiteChange::resize, old_tag));
+        if (new_grown_at != 0 && new_tag != 0)
+            recorder_.record(log_, regrown_change(false, new_size), new_grown_at,
+                             site_word(SiteChange::resize, new_tag));
+    }
+
   private:
     // A freed block's site word: temporary when it is the thread's latest new block and the
     // thread made no other heap call since (heaptrack's "directly followed by its
@@ -282,6 +305,8 @@ struct Uncounted {
     void keep_site(uint32_t) {}
     uint32_t resized_site(uint32_t tag, uint64_t, uint64_t) { return tag; }
     void reweighed(uint32_t, uint32_t, uint64_t) {}
+    uint32_t grown_at(uint32_t, uint32_t, uint64_t, uint64_t) { return 0; }
+    void regrown(uint32_t, uint32_t, uint64_t, uint32_t, uint32_t, uint64_t) {}
     void unmap_requested() {}
     void unmapped(uint64_t, uint64_t) {}
     void remapped(uint64_t, uint64_t, bool, uint64_t, uint64_t) {}

@@ -139,6 +139,7 @@ __attribute__((always_inline)) inline void* reallocate(Counter counter, void* bl
     counter.keep_site(old.site);  // a resized block stays at the site that allocated it
     if (size == 0) {
         counter.realloc_call();
+        counter.regrown(old.site, old.grown_at, old.size, 0, 0, 0);
         counter.realloc_freed(old.size, block);
         detail::free_real(block, old);
         return nullptr;
@@ -148,6 +149,8 @@ __attribute__((always_inline)) inline void* reallocate(Counter counter, void* bl
     if (!counter.admit(Call::realloc, growth)) return nullptr;
     // Sampled sites: growth may change the block's weight, or let it into the sample.
     uint32_t tag = counter.resized_site(old.site, old.size, size);
+    // Where it grows: the realloc's own stack, taken before the real allocator's lock.
+    uint32_t grown_at = counter.grown_at(old.site, old.grown_at, old.size, size);
     void* resized = nullptr;
     bool moved = true;
     size_t total;
@@ -174,6 +177,8 @@ __attribute__((always_inline)) inline void* reallocate(Counter counter, void* bl
         counter.failed(Call::realloc);
     } else {
         counter.reweighed(old.site, tag, old.size);
+        if (grown_at != 0 && tag != 0) set_grown_at(resized, grown_at);
+        counter.regrown(old.site, old.grown_at, old.size, tag, grown_at, size);
         counter.keep_site(tag);
         counter.reallocated(old.size, size, moved, block, resized);
     }
@@ -218,6 +223,8 @@ __attribute__((always_inline)) inline void release(Counter counter, void* block)
     // the recording; recorded before the memory goes back, so that another thread that
     // gets it next is recorded after us.
     mark_freed(block, ours);
+    if (__builtin_expect(ours.grown_at != 0, 0))
+        counter.regrown(ours.site, ours.grown_at, ours.size, 0, 0, 0);
     counter.keep_site(ours.site);
     counter.freed(ours.size, block);
     original::free(ours.real);

@@ -47,7 +47,7 @@ struct EventStream {
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
         // A site's own event (site_accounts.h, kReweighed) is not the heap's.
         if (__builtin_expect(!kOnlyCounting && sites != nullptr, 0) &&
-            on_site_event(sites, site, heap_change, current)) {
+            on_site_event(sites, site, heap_change, current, stack)) {
             heap -= heap_change;
             return false;
         }
@@ -73,8 +73,9 @@ struct EventStream {
 
   private:
     __attribute__((noinline)) static bool on_site_event(SiteAccounts* accounts, uint32_t site,
-                                                        int64_t heap_change, uint64_t current) {
-        return accounts->on_event(site, heap_change, current);
+                                                        int64_t heap_change, uint64_t current,
+                                                        uint64_t stack) {
+        return accounts->on_event(site, heap_change, current, stack);
     }
 };
 

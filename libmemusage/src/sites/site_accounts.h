@@ -54,6 +54,32 @@ inline constexpr int64_t reweighed_change(uint32_t old_code, uint64_t bytes) {
            static_cast<int64_t>(bytes & kReweighedBytesMask);
 }
 
+// Where a block grew: a realloc that made a block larger than it was records the realloc's
+// stack (its id in the stack table) in the block's header, and the site figures keep, for
+// each pair of a block's site and the stack that last grew it, what the pair's blocks hold.
+// The pair learns of its blocks by events of its own, seen only by the site figures: this
+// flag in the heap change, with the bytes the block holds (kRegrownBytesMask), the stack
+// that grew it in the event's stack word, and the block's tag in the site word. kLeaving:
+// the block leaves the pair (resized again, or freed), else it joins it. Recorded before
+// the resize's or the free's own event.
+inline constexpr int64_t kRegrown = int64_t{1} << 62;
+inline constexpr int64_t kLeaving = int64_t{1} << 60;
+inline constexpr uint64_t kRegrownBytesMask = (uint64_t{1} << 60) - 1;
+inline constexpr int64_t regrown_change(bool leaving, uint64_t bytes) {
+    return kRegrown | (leaving ? kLeaving : 0) | static_cast<int64_t>(bytes & kRegrownBytesMask);
+}
+
+// A pair's figures (above): a site's blocks last grown by one stack.
+struct GrownFigures {
+    uint32_t site;      // the blocks' site (a stack id); 0: an empty entry
+    uint32_t grown_at;  // the stack of the realloc that last grew them
+    int64_t current;    // bytes held now
+    int64_t at_peak;    // bytes held at the peak, once the pair changed after it
+    int64_t current_blocks;
+    int64_t blocks_at_peak_;
+    uint64_t changed_at;  // the event that last changed `current`
+};
+
 struct SiteFigures {
     uint64_t blocks_allocated;
     uint64_t bytes_allocated;  // new blocks, plus the growth of resizes
@@ -66,6 +92,7 @@ struct SiteFigures {
     int64_t blocks_at_peak_;
     uint64_t temporary_blocks;  // of blocks_freed, those freed before their thread's next
     uint64_t temporary_bytes;   // allocation, and their bytes
+    uint64_t growths;           // realloc calls at this stack that grew a block (kRegrown)
 
     uint64_t bytes_at_peak(uint64_t peak_at) const {
         int64_t held = changed_at <= peak_at ? current : at_peak;
@@ -87,10 +114,15 @@ class SiteAccounts {
 
     // One event of the merged stream. `heap_after` is the global heap once it happened.
     // True for a site's own event (kReweighed), which the stream takes back from the heap.
-    bool on_event(uint32_t site_word, int64_t heap_change, uint64_t heap_after) {
+    // `stack`: the event's stack word, which a kRegrown event uses for the growing stack.
+    bool on_event(uint32_t site_word, int64_t heap_change, uint64_t heap_after,
+                  uint64_t stack = 0) {
         ++now_;
         if (__builtin_expect(heap_change >= kReweighed, 0)) {
-            reweigh(site_word, heap_change);
+            if (heap_change >= kRegrown)
+                regrow(site_word, heap_change, static_cast<uint32_t>(stack));
+            else
+                reweigh(site_word, heap_change);
             return true;
         }
         heap_at_end_ = heap_after;
@@ -121,7 +153,62 @@ class SiteAccounts {
 
     static constexpr uint32_t kWeightedShift = 10;
 
+    // The pairs' table (GrownFigures), kGrownPairs entries, empty ones with site 0; and
+    // whether a pair found no room (its blocks then say nothing of where they grew).
+    static constexpr uint32_t kGrownPairs = 1u << 14;
+    const GrownFigures* grown_pairs() const { return grown_; }
+    bool grown_pairs_full() const { return grown_full_; }
+    uint64_t bytes_at_peak(const GrownFigures& pair) const {
+        int64_t held = pair.changed_at <= peak_at_ ? pair.current : pair.at_peak;
+        return held > 0 ? static_cast<uint64_t>(held) : 0;
+    }
+    uint64_t blocks_at_peak(const GrownFigures& pair) const {
+        int64_t held = pair.changed_at <= peak_at_ ? pair.current_blocks : pair.blocks_at_peak_;
+        return held > 0 ? static_cast<uint64_t>(held) : 0;
+    }
+
   private:
+    // A kRegrown event: the block joins or leaves the pair of its site and `grown_at`. The
+    // pair is found by open addressing in a table reserved at start: nothing is allocated.
+    void regrow(uint32_t word, int64_t change, uint32_t grown_at) {
+        uint32_t id = stack_id_of(word);
+        if (id == 0 || id >= capacity_ || grown_at == 0 || grown_at >= capacity_ ||
+            grown_ == nullptr)
+            return;
+        const bool leaving = (change & kLeaving) != 0;
+        auto bytes = static_cast<int64_t>(static_cast<uint64_t>(change) & kRegrownBytesMask &
+                                          ~static_cast<uint64_t>(kLeaving));
+        GrownFigures* pair = find_pair(id, grown_at, !leaving);
+        if (pair == nullptr) return;
+        if (!leaving) ++sites_[grown_at].growths;
+        int64_t factor = factor_[weight_code_of(word)];
+        int64_t amount;
+        if (__builtin_mul_overflow(bytes, factor, &amount)) amount = INT64_MAX / 4;
+        if (pair->changed_at <= peak_at_) {
+            pair->at_peak = pair->current;
+            pair->blocks_at_peak_ = pair->current_blocks;
+        }
+        pair->current += leaving ? -amount : amount;
+        pair->current_blocks += leaving ? -factor : factor;
+        pair->changed_at = now_;
+    }
+    GrownFigures* find_pair(uint32_t site, uint32_t grown_at, bool add) {
+        uint32_t mask = kGrownPairs - 1;
+        uint32_t at = (site * 0x9e3779b1u ^ grown_at * 0x85ebca77u) & mask;
+        for (uint32_t probe = 0; probe < kGrownPairs; ++probe, at = (at + 1) & mask) {
+            GrownFigures& pair = grown_[at];
+            if (pair.site == site && pair.grown_at == grown_at) return &pair;
+            if (pair.site != 0) continue;
+            if (!add) return nullptr;
+            pair.site = site;
+            pair.grown_at = grown_at;
+            pair.changed_at = now_;
+            return &pair;
+        }
+        grown_full_ = true;
+        return nullptr;
+    }
+
     // A reweighed event: the block's bytes go from their old weight to their new one at its
     // site. What the site holds changes by the difference, booked as allocated when it grew
     // and as freed when it shrank, so that allocated - freed stays what the site holds.
@@ -188,6 +275,8 @@ class SiteAccounts {
     }
 
     SiteFigures* sites_ = nullptr;
+    GrownFigures* grown_ = nullptr;  // kGrownPairs entries
+    bool grown_full_ = false;
     uint32_t capacity_ = 0;
     uint64_t now_ = 0;      // events seen
     uint64_t peak_ = 0;     // the largest heap_after seen

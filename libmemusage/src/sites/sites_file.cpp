@@ -147,7 +147,7 @@ void for_each_written_site(const StackTable& stacks, const SiteAccounts& account
     if (limit > accounts.capacity()) limit = accounts.capacity();
     for (uint32_t id = StackTable::kTableFull; id < limit; ++id) {
         const SiteFigures& figures = accounts.site(id);
-        if (figures.blocks_allocated == 0 && figures.bytes_allocated == 0 &&
+        if (figures.blocks_allocated == 0 && figures.bytes_allocated == 0 && figures.growths == 0 &&
             id != also_without_figures)
             continue;
         write(id, figures);
@@ -198,6 +198,33 @@ void write_site_extras(BufferedWriter& out, const StackTable& stacks, const Site
                                               accounts.in_units(figures.temporary_bytes)};
             out.put(&record, sizeof record);
         });
+}
+
+// Where blocks grew (GrownAtRecord): each pair of a site and a growing stack whose blocks
+// were held at the peak or at exit, and sites both written.
+void write_grown_at(BufferedWriter& out, const SiteAccounts& accounts) {
+    const GrownFigures* pairs = accounts.grown_pairs();
+    uint64_t count = 0;
+    auto held = [](int64_t value) { return value > 0 ? static_cast<uint64_t>(value) : 0; };
+    auto written = [&](const GrownFigures& pair) {
+        return pair.site != 0 &&
+               (accounts.bytes_at_peak(pair) != 0 || accounts.blocks_at_peak(pair) != 0 ||
+                held(pair.current) != 0 || held(pair.current_blocks) != 0);
+    };
+    for (uint32_t i = 0; pairs != nullptr && i < SiteAccounts::kGrownPairs; ++i)
+        count += written(pairs[i]) ? 1 : 0;
+    out.put(&count, sizeof count);
+    for (uint32_t i = 0; pairs != nullptr && i < SiteAccounts::kGrownPairs; ++i) {
+        const GrownFigures& pair = pairs[i];
+        if (!written(pair)) continue;
+        format::GrownAtRecord record = {pair.site,
+                                        pair.grown_at,
+                                        accounts.in_units(accounts.bytes_at_peak(pair)),
+                                        accounts.in_units(accounts.blocks_at_peak(pair)),
+                                        accounts.in_units(held(pair.current)),
+                                        accounts.in_units(held(pair.current_blocks))};
+        out.put(&record, sizeof record);
+    }
 }
 
 // The threads' stack peaks (stack_peaks.h), times made nanoseconds since the start.
@@ -268,6 +295,7 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
     uint64_t buffers = stream_buffer_count;
     out.put(&buffers, sizeof buffers);
     if (buffers != 0) out.put(stream_buffers, buffers * sizeof *stream_buffers);
+    write_grown_at(out, accounts);
     format::FileTrailer trailer = {};
     memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
     trailer.file_bytes = out.position() + sizeof trailer;
@@ -283,7 +311,8 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.site_count = site_count;
         header.flags = flags | (stacks.overflowed() ? format::kStackTableFull : 0) |
                        format::kHasSiteExtras | format::kHasStandardStreamBuffers |
-                       format::kHasHeapAtExit;
+                       format::kHasHeapAtExit | format::kHasGrownAt |
+                       (accounts.grown_pairs_full() ? format::kGrownAtTableFull : 0);
         header.heap_at_exit = accounts.heap_at_end();
         header.max_depth = format::kMaxDepth;
         header.pid = static_cast<uint64_t>(getpid());

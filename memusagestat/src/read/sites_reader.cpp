@@ -85,8 +85,8 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     }
     if (header.version < 3) {  // no stack peaks: the field was reserved
         header.stack_peak_count = 0;
-        // kHasSiteExtras and kHasStandardStreamBuffers stand alone, whatever the version: no
-        // writer set them by chance.
+        // kHasSiteExtras, kHasStandardStreamBuffers and kHasGrownAt stand alone, whatever the
+        // version: no writer set them by chance.
         header.flags &= ~(format::kNoAllocationSites | format::kStackPeaksDropped);
     }
     format::FileTrailer trailer;
@@ -216,6 +216,23 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
                 {record.site_id, record.bytes, record.address});
         }
         profile.knows_standard_streams = true;
+    }
+    if ((header.flags & format::kHasGrownAt) != 0) {
+        uint64_t count = 0;
+        if (cursor.left() < sizeof count) return kTruncated;
+        cursor.take(count);
+        if (count > format::kMaxGrownAtRecords ||
+            count > cursor.left() / sizeof(format::GrownAtRecord))
+            return kTruncated;
+        for (uint64_t i = 0; i < count; ++i) {
+            format::GrownAtRecord record;
+            cursor.take(record);
+            profile.grown.push_back({record.site_id, record.grown_at, record.bytes_at_peak,
+                                     record.blocks_at_peak, record.bytes_at_exit,
+                                     record.blocks_at_exit});
+        }
+        profile.knows_grown_at = true;
+        profile.grown_at_table_full = (header.flags & format::kGrownAtTableFull) != 0;
     }
     if (cursor.left() != 0) return kTruncated;
     return {};

@@ -130,6 +130,17 @@ struct SitesProfile {
     // The heap's bytes at exit, exactly, when the file says (sites_format.h's kHasHeapAtExit).
     bool has_heap_at_exit = false;
     uint64_t heap_at_exit = 0;
+    // Where blocks grew (sites_format.h's GrownAtRecord, version 6 on): blocks of a site
+    // that a realloc made larger, by the stack (a site of `sites`) of the realloc that did
+    // so last; what they held at the peak and at exit, shares of their site's figures.
+    struct Grown {
+        uint32_t site_id = 0, grown_at = 0;
+        uint64_t bytes_at_peak = 0, blocks_at_peak = 0;
+        uint64_t bytes_at_exit = 0, blocks_at_exit = 0;
+    };
+    bool knows_grown_at = false;
+    bool grown_at_table_full = false;  // some grown blocks are in no record
+    std::vector<Grown> grown;
     std::vector<SitesModule> modules;
     std::vector<AllocationSite> sites;
     std::vector<StackPeak> stack_peaks;  // version 3 on; in no particular order

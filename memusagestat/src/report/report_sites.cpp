@@ -73,6 +73,14 @@ void ReportSites::write(FrameTable& table, nlohmann::json& sites, std::vector<st
             stack.push_back(at);
         }
         const AllocationSite program = site.program_figures();
+        nlohmann::json grown = nlohmann::json::array();
+        for (const ShownSite::Grown& g : site.grown)
+            grown.push_back(
+                {{"where", g.where},
+                 {"peak", g.bytes_at_peak},
+                 {"peak_blocks", g.blocks_at_peak},
+                 {"leaked", std::min(g.bytes_at_exit, program.bytes_leaked())},
+                 {"leaked_blocks", std::min(g.blocks_at_exit, program.blocks_leaked())}});
         sites.push_back({{"id", site.figures.id},
                          {"via", site.via.empty() ? nlohmann::json() : nlohmann::json(site.via)},
                          {"frames", std::move(stack)},
@@ -85,7 +93,8 @@ void ReportSites::write(FrameTable& table, nlohmann::json& sites, std::vector<st
                          {"leaked", program.bytes_leaked()},
                          {"leaked_blocks", program.blocks_leaked()},
                          {"kept_by_runtime", site.kept_by_runtime.bytes_leaked()},
-                         {"temporary", temporary_[index]}});
+                         {"temporary", temporary_[index]},
+                         {"grown", std::move(grown)}});
     }
     if (kept_.size() < shown_.size())
         notes.push_back("The report holds " + std::to_string(kept_.size()) + " of the run's " +

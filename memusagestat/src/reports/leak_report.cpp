@@ -38,11 +38,13 @@ LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>
                    : std::string();
     };
     auto write_leaks = [&] {
-        for (size_t i = 0; i < leaks.size() && i < top; ++i)
+        for (size_t i = 0; i < leaks.size() && i < top; ++i) {
             write_entry(out, i + 1,
                         plural(leaks[i].figures.bytes_leaked(), "byte", "bytes") + " in " +
                             plural(leaks[i].figures.blocks_leaked(), "block", "blocks"),
                         *leaks[i].site);
+            write_grown_at(out, *leaks[i].site, true, leaks[i].figures.bytes_leaked());
+        }
     };
     // Sampled sites: what the heap held at exit is known exactly, whatever the sample caught.
     // The verdict and the headline come from it; the sites' estimates are beside it.

@@ -60,6 +60,10 @@ std::string long_lived_report(const SitesProfile& profile, const std::vector<Sho
                                             static_cast<double>(life.long_lived_blocks)) +
                             ", longest " + format_duration(life.long_lived_longest),
                         sites[i]);
+            // Of those never freed, where the site's blocks still held at exit grew (the
+            // sites file knows the blocks held at exit, not each one's lifetime).
+            if (kept != 0)
+                write_grown_at(out, sites[i], true, UINT64_MAX, " still allocated at exit");
         }
     }
     out += kept_by_runtime_line(lifetimes.kept_long_lived_bytes, lifetimes.kept_long_lived_blocks);

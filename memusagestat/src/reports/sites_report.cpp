@@ -25,6 +25,8 @@ struct Ranking {
     // A ranking of leaks: what the runtimes keep until exit is left out of it (as in the
     // leak report) and totalled on one line after it.
     bool of_leaks = false;
+    // Where its blocks grew (ShownSite::grown), at the peak or at exit, after each entry.
+    enum class Grown { none, at_peak, at_exit } grown = Grown::none;
 };
 
 void write_ranking(std::string& out, const Ranking& ranking, const std::vector<ShownSite>& sites,
@@ -50,8 +52,12 @@ void write_ranking(std::string& out, const Ranking& ranking, const std::vector<S
         out += " (top " + std::to_string(top) + " of " + std::to_string(ranked.size()) + ")";
     out += ":\n";
     if (ranked.empty()) out += "   none\n";
-    for (size_t i = 0; i < ranked.size() && i < top; ++i)
+    for (size_t i = 0; i < ranked.size() && i < top; ++i) {
         write_entry(out, i + 1, ranking.figures(ranked[i].figures), *ranked[i].site);
+        if (ranking.grown != Ranking::Grown::none)
+            write_grown_at(out, *ranked[i].site, ranking.grown == Ranking::Grown::at_exit,
+                           ranking.value(ranked[i].figures));
+    }
     out += kept_by_runtime_line(kept.bytes_leaked(), kept.blocks_leaked());
 }
 
@@ -117,7 +123,8 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
         {"Bytes held at the heap peak", [](const AllocationSite& s) { return s.bytes_at_peak; },
          [peak](const AllocationSite& s) {
              return plural(s.bytes_at_peak, "byte", "bytes") + percent_of(s.bytes_at_peak, peak);
-         }},
+         },
+         false, Ranking::Grown::at_peak},
         sites, options.top);
     if (options.leaks_apart)
         out += "\nBytes still allocated at exit (leaks): in the leak report below\n";
@@ -129,7 +136,7 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
                            return plural(s.bytes_leaked(), "byte", "bytes") + " in " +
                                   plural(s.blocks_leaked(), "block", "blocks");
                        },
-                       true},
+                       true, Ranking::Grown::at_exit},
                       sites, options.top);
     write_ranking(out,
                   {"Bytes allocated", [](const AllocationSite& s) { return s.bytes_allocated; },

@@ -1,5 +1,8 @@
 #include "sites/definitions.h"
 
+#include <algorithm>
+#include <map>
+
 namespace memusagestat {
 namespace {
 
@@ -86,6 +89,57 @@ Amount allocated(const ShownSite& site) {
 
 Amount temporary(const ShownSite& site) {
     return {site.figures.temporary_bytes, site.figures.temporary_blocks};
+}
+
+void add_grown_at(std::vector<ShownSite>& sites, const SitesProfile& profile,
+                  Symbolizer& symbolizer) {
+    if (profile.grown.empty()) return;
+    std::map<uint32_t, size_t> site_of;  // raw site id -> shown site
+    for (size_t i = 0; i < sites.size(); ++i)
+        for (uint32_t id : sites[i].ids) site_of.emplace(id, i);
+    std::map<uint32_t, const AllocationSite*> raw;
+    for (const AllocationSite& site : profile.sites) raw.emplace(site.id, &site);
+    // Each growing stack folded once: its name, and its shown stack to compare with sites'.
+    struct Grower {
+        std::string where;
+        std::vector<std::string> lines;
+        std::string via;
+    };
+    std::map<uint32_t, Grower> growers;
+    for (const SitesProfile::Grown& pair : profile.grown) {
+        auto into = site_of.find(pair.site_id);
+        auto stack = raw.find(pair.grown_at);
+        if (into == site_of.end() || stack == raw.end()) continue;
+        auto [grower, fresh] = growers.try_emplace(pair.grown_at);
+        if (fresh) {
+            const ShownSite folded = shown_stack(*stack->second, profile, symbolizer);
+            grower->second.lines = folded.lines;
+            grower->second.via = folded.via;
+            grower->second.where =
+                folded.frames.empty() ? folded.lines.front() : describe(folded.frames.front());
+            if (!folded.via.empty()) grower->second.where += " via " + folded.via;
+        }
+        ShownSite& site = sites[into->second];
+        if (grower->second.lines == site.lines && grower->second.via == site.via) continue;
+        auto same = std::find_if(
+            site.grown.begin(), site.grown.end(),
+            [&](const ShownSite::Grown& g) { return g.where == grower->second.where; });
+        if (same == site.grown.end()) {
+            site.grown.push_back({grower->second.where});
+            same = site.grown.end() - 1;
+        }
+        same->bytes_at_peak += pair.bytes_at_peak;
+        same->blocks_at_peak += pair.blocks_at_peak;
+        same->bytes_at_exit += pair.bytes_at_exit;
+        same->blocks_at_exit += pair.blocks_at_exit;
+    }
+    for (ShownSite& site : sites)
+        std::stable_sort(site.grown.begin(), site.grown.end(),
+                         [](const ShownSite::Grown& a, const ShownSite::Grown& b) {
+                             if (a.bytes_at_exit != b.bytes_at_exit)
+                                 return a.bytes_at_exit > b.bytes_at_exit;
+                             return a.bytes_at_peak > b.bytes_at_peak;
+                         });
 }
 
 namespace {

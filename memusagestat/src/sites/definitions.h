@@ -13,6 +13,9 @@
 //   by TemporaryRule below.
 // - Long-lived: a block that lived longer than the threshold: freed later than that, or
 //   never freed and allocated longer than that before the end.
+// - Where a block grew: the stack of the realloc that last made it larger, when that is not
+//   the stack that allocated it (add_grown_at). The block stays at its site in every figure;
+//   the reports name the growing realloc beside it ("grown at").
 // - A site's identity across runs (site_identity): its call path of functions, each with
 //   its module's name and the call's line counted from its function's first line.
 #pragma once
@@ -99,6 +102,15 @@ class TemporaryRule {
   private:
     std::unordered_map<uint32_t, uint64_t> latest_;  // address + 1; 0: none
 };
+
+// Where a site's blocks grew: for each shown site, from the profile's pairs of a site and a
+// growing stack (SitesProfile::grown), the growing realloc named by the innermost frame of
+// its folded stack (describe(), with "via" the wrapper it called realloc through), the
+// pairs of the site's raw sites added up by that name, largest at exit first. A realloc
+// whose folded stack is the site's own (a buffer grown by the call that allocated it,
+// realloc(NULL) first) is no other place: it is left out. Sets ShownSite::grown.
+void add_grown_at(std::vector<ShownSite>& sites, const SitesProfile& profile,
+                  Symbolizer& symbolizer);
 
 // A site as another run of the same program names it: for each frame, its module's file
 // name, its function and the call's line counted from the function's first line (so lines

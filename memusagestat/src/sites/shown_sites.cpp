@@ -152,6 +152,19 @@ void write_entry(std::string& out, size_t rank, const std::string& figures, cons
         out += "       by ... (the stack was cut at " + std::to_string(site.cut_at) + " frames)\n";
 }
 
+void write_grown_at(std::string& out, const ShownSite& site, bool at_exit, uint64_t most,
+                    const char* after) {
+    for (const ShownSite::Grown& grown : site.grown) {
+        uint64_t bytes = at_exit ? grown.bytes_at_exit : grown.bytes_at_peak;
+        const uint64_t blocks = at_exit ? grown.blocks_at_exit : grown.blocks_at_peak;
+        if (bytes == 0 && blocks == 0) continue;
+        if (bytes > most) bytes = most;
+        most -= bytes;
+        out += "       grown at " + grown.where + ": " + plural(bytes, "byte", "bytes") + " in " +
+               plural(blocks, "block", "blocks") + after + "\n";
+    }
+}
+
 std::string profile_notes(const SitesProfile& profile, const Symbolizer& symbolizer) {
     std::vector<std::string> notes = symbolizer.notes();
     if (profile.ended_by_crash)
@@ -169,6 +182,13 @@ std::string profile_notes(const SitesProfile& profile, const Symbolizer& symboli
 
 ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
                      Symbolizer& symbolizer) {
+    std::vector<ShownSite> one = {shown_stack(site, profile, symbolizer)};
+    add_grown_at(one, profile, symbolizer);
+    return std::move(one.front());
+}
+
+ShownSite shown_stack(const AllocationSite& site, const SitesProfile& profile,
+                      Symbolizer& symbolizer) {
     FoldedStack folded = folded_stack(site, profile, symbolizer);
     ShownSite shown;
     shown.frames = std::move(folded.frames);
@@ -207,6 +227,7 @@ std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symb
         add_figures(into.kept_by_runtime, folded.kept);
         if (folded.kept_whole) into.kept_ids.push_back(site.id);
     }
+    add_grown_at(shown, profile, symbolizer);
     return shown;
 }
 

@@ -26,6 +26,14 @@ struct ShownSite {
     std::vector<uint32_t> kept_ids;
     // The stack was cut at this many frames, its outer callers not recorded; 0: whole.
     uint32_t cut_at = 0;
+    // Where its blocks grew (definitions.h's grown_at), largest at exit first: blocks a
+    // realloc elsewhere made larger, by where that realloc was. Empty when none did.
+    struct Grown {
+        std::string where;  // "function (file:line)", as describe() names a frame
+        uint64_t bytes_at_peak = 0, blocks_at_peak = 0;
+        uint64_t bytes_at_exit = 0, blocks_at_exit = 0;
+    };
+    std::vector<Grown> grown;
 
     // `figures` less `kept_by_runtime`: what the program allocated here for itself.
     AllocationSite program_figures() const;
@@ -49,6 +57,9 @@ std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symb
 // One raw site alone, folded.
 ShownSite shown_site(const AllocationSite& site, const SitesProfile& profile,
                      Symbolizer& symbolizer);
+// The same without where its blocks grew (ShownSite::grown).
+ShownSite shown_stack(const AllocationSite& site, const SitesProfile& profile,
+                      Symbolizer& symbolizer);
 
 // Adds one site's figures to another's.
 void add_figures(AllocationSite& into, const AllocationSite& site);
@@ -66,6 +77,13 @@ std::string kept_by_runtime_line(uint64_t bytes, uint64_t blocks);
 // how many frames are left out.
 inline constexpr size_t kShownStackLines = 24;
 void write_entry(std::string& out, size_t rank, const std::string& figures, const ShownSite& site);
+
+// After an entry, where its blocks grew (ShownSite::grown), one line each: "grown at
+// WHERE: N bytes in M blocks", of the blocks held at the heap peak (`at_exit` false) or
+// at exit, at most `most` bytes in all (an entry of the program's own leaks).
+// `after`: what follows the figures ("" or, say, " still allocated at exit").
+void write_grown_at(std::string& out, const ShownSite& site, bool at_exit,
+                    uint64_t most = UINT64_MAX, const char* after = "");
 
 // What the reader of any report of this profile must know: modules that could not be read,
 // a run that crashed, a stack table that filled up, no unwinder. "Note: ..." lines, after

@@ -4,7 +4,7 @@
 // peak snapshot, the folded stacks and the HTML report's sites; the leaks of --leaks, pprof's
 // leaked_space, DHAT's bytes at exit, --diff against a run that allocates nothing and the
 // HTML report's sites; the temporary blocks of --sites and pprof's temporary_*. On the
-// example README profiles, a small C++ program and python3.
+// example README profiles, a small C++ program, sqlite3 and python3.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -188,6 +188,21 @@ TEST(CrossOutput, TheExampleProgram) { every_output_agrees({EXAMPLE_PROGRAM}); }
 TEST(CrossOutput, ACxxProgram) {
     Scratch scratch;
     every_output_agrees({fixture("sites_fixture_cross_outputs"), scratch / "log.txt"});
+}
+
+// sqlite3 builds, indexes, updates and queries a table in memory: its page cache and
+// statements' blocks grow by realloc, its leaks at exit are the runtime's and its own.
+TEST(CrossOutput, Sqlite3) {
+    every_output_agrees(
+        {"/usr/bin/sqlite3", ":memory:",
+         "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, value REAL);"
+         "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000)"
+         " INSERT INTO t SELECT x, 'name' || x, x * 1.5 FROM c;"
+         "CREATE INDEX t_name ON t(name);"
+         "SELECT count(*), sum(value) FROM t WHERE name LIKE 'name1%';"
+         "UPDATE t SET name = name || '-x' WHERE id % 3 = 0;"
+         "DELETE FROM t WHERE id % 5 = 0;"
+         "SELECT count(*) FROM t;"});
 }
 
 TEST(CrossOutput, Python) {

@@ -44,6 +44,7 @@ Outcome run_memusage(const std::vector<std::string>& arguments, const std::strin
 std::string Entry::text() const {
     std::string all = section + "\n" + header + "\n";
     for (const std::string& line : stack) all += line + "\n";
+    for (const std::string& line : grown) all += line + "\n";
     return all;
 }
 
@@ -56,9 +57,11 @@ std::vector<Entry> entries_of(const std::string& report) {
         if (line.starts_with("Bytes ") || line.starts_with("Temporary blocks (freed before the ")) {
             section = line;
         } else if (trimmed.starts_with("#") && !section.empty()) {
-            entries.push_back(Entry{section, trimmed, {}});
+            entries.push_back(Entry{section, trimmed, {}, {}});
         } else if ((trimmed.starts_with("at ") || trimmed.starts_with("by ")) && !entries.empty()) {
             entries.back().stack.push_back(trimmed);
+        } else if (trimmed.starts_with("grown at ") && !entries.empty()) {
+            entries.back().grown.push_back(trimmed);
         } else if (line.empty() || line.starts_with("Note:")) {
             section = line.empty() ? section : std::string();
         }

@@ -34,6 +34,7 @@ struct Entry {
     std::string section;             // the ranking's title line
     std::string header;              // "#1 1000 bytes in 1 block"
     std::vector<std::string> stack;  // "at ..." then "by ..." lines, trimmed
+    std::vector<std::string> grown;  // "grown at ..." lines after the stack, trimmed
     std::string text() const;        // all of it, for failure messages
 };
 std::vector<Entry> entries_of(const std::string& report);

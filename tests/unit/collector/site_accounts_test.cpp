@@ -149,3 +149,84 @@ TEST(SiteAccounts, AgreesWithABruteForceReplay) {
 
 }  // namespace
 }  // namespace memusage
+
+namespace memusage {
+namespace {
+
+// Where blocks grew (kRegrown): the pairs of a site and a growing stack hold what their
+// blocks hold, at the peak and now, and leave the sites' own figures and the heap alone.
+struct GrowingAccounts : Accounts {
+    using Accounts::Accounts;
+    // A kRegrown event of a block of `site`, grown at `grown_at`.
+    bool regrown(uint32_t site, uint32_t grown_at, bool leaving, uint64_t bytes) {
+        return on_event(site_word(SiteChange::resize, site), regrown_change(leaving, bytes),
+                        heap_ > 0 ? static_cast<uint64_t>(heap_) : 0, grown_at);
+    }
+    const GrownFigures* pair(uint32_t site, uint32_t grown_at) const {
+        for (uint32_t i = 0; i < kGrownPairs; ++i)
+            if (grown_pairs()[i].site == site && grown_pairs()[i].grown_at == grown_at)
+                return &grown_pairs()[i];
+        return nullptr;
+    }
+};
+
+TEST(SiteAccounts, GrownBlocksAreCountedByWhereTheyGrew) {
+    GrowingAccounts accounts(8);
+    ASSERT_TRUE(accounts.ready_);
+    accounts.event(SiteChange::new_block, 2, 100);
+    // realloc at stack 5 grows it to 1000: the pair's event, then the resize's.
+    EXPECT_TRUE(accounts.regrown(2, 5, false, 1000));
+    accounts.event(SiteChange::resize, 2, 900);  // the peak: 1000
+    accounts.event(SiteChange::new_block, 3, 10);
+    accounts.event(SiteChange::freed, 3, -10);
+    // Grown again at stack 6, to 2000, then freed: it leaves each pair as it goes.
+    EXPECT_TRUE(accounts.regrown(2, 5, true, 1000));
+    EXPECT_TRUE(accounts.regrown(2, 6, false, 2000));
+    accounts.event(SiteChange::resize, 2, 1000);   // 2000
+    accounts.event(SiteChange::new_block, 2, 50);  // the peak: 2050
+    EXPECT_TRUE(accounts.regrown(2, 6, true, 2000));
+    accounts.event(SiteChange::freed, 2, -2000);
+    // A second block grown at 5 and kept to the end.
+    EXPECT_TRUE(accounts.regrown(2, 5, false, 70));
+    accounts.event(SiteChange::resize, 2, 20);
+
+    EXPECT_EQ(accounts.heap_peak(), 2050u);
+    const GrownFigures* at_5 = accounts.pair(2, 5);
+    const GrownFigures* at_6 = accounts.pair(2, 6);
+    ASSERT_NE(at_5, nullptr);
+    ASSERT_NE(at_6, nullptr);
+    EXPECT_EQ(accounts.bytes_at_peak(*at_5), 0u);
+    EXPECT_EQ(accounts.bytes_at_peak(*at_6), 2000u);
+    EXPECT_EQ(accounts.blocks_at_peak(*at_6), 1u);
+    EXPECT_EQ(at_5->current, 70);
+    EXPECT_EQ(at_5->current_blocks, 1);
+    EXPECT_EQ(at_6->current, 0);
+    // The site's own figures are the resizes' and the blocks', as without the pairs.
+    EXPECT_EQ(accounts.site(2).current, 70);
+    EXPECT_EQ(accounts.site(2).blocks_allocated, 2u);
+    EXPECT_EQ(accounts.site(2).bytes_allocated, 100u + 900 + 1000 + 50 + 20);
+    EXPECT_EQ(accounts.site(5).growths, 2u);
+    EXPECT_EQ(accounts.site(6).growths, 1u);
+    EXPECT_EQ(accounts.site(5).blocks_allocated, 0u);
+    EXPECT_FALSE(accounts.grown_pairs_full());
+}
+
+// The table is reserved once: when it is full, a new pair is dropped (and said), never
+// made room for, and the pairs it has keep counting.
+TEST(SiteAccounts, AFullTableOfGrownPairsDropsNewOnes) {
+    GrowingAccounts accounts(SiteAccounts::kGrownPairs + 8);
+    ASSERT_TRUE(accounts.ready_);
+    for (uint32_t i = 0; i < SiteAccounts::kGrownPairs; ++i) accounts.regrown(2, 3 + i, false, 10);
+    EXPECT_FALSE(accounts.grown_pairs_full());
+    accounts.regrown(3, 4, false, 10);
+    EXPECT_TRUE(accounts.grown_pairs_full());
+    EXPECT_EQ(accounts.pair(3, 4), nullptr);
+    accounts.regrown(2, 3, false, 10);
+    EXPECT_EQ(accounts.pair(2, 3)->current, 20);
+    // A stack id beyond the table of sites is no pair.
+    accounts.regrown(2, SiteAccounts::kGrownPairs + 9, false, 10);
+    EXPECT_EQ(accounts.pair(2, SiteAccounts::kGrownPairs + 9), nullptr);
+}
+
+}  // namespace
+}  // namespace memusage

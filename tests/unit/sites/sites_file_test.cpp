@@ -129,12 +129,13 @@ TEST(SitesFile, StackPeaksAreKeptBeyondTheMarginAndReadBack) {
     header.version = 2;
     header.stack_peak_count = 0;
     header.flags |= sites_format::kNoAllocationSites;
-    // Nor the standard streams' buffers (version 4 on), whose count ends the file here.
-    header.flags &= ~sites_format::kHasStandardStreamBuffers;
+    // Nor the standard streams' buffers (version 4 on) or where blocks grew (version 6 on),
+    // whose counts end the file here.
+    header.flags &= ~(sites_format::kHasStandardStreamBuffers | sites_format::kHasGrownAt);
     std::vector<std::byte> old(
-        bytes.begin(),
-        bytes.end() - static_cast<long>(sizeof(sites_format::FileTrailer) +
-                                        sizeof(sites_format::StackPeakRecord) + sizeof(uint64_t)));
+        bytes.begin(), bytes.end() - static_cast<long>(sizeof(sites_format::FileTrailer) +
+                                                       sizeof(sites_format::StackPeakRecord) +
+                                                       2 * sizeof(uint64_t)));
     memcpy(old.data(), &header, sizeof header);
     sites_format::FileTrailer trailer;
     memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
@@ -241,6 +242,44 @@ TEST(SitesFile, WhatTheCollectorWritesTheReaderReadsBack) {
     EXPECT_EQ(profile.modules[0].path, own_path()) << "the program comes first, by its path";
     EXPECT_FALSE(profile.modules[0].build_id.empty());
     for (const auto& module : profile.modules) EXPECT_LT(module.start, module.end) << module.path;
+}
+
+// Version 6: where blocks grew. The growing stack is written as a site even without
+// figures of its own; a pair whose blocks were held neither at the peak nor at exit is not.
+TEST(SitesFile, WhereBlocksGrewIsReadBack) {
+    WrittenSites written;
+    ASSERT_TRUE(written.ready());
+    uint32_t made = written.site({0x401000, 0x402000});
+    uint32_t grow = written.site({0x403000, 0x402000});
+    uint32_t other = written.site({0x404000});
+    written.event(SiteChange::new_block, made, 100);
+    written.event(SiteChange::new_block, made, 10);
+    written.regrown(made, other, false, 20);  // grown, then freed before the peak
+    written.event(SiteChange::resize, made, 10);
+    written.regrown(made, other, true, 20);
+    written.event(SiteChange::freed, made, -20);
+    written.regrown(made, grow, false, 1000);
+    written.event(SiteChange::resize, made, 900);  // the peak: 1000
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile), "");
+    EXPECT_TRUE(profile.knows_grown_at);
+    EXPECT_FALSE(profile.grown_at_table_full);
+    ASSERT_EQ(profile.grown.size(), 1u);
+    EXPECT_EQ(profile.grown[0].site_id, made);
+    EXPECT_EQ(profile.grown[0].grown_at, grow);
+    EXPECT_EQ(profile.grown[0].bytes_at_peak, 1000u);
+    EXPECT_EQ(profile.grown[0].blocks_at_peak, 1u);
+    EXPECT_EQ(profile.grown[0].bytes_at_exit, 1000u);
+    EXPECT_EQ(profile.grown[0].blocks_at_exit, 1u);
+    ASSERT_EQ(profile.sites.size(), 3u) << "both growing stacks are sites of the file";
+    EXPECT_EQ(profile.sites[1].id, grow);
+    EXPECT_EQ(profile.sites[2].id, other);
+    EXPECT_EQ(profile.sites[1].bytes_allocated, 0u);
+    EXPECT_EQ(profile.sites[1].frames, (std::vector<uint64_t>{0x403000, 0x402000}));
+    std::vector<std::byte> bytes = bytes_of(written.path());
+    for (size_t length = 0; length < bytes.size(); ++length)
+        ASSERT_NE(memusagestat::parse_sites(std::span(bytes).first(length), profile), "")
+            << "cut at " << length;
 }
 
 TEST(SitesFile, EveryTruncationIsRefusedWithAMessage) {

@@ -39,6 +39,11 @@ class WrittenSites {
         heap_ += bytes;
         accounts_.on_event(site_word(change, site), bytes, static_cast<uint64_t>(heap_));
     }
+    // A block of `site` joining (or leaving) the blocks last grown at `grown_at`.
+    void regrown(uint32_t site, uint32_t grown_at, bool leaving, uint64_t bytes) {
+        accounts_.on_event(site_word(SiteChange::resize, site), regrown_change(leaving, bytes),
+                           static_cast<uint64_t>(heap_), grown_at);
+    }
     // Writes the file; empty string and the profile read back, or the reader's message.
     std::string write_and_read(memusagestat::SitesProfile& profile, uint32_t flags = 0,
                                uint32_t first_refused_site = 0) {
