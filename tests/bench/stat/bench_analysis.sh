@@ -9,15 +9,16 @@
 # 16,384 stacks about 40 frames deep, built and dropped ROUNDS times; the default makes about
 # 48 million events and a 6.5 MB sites file). Records it once with
 #   memusage --data --sites-file --events
-# and, when heaptrack is installed, once under heaptrack; then runs each step RUNS times in
+# and, when HEAPTRACK names it, once under heaptrack; then runs each step RUNS times in
 # turns and prints, per step, the medians of its maximum resident set, wall time and CPU time
 # (user + system). The steps: --sites, --leaks, --long-lived, --html, --dhat, --pprof,
 # --massif, --folded, --diff (the sites file against itself), and heaptrack_print FILE.
 # Memory- and CPU-heavy (the recording alone takes minutes): run it on a quiet machine.
 # Environment: OBJECTS (default 4000000), ROUNDS (default 3), RUNS (default 3), STEPS (the
 # steps to run, default all), WORK_DIR (default a temporary directory; a recording already
-# there, of the same OBJECTS and ROUNDS, is used again), HEAPTRACK (default heaptrack; empty:
-# no heaptrack figures), MEMUSAGESTAT (the memusagestat measured, default BUILD_DIR's: another
+# there, of the same OBJECTS and ROUNDS, is used again), HEAPTRACK (heaptrack to record the
+# fixture with for heaptrack_print's figures; default none: heaptrack 1.4.0's interpreter took
+# 18 GB and died at OBJECTS=200000), MEMUSAGESTAT (the memusagestat measured, default BUILD_DIR's: another
 # build's, to compare before and after a change).
 set -euo pipefail
 
@@ -27,7 +28,7 @@ objects=${OBJECTS:-4000000}
 rounds=${ROUNDS:-3}
 runs=${RUNS:-3}
 steps=${STEPS:-sites leaks long-lived html dhat pprof massif folded diff heaptrack_print}
-heaptrack=${HEAPTRACK-heaptrack}
+heaptrack=${HEAPTRACK:-}
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
