@@ -46,7 +46,7 @@ ${CC:-cc} -O2 -g -fno-optimize-sibling-calls -Wall -Wextra -o "$helpers/many_obj
 ${CXX:-c++} -std=c++20 -O2 -Wall -Wextra -o "$helpers/measure" "$source_dir/tests/bench/measure.cpp"
 
 work=${WORK_DIR:-$(mktemp -d)}
-cleanup() { [ -z "${WORK_DIR:-}" ] && rm -rf "$work"; }
+cleanup() { if [ -z "${WORK_DIR:-}" ]; then rm -rf "$work"; fi; }
 trap cleanup EXIT
 mkdir -p "$work"
 
@@ -72,7 +72,7 @@ printf 'run: %s objects x %s rounds: %d events, sites file %.1f MB, recording %d
     "$objects" "$rounds" $((objects * rounds * 4)) \
     "$(awk -v b="$(stat -c %s "$run.sites")" 'BEGIN {print b / 1e6}')" \
     $(($(stat -c %s "$run.events") / 1000000))
-[ -n "$trace" ] && printf 'heaptrack file: %d MB\n' $(($(stat -c %s "$trace") / 1000000))
+if [ -n "$trace" ]; then printf 'heaptrack file: %d MB\n' $(($(stat -c %s "$trace") / 1000000)); fi
 
 command_of() {  # command_of STEP: the step's command line, one word a line
     local s=$run.sites e=$run.events o=$work/out
