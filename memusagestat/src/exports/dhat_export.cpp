@@ -106,7 +106,8 @@ std::string dhat_json(const SitesProfile& profile, const std::vector<ShownSite>&
         point["ebk"] = leaks.blocks;
         std::vector<size_t> frames;
         if (!site.via.empty()) frames.push_back(table.index_of(site.via));
-        for (const std::string& line : site.lines) frames.push_back(table.index_of(line));
+        for (size_t line = 0; line < site.line_count(); ++line)
+            frames.push_back(table.index_of(site.line(line)));
         if (kept.blocks != 0)
             frames.push_back(table.index_of("[" + plural(kept.bytes, "byte", "bytes") + " in " +
                                             plural(kept.blocks, "block", "blocks") +

@@ -69,9 +69,10 @@ std::string folded_stacks(const std::vector<ShownSite>& sites, FoldedMetric metr
         if (value == 0) continue;
         std::string stack;
         for (auto frame = site.frames.rbegin(); frame != site.frames.rend(); ++frame)
-            stack += (stack.empty() ? "" : ";") + frame_name(*frame);
+            stack += (stack.empty() ? "" : ";") + frame_name(**frame);
         // No frames: the placeholder ("(no stack)") is the only frame.
-        if (site.frames.empty()) stack = cleaned(site.lines.empty() ? "(no stack)" : site.lines[0]);
+        if (site.frames.empty())
+            stack = cleaned(site.placeholder.empty() ? "(no stack)" : site.placeholder);
         if (site.cut_at != 0) stack = cut_root(site.cut_at) + ";" + stack;
         if (!site.via.empty()) stack += ";" + cleaned(site.via);
         stacks[stack] += value;

@@ -49,9 +49,9 @@ std::string frame_label(const SourceFrame& frame, const SitesProfile& profile) {
 std::vector<std::string> stack_labels(const ShownSite& site, const SitesProfile& profile) {
     std::vector<std::string> labels;
     if (!site.via.empty()) labels.push_back("0x0: " + without_hash(site.via));
-    for (const SourceFrame& frame : site.frames) labels.push_back(frame_label(frame, profile));
-    if (site.frames.empty())
-        for (const std::string& line : site.lines) labels.push_back("0x0: " + without_hash(line));
+    for (const SourceFrame* frame : site.frames) labels.push_back(frame_label(*frame, profile));
+    if (site.frames.empty() && !site.placeholder.empty())
+        labels.push_back("0x0: " + without_hash(site.placeholder));
     if (site.cut_at != 0) labels.push_back("0x0: " + cut_root(site.cut_at));
     return labels;
 }

@@ -214,15 +214,15 @@ std::vector<uint64_t> stack_of(const ShownSite& site, ProfileTables& tables) {
     std::vector<uint64_t> ids;
     if (!site.via.empty()) ids.push_back(tables.named_location(site.via));
     std::vector<SourceFrame> address;
-    for (const SourceFrame& frame : site.frames) {
-        address.push_back(frame);
-        if (frame.inlined) continue;
+    for (const SourceFrame* frame : site.frames) {
+        address.push_back(*frame);
+        if (frame->inlined) continue;
         ids.push_back(tables.code_location(address));
         address.clear();
     }
     if (!address.empty()) ids.push_back(tables.code_location(address));
-    if (site.frames.empty() && !site.lines.empty())
-        ids.push_back(tables.named_location(site.lines[0]));
+    if (site.frames.empty() && !site.placeholder.empty())
+        ids.push_back(tables.named_location(site.placeholder));
     if (site.cut_at != 0) ids.push_back(tables.named_location(cut_root(site.cut_at)));
     return ids;
 }

@@ -5,10 +5,33 @@
 
 namespace memusagestat {
 
+void BlockReplay::store(uint64_t address, Alive& alive, const Whole& whole) {
+    const uint64_t back = whole.start - whole.born;  // wraps should a damaged file go back
+    alive = Alive{whole.start, whole.size >= kFar ? kFar : static_cast<uint32_t>(whole.size),
+                  whole.site, whole.thread, back >= kFar ? kFar : static_cast<uint32_t>(back)};
+    if (alive.size == kFar || alive.born_back == kFar) far_[address] = Far{whole.size, whole.born};
+}
+
+BlockReplay::Whole BlockReplay::load(uint64_t address, const Alive& alive) const {
+    Whole whole{alive.size, alive.site, alive.thread, alive.start - alive.born_back, alive.start};
+    if (alive.size == kFar || alive.born_back == kFar) {
+        const Far& far = far_.at(address);
+        whole.size = far.size;
+        whole.born = far.born;
+    }
+    return whole;
+}
+
+void BlockReplay::forget(uint64_t address, const Alive& alive) {
+    if (alive.size == kFar || alive.born_back == kFar) far_.erase(address);
+}
+
 void BlockReplay::end_life(uint64_t address, const Alive& alive, uint64_t when, bool resized,
                            const Ended& ended) {
-    heap_ -= static_cast<int64_t>(alive.size);
-    ended(BlockLife{address, alive.size, alive.site, alive.thread, alive.born, alive.start, when,
+    const Whole whole = load(address, alive);
+    forget(address, alive);
+    heap_ -= static_cast<int64_t>(whole.size);
+    ended(BlockLife{address, whole.size, whole.site, whole.thread, whole.born, whole.start, when,
                     true, resized});
 }
 
@@ -22,7 +45,8 @@ void BlockReplay::add(const RecordedEvent& event, const Ended& ended) {
                 ++unknown_blocks_;
                 end_life(event.address, *alive, event.time, false, ended);
             }
-            *alive = Alive{event.size, event.site, event.thread, event.time, event.time};
+            store(event.address, *alive,
+                  Whole{event.size, event.site, event.thread, event.time, event.time});
             heap_ += static_cast<int64_t>(event.size);
             return;
         }
@@ -37,7 +61,7 @@ void BlockReplay::add(const RecordedEvent& event, const Ended& ended) {
             return;
         }
         case RecordedEvent::Kind::resize: {
-            Alive next{event.size, 0, event.thread, event.time, event.time};
+            Whole next{event.size, 0, event.thread, event.time, event.time};
             Alive* old = alive_.find(event.old_address);
             if (old == nullptr) {
                 // A recording of sampled blocks only: a block outside the sample that a
@@ -45,9 +69,10 @@ void BlockReplay::add(const RecordedEvent& event, const Ended& ended) {
                 next.site = event.site;
                 if (event.site == 0) ++unknown_blocks_;
             } else {
-                next.site = old->site;
-                next.thread = old->thread;
-                next.born = old->born;
+                const Whole before = load(event.old_address, *old);
+                next.site = before.site;
+                next.thread = before.thread;
+                next.born = before.born;
                 end_life(event.old_address, *old, event.time, true, ended);
                 alive_.erase(old);
             }
@@ -56,7 +81,7 @@ void BlockReplay::add(const RecordedEvent& event, const Ended& ended) {
                 ++unknown_blocks_;
                 end_life(event.address, *moved_to, event.time, false, ended);
             }
-            *moved_to = next;
+            store(event.address, *moved_to, next);
             heap_ += static_cast<int64_t>(event.size);
             return;
         }
@@ -72,11 +97,13 @@ void BlockReplay::finish(uint64_t end_time, const Ended& ended) {
                                                 : a.first < b.first;
     });
     for (const auto& [address, alive] : left) {
-        heap_ -= static_cast<int64_t>(alive.size);
-        uint64_t end = end_time > alive.start ? end_time : alive.start;
-        ended(BlockLife{address, alive.size, alive.site, alive.thread, alive.born, alive.start, end,
+        const Whole whole = load(address, alive);
+        heap_ -= static_cast<int64_t>(whole.size);
+        uint64_t end = end_time > whole.start ? end_time : whole.start;
+        ended(BlockLife{address, whole.size, whole.site, whole.thread, whole.born, whole.start, end,
                         false, false});
     }
+    far_.clear();
 }
 
 }  // namespace memusagestat

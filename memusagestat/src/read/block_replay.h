@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
 
 #include "read/address_map.h"
 #include "read/events_reader.h"
@@ -37,16 +38,34 @@ class BlockReplay {
     // damaged or began late): skipped, and counted here.
     uint64_t unknown_blocks() const { return unknown_blocks_; }
 
+    // The table of live blocks' own bytes (AddressMap::memory_bytes).
+    size_t memory_bytes() const { return alive_.memory_bytes(); }
+
   private:
+    // A live block in 24 bytes (32 with its address): its size, and how long before `start`
+    // it was born, in 32 bits each; kFar in either says the whole figure is in far_.
+    static constexpr uint32_t kFar = UINT32_MAX;
     struct Alive {
+        uint64_t start;
+        uint32_t size, site, thread, born_back;
+    };
+    struct Whole {
         uint64_t size = 0;
         uint32_t site = 0, thread = 0;
         uint64_t born = 0, start = 0;
     };
+    struct Far {
+        uint64_t size, born;
+    };
+    void store(uint64_t address, Alive& alive, const Whole& whole);
+    Whole load(uint64_t address, const Alive& alive) const;
+    void forget(uint64_t address, const Alive& alive);
     void end_life(uint64_t address, const Alive& alive, uint64_t when, bool resized,
                   const Ended& ended);
 
     AddressMap<Alive> alive_;
+    // The few live blocks of 4 GiB or more, or resized 2^32 clock steps after their birth.
+    std::unordered_map<uint64_t, Far> far_;
     int64_t heap_ = 0;
     uint64_t unknown_blocks_ = 0;
 };

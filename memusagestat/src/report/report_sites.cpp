@@ -64,8 +64,8 @@ void ReportSites::write(FrameTable& table, nlohmann::json& sites, std::vector<st
         const ShownSite& site = shown_[kept_[index]];
         nlohmann::json stack = nlohmann::json::array();
         bool cut = site.cut_at != 0;
-        for (const SourceFrame& frame : site.frames) {
-            const int64_t at = table.index_of(frame);
+        for (const SourceFrame* frame : site.frames) {
+            const int64_t at = table.index_of(*frame);
             if (at < 0) {
                 cut = true;
                 break;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "read/mapped_data_file.h"
@@ -61,6 +62,7 @@ void table_head(std::string& out) {
 
 struct Read {
     SitesProfile profile;
+    std::unique_ptr<Symbolizer> symbolizer;  // the sites' frames are its
     std::vector<ShownSite> sites;
     ShownSite total;  // the sites' figures and the runtime's, summed
 };
@@ -72,8 +74,8 @@ void add_site(ShownSite& into, const ShownSite& site) {
 
 std::string read_sites(const std::string& path, Read& read) {
     if (std::string error = read_sites_file(path, read.profile); !error.empty()) return error;
-    Symbolizer symbolizer(read.profile.modules);
-    read.sites = shown_sites(read.profile, symbolizer);
+    read.symbolizer = std::make_unique<Symbolizer>(read.profile.modules);
+    read.sites = shown_sites(read.profile, *read.symbolizer);
     for (const ShownSite& site : read.sites) add_site(read.total, site);
     return {};
 }

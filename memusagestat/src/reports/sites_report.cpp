@@ -69,8 +69,8 @@ void write_first_refused(std::string& out, const SitesProfile& profile, Symboliz
         if (site.id != profile.first_refused_site) continue;
         ShownSite shown = shown_site(site, profile, symbolizer);
         out += "\nFirst refused allocation:\n";
-        for (size_t line = 0; line < shown.lines.size(); ++line) {
-            out += std::string(line == 0 ? "       at " : "       by ") + shown.lines[line];
+        for (size_t line = 0; line < shown.line_count(); ++line) {
+            out += std::string(line == 0 ? "       at " : "       by ") + shown.line(line);
             if (line == 0 && !shown.via.empty()) out += " via " + shown.via;
             out += "\n";
         }

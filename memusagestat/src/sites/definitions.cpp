@@ -151,7 +151,8 @@ std::string file_name(const std::string& path) { return path.substr(path.rfind('
 std::string site_identity(const ShownSite& site, const std::string& program) {
     std::string key = site.cut_at != 0 ? cut_root(site.cut_at) : "";
     key += site.via;
-    for (const SourceFrame& frame : site.frames) {
+    for (const SourceFrame* cached : site.frames) {
+        const SourceFrame& frame = *cached;
         const std::string module = file_name(frame.module);
         key +=
             "\n" + (module == program ? std::string("(program)") : module) + "!" + frame.function;
@@ -162,8 +163,7 @@ std::string site_identity(const ShownSite& site, const std::string& program) {
         else if (frame.line != 0)  // no first line known: the line itself
             key += ":" + std::to_string(frame.line);
     }
-    if (site.frames.empty())
-        for (const std::string& line : site.lines) key += "\n" + line;
+    if (site.frames.empty() && !site.placeholder.empty()) key += "\n" + site.placeholder;
     return key;
 }
 

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 
 #include "sites/definitions.h"
 #include "sites/frame_folding.h"
@@ -19,8 +20,8 @@ std::string hex(uint64_t value) {
 }
 
 struct FoldedStack {
-    std::vector<SourceFrame> frames;
-    std::vector<std::string> lines;
+    std::vector<const SourceFrame*> frames;
+    std::string placeholder;
     std::string via;
     AllocationSite kept;  // what the runtimes keep of the site's blocks (definitions.h)
     bool kept_whole = false;
@@ -29,18 +30,20 @@ struct FoldedStack {
 FoldedStack folded_stack(const AllocationSite& site, const SitesProfile& profile,
                          Symbolizer& symbolizer) {
     FoldedStack folded;
-    std::vector<SourceFrame> frames;
+    std::vector<SourceFrame> frames;  // a copy for the folding, gone with this site
+    std::vector<const SourceFrame*> cached;
     for (uint64_t address : site.frames) {
         const std::vector<SourceFrame>& expanded = symbolizer.frames_of(address);
         frames.insert(frames.end(), expanded.begin(), expanded.end());
+        for (const SourceFrame& frame : expanded) cached.push_back(&frame);
     }
     if (frames.empty()) {
         if (profile.unwinder_missing)
-            folded.lines = {"(no stack: libunwind.so.8 could not be loaded)"};
+            folded.placeholder = "(no stack: libunwind.so.8 could not be loaded)";
         else if (site.id == memusage::sites_format::kTableFullSiteId)
-            folded.lines = {"(stacks first seen after the stack table filled up)"};
+            folded.placeholder = "(stacks first seen after the stack table filled up)";
         else
-            folded.lines = {"(no stack)"};
+            folded.placeholder = "(no stack)";
         return folded;
     }
     const ShownFrames shown = shown_frames(frames);
@@ -48,11 +51,32 @@ FoldedStack folded_stack(const AllocationSite& site, const SitesProfile& profile
     if (shown.via != nullptr)
         folded.via =
             shown.via->function.empty() ? describe(*shown.via) : short_name(shown.via->function);
-    folded.frames.assign(frames.begin() + static_cast<ptrdiff_t>(shown.first),
-                         frames.begin() + static_cast<ptrdiff_t>(shown.end));
-    for (const SourceFrame& frame : folded.frames) folded.lines.push_back(describe(frame));
+    folded.frames.assign(cached.begin() + static_cast<ptrdiff_t>(shown.first),
+                         cached.begin() + static_cast<ptrdiff_t>(shown.end));
     return folded;
 }
+
+// Each frame's line (describe()) as a number, the same for frames described alike, so that a
+// stack's key is a short row of numbers rather than its text.
+class LineNumbers {
+  public:
+    uint32_t of(const SourceFrame* frame) {
+        auto found = by_frame_.find(frame);
+        if (found != by_frame_.end()) return found->second;
+        const uint32_t number =
+            by_text_.emplace(describe(*frame), static_cast<uint32_t>(by_text_.size()))
+                .first->second;
+        by_frame_.emplace(frame, number);
+        return number;
+    }
+    uint32_t of(const std::string& text) {
+        return by_text_.emplace(text, static_cast<uint32_t>(by_text_.size())).first->second;
+    }
+
+  private:
+    std::unordered_map<const SourceFrame*, uint32_t> by_frame_;
+    std::unordered_map<std::string, uint32_t> by_text_;
+};
 
 }  // namespace
 
@@ -68,6 +92,10 @@ std::string describe(const SourceFrame& frame) {
         text = hex(frame.offset);
     if (frame.inlined) text += " [inlined]";
     return text;
+}
+
+std::string ShownSite::line(size_t index) const {
+    return frames.empty() ? placeholder : describe(*frames[index]);
 }
 
 AllocationSite ShownSite::program_figures() const {
@@ -122,10 +150,10 @@ void write_entry(std::string& out, size_t rank, const std::string& figures, cons
         size_t first = 0, count = 1;
     };
     std::vector<Folded> folded;
-    const bool by_frames = site.frames.size() == site.lines.size();
-    for (size_t line = 0; line < site.lines.size(); ++line) {
-        if (by_frames && line > 1 && !folded.empty() && !site.frames[line].function.empty() &&
-            site.frames[line].function == site.frames[folded.back().first].function) {
+    const bool by_frames = !site.frames.empty();
+    for (size_t line = 0; line < site.line_count(); ++line) {
+        if (by_frames && line > 1 && !folded.empty() && !site.frames[line]->function.empty() &&
+            site.frames[line]->function == site.frames[folded.back().first]->function) {
             ++folded.back().count;
             continue;
         }
@@ -142,7 +170,7 @@ void write_entry(std::string& out, size_t rank, const std::string& figures, cons
         // The recursive call: the line of the group's second frame (the first is where the
         // recursion left for the inner call).
         size_t shown = group.count > 1 ? group.first + 1 : group.first;
-        out += std::string(written == 0 ? "       at " : "       by ") + site.lines[shown];
+        out += std::string(written == 0 ? "       at " : "       by ") + site.line(shown);
         if (group.count > 1) out += " \u00d7" + std::to_string(group.count);
         if (written == 0 && !site.via.empty()) out += " via " + site.via;
         out += "\n";
@@ -192,7 +220,7 @@ ShownSite shown_stack(const AllocationSite& site, const SitesProfile& profile,
     FoldedStack folded = folded_stack(site, profile, symbolizer);
     ShownSite shown;
     shown.frames = std::move(folded.frames);
-    shown.lines = std::move(folded.lines);
+    shown.placeholder = std::move(folded.placeholder);
     shown.via = std::move(folded.via);
     shown.figures = site;
     shown.ids = {site.id};
@@ -204,18 +232,21 @@ ShownSite shown_stack(const AllocationSite& site, const SitesProfile& profile,
 
 std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer) {
     std::vector<ShownSite> shown;
-    std::map<std::string, size_t> by_key;
+    // Sites are one when their cut, wrapper and lines are: the key holds their numbers.
+    LineNumbers numbers;
+    std::map<std::vector<uint32_t>, size_t> by_key;
     for (const AllocationSite& site : profile.sites) {
         if (site.blocks_allocated == 0 && site.bytes_allocated == 0) continue;
         FoldedStack folded = folded_stack(site, profile, symbolizer);
         const uint32_t cut = cut_at(site, profile);
-        std::string key = cut != 0 ? cut_root(cut) + folded.via : folded.via;
-        for (const std::string& line : folded.lines) key += "\n" + line;
-        auto [found, inserted] = by_key.emplace(key, shown.size());
+        std::vector<uint32_t> key{cut, numbers.of(folded.via)};
+        if (folded.frames.empty()) key.push_back(numbers.of(folded.placeholder));
+        for (const SourceFrame* frame : folded.frames) key.push_back(numbers.of(frame));
+        auto [found, inserted] = by_key.emplace(std::move(key), shown.size());
         if (inserted) {
             ShownSite entry;
             entry.frames = std::move(folded.frames);
-            entry.lines = std::move(folded.lines);
+            entry.placeholder = std::move(folded.placeholder);
             entry.via = std::move(folded.via);
             entry.figures.id = site.id;
             entry.cut_at = cut;

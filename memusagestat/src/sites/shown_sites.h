@@ -13,11 +13,13 @@
 namespace memusagestat {
 
 struct ShownSite {
-    std::vector<SourceFrame> frames;  // the folded stack, innermost first (may be empty)
-    std::vector<std::string> lines;   // the same, described; a placeholder when no frames
-    std::string via;                  // the outermost wrapper it allocated through, if any
-    AllocationSite figures;           // the sum of the raw sites folded into it
-    std::vector<uint32_t> ids;        // those raw sites' ids (SiteRecord::id)
+    // The folded stack, innermost first (may be empty): the symbolizer's own frames, shared
+    // by every site that passed through them, so they hold while the Symbolizer lives.
+    std::vector<const SourceFrame*> frames;
+    std::string placeholder;    // what stands for the stack when it has no frames
+    std::string via;            // the outermost wrapper it allocated through, if any
+    AllocationSite figures;     // the sum of the raw sites folded into it
+    std::vector<uint32_t> ids;  // those raw sites' ids (SiteRecord::id)
     // Of `figures`, those of the raw sites whose own stacks the C or C++ runtime allocated
     // through for itself (runtime_blocks.h), and of `ids`, theirs. Such blocks live until
     // exit by design; the leak reports count them apart. Kept per raw site: one shown site
@@ -37,6 +39,10 @@ struct ShownSite {
 
     // `figures` less `kept_by_runtime`: what the program allocated here for itself.
     AllocationSite program_figures() const;
+    // The stack described, a line a frame (describe()), or the placeholder alone. Made when
+    // asked: kept for every site they would outweigh the rest of the analysis.
+    size_t line_count() const { return frames.empty() ? !placeholder.empty() : frames.size(); }
+    std::string line(size_t index) const;
 };
 
 // How many frames a site's stack was cut at (the collector keeps at most the profile's
@@ -51,7 +57,8 @@ std::string cut_root(uint32_t cut_at);
 std::string describe(const SourceFrame& frame);
 
 // In the order of the profile's sites, by first appearance. A site with no figures (the
-// first refused call's, when nothing else came from its stack) is left out.
+// first refused call's, when nothing else came from its stack) is left out. The sites'
+// frames are the symbolizer's: it must outlive them.
 std::vector<ShownSite> shown_sites(const SitesProfile& profile, Symbolizer& symbolizer);
 
 // One raw site alone, folded.

@@ -16,7 +16,8 @@ TEST(AddressMap, AgreesWithAnOrderedMapThroughRandomInsertsAndErases) {
     std::map<uint64_t, uint64_t> expected;
     for (int step = 0; step < 200000; ++step) {
         // Few distinct addresses, 16 apart: many collisions, and both growing and shrinking.
-        uint64_t address = 0x5555'0000'0000 + 16 * (random() % 5000);
+        // Address 0 among them, which a damaged recording may hold.
+        uint64_t address = random() % 5000 == 0 ? 0 : 0x5555'0000'0000 + 16 * (random() % 5000);
         if (random() % 3 != 0) {
             auto [value, made] = map.insert(address);
             EXPECT_EQ(made, expected.count(address) == 0);

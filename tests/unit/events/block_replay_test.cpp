@@ -53,6 +53,41 @@ TEST(BlockReplay, AFreedBlockLivesFromItsAllocationToItsFree) {
     EXPECT_EQ(r.replay.blocks_alive(), 0u);
 }
 
+TEST(BlockReplay, HoldsALiveBlockInAboutThirtyTwoBytes) {
+    // A large run keeps millions of blocks live at once: the table is what the replay costs.
+    Replayed r;
+    constexpr uint64_t kBlocks = 1000000;
+    for (uint64_t i = 0; i < kBlocks; ++i) r.add(allocate(i, 0x10000 + 48 * i, 32, 7));
+    EXPECT_EQ(r.replay.blocks_alive(), kBlocks);
+    // Filled to between 3/8 and 3/4 of a table of 32-byte slots.
+    EXPECT_LE(r.replay.memory_bytes(), kBlocks * 32 * 8 / 3);
+}
+
+TEST(BlockReplay, SizesAndBirthsBeyondThirtyTwoBitsComeBackWhole) {
+    Replayed r;
+    const uint64_t huge = uint64_t{5} << 32, late = uint64_t{9} << 32;
+    r.add(allocate(10, 0x1000, huge, 5, 3));
+    r.add(allocate(11, 0x2000, 64, 6, 3));
+    r.add(resize(late, 0x2000, 0x3000, huge + 1));  // resized long after its birth
+    r.add(allocate(12, 0, 16, 8));                  // address 0, as a damaged file may give
+    EXPECT_EQ(r.replay.heap(), static_cast<int64_t>(2 * huge + 1 + 16));
+    r.add(release(late + 1, 0x1000));
+    r.add(release(late + 2, 0));
+    r.finish(late + 5);
+    ASSERT_EQ(r.lives.size(), 4u);
+    EXPECT_EQ(r.lives[1].size, huge);
+    EXPECT_EQ(r.lives[1].born, 10u);
+    EXPECT_EQ(r.lives[2].size, 16u);
+    EXPECT_EQ(r.lives[2].site, 8u);
+    EXPECT_EQ(r.lives[3].address, 0x3000u);
+    EXPECT_EQ(r.lives[3].size, huge + 1);
+    EXPECT_EQ(r.lives[3].born, 11u);
+    EXPECT_EQ(r.lives[3].start, late);
+    EXPECT_EQ(r.lives[3].site, 6u);
+    EXPECT_FALSE(r.lives[3].freed);
+    EXPECT_EQ(r.replay.heap(), 0);
+}
+
 TEST(BlockReplay, AResizeEndsOneLifeAndGoesOnAtTheNewPlaceWithTheSameBirthAndSite) {
     Replayed r;
     r.add(allocate(10, 0x1000, 64, 5));

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
+
 namespace memusagestat {
 namespace {
 
@@ -115,13 +117,15 @@ TEST(TemporaryRule, FreedBeforeTheThreadsNextHeapCall) {
 }
 
 ShownSite site_at(const char* module, int line, int function_line) {
-    SourceFrame frame = program("parse");
+    // A shown site's frames are another's (the symbolizer's): they outlive the site.
+    static std::deque<SourceFrame> frames;
+    SourceFrame& frame = frames.emplace_back(program("parse"));
     frame.module = module;
     frame.file = "/src/parse.c";
     frame.line = line;
     frame.function_line = function_line;
     ShownSite site;
-    site.frames = {frame};
+    site.frames = {&frame};
     return site;
 }
 
