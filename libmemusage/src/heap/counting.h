@@ -21,8 +21,11 @@ namespace memusage {
 // and the stream is on (counting_extras::calls_do_more() false): the tests of the extras,
 // the allocation sites and the event recording are constants, and the stack pointer is
 // read when the event is recorded, so the hooks keep fewer registers across the real
-// allocator's call.
-template <bool kShort>
+// allocator's call. kSampled (with kShort): the sampled short way (SampledCounting), for
+// calls while only sampled allocation sites are on (counting_extras::calls_only_sample()):
+// the short way, with the sample's countdown on each new block's bytes; the few blocks in
+// the sample, and their resizes and frees, do their sites' work.
+template <bool kShort, bool kSampled = false>
 class BasicCounting {
   public:
     BasicCounting(Recorder& recorder, ThreadLog& log, uintptr_t stack_pointer = 0)
@@ -58,8 +61,8 @@ class BasicCounting {
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
     __attribute__((always_inline)) void allocated(uint64_t size, const void* block) {
+        if (__builtin_expect(with_sites() && site_ != 0, 0)) note_latest_block(block);
         if (__builtin_expect(!kShort && recorder_.new_blocks_need_more(), 0)) {
-            if (sites_on()) log_.latest_block = site_ != 0 ? address_of(block) : 0;
             if (recording_blocks())
                 return record_block(recorder_, log_, sp_, static_cast<int64_t>(size), site_,
                                     address_of(block), 0, size);
@@ -97,13 +100,11 @@ class BasicCounting {
     void reallocated(uint64_t old_size, uint64_t new_size, bool moved, const void* old_block,
                      const void* new_block) {
         // realloc(NULL, n) makes a new block; a resize keeps its block (README: a realloc
-        // keeps a block at its site), so the thread's latest block resized stays its latest,
-        // and a resize of any other block ends that block's chance of being temporary.
-        if (__builtin_expect(sites_on(), 0)) {
-            const bool same = old_block != nullptr && log_.latest_block == address_of(old_block);
-            log_.latest_block =
-                site_ != 0 && (old_block == nullptr || same) ? address_of(new_block) : 0;
-        }
+        // keeps a block at its site), so the thread's latest block resized stays its latest;
+        // a resize of any other block is a heap call, which ends that block's wait.
+        if (__builtin_expect(with_sites() && site_ != 0, 0) &&
+            (old_block == nullptr || is_latest_block(old_block)))
+            note_latest_block(new_block);
         if (!moved) ++log_.stats.realloc_nomove;
         if (new_size < old_size) {
             ++log_.stats.realloc_dec;
@@ -116,7 +117,12 @@ class BasicCounting {
         record(change, site_);
     }
 
-    void free_null() { ++log_.stats.calls_of(Call::free); }
+    // free(NULL) is no heap call for the temporary blocks (heaptrack never sees one): the
+    // thread's latest block waits on.
+    void free_null() {
+        ++log_.stats.calls_of(Call::free);
+        if constexpr (with_sites()) ++log_.latest_calls;
+    }
     __attribute__((always_inline)) void freed(uint64_t size, const void* block) {
         if constexpr (!bench_off::counting) {
             ++log_.stats.calls_of(Call::free);
@@ -150,7 +156,18 @@ class BasicCounting {
 
     // Allocation sites (sites.h). A new block of `size` bytes: its site tag, 0 when off
     // (or, sampled, when the block is not in the sample).
-    uint32_t site(uint64_t size) {
+    __attribute__((always_inline)) uint32_t site(uint64_t size) {
+        if constexpr (kSampled) {
+            // The sampled short way's whole per-call work: a countdown and a branch.
+            uint64_t left = sites::bytes_to_next_sample;
+            if (__builtin_expect(size < left, 1)) {
+                sites::bytes_to_next_sample = left - size;
+                return 0;
+            }
+            uint32_t tag = sites::sampled_site(size);
+            site_ = site_word(SiteChange::new_block, tag);
+            return tag;
+        }
         if (__builtin_expect(sites_on(), 0)) {
             uint32_t tag = sites::site_for(size);
             site_ = site_word(SiteChange::new_block, tag);
@@ -160,13 +177,14 @@ class BasicCounting {
     }
     // An existing block, resized or freed: it keeps the site (and weight) it was allocated with.
     void keep_site(uint32_t tag) {
-        if constexpr (!kShort) site_ = site_word(SiteChange::resize, tag);
+        if constexpr (with_sites()) site_ = site_word(SiteChange::resize, tag);
     }
     // Sampled sites: a block of tag `tag` about to grow from `old_size` to `new_size` bytes
     // takes the weight of its new size, or enters the sample (sites.h). Its tag after the
     // resize; exact sites, or a block not growing: the tag it has.
     uint32_t resized_site(uint32_t tag, uint64_t old_size, uint64_t new_size) {
-        if (!sites_on() || sites::sample_interval == 0 || new_size <= old_size) return tag;
+        if (!kSampled && (!sites_on() || sites::sample_interval == 0)) return tag;
+        if (new_size <= old_size) return tag;
         if (tag == 0) return sites::site_for_growth(old_size, new_size);
         return sites::resized_tag(tag, new_size);
     }
@@ -204,17 +222,32 @@ class BasicCounting {
     }
 
   private:
+    // Temporary blocks (heaptrack's "directly followed by its deallocation"): a block with
+    // a site is freed before its thread made any other heap call. The thread's heap calls
+    // are counted anyway (those that did not fail), so a new block with a site notes
+    // itself and that count, and its free compares: calls without a site do nothing for
+    // it. Per thread, no lock: the thread's own state.
+    static uint64_t heap_calls(const ThreadLog& log) {
+        uint64_t calls = 0;
+        for (Call call : {Call::malloc, Call::realloc, Call::calloc, Call::aligned, Call::free})
+            calls += log.stats.calls_of(call) - log.stats.failed_of(call);
+        return calls;
+    }
+    void note_latest_block(const void* block) {
+        log_.latest_block = address_of(block);
+        log_.latest_calls = heap_calls(log_);
+    }
+    // Whether `block` is the thread's latest new block, and this call its first heap call
+    // since (counted already, as each call counts itself first).
+    bool is_latest_block(const void* block) const {
+        return log_.latest_block == address_of(block) && heap_calls(log_) == log_.latest_calls + 1;
+    }
     // A freed block's site word: temporary when it is the thread's latest new block and the
-    // thread made no other heap call since (heaptrack's "directly followed by its
-    // deallocation"; a compare, no lock: the thread's own state). Any free ends the wait,
-    // the latest block's or another's; with sites off the latest block stays 0.
+    // thread made no other heap call since.
     uint32_t freed_site(const void* block) {
-        if (__builtin_expect(log_.latest_block != 0, 0)) {
-            const bool temporary = log_.latest_block == address_of(block);
-            log_.latest_block = 0;
-            if (temporary && site_ != 0) return site_word(SiteChange::freed_temporary, site_);
-        }
-        return site_word(SiteChange::freed, site_);
+        if (!with_sites() || __builtin_expect(site_ == 0, 1)) return 0;
+        return site_word(is_latest_block(block) ? SiteChange::freed_temporary : SiteChange::freed,
+                         site_);
     }
     // Inlined, as allocated() and freed() are, into the hooks: out of line, each was a call
     // that saved and restored six registers on every counted call (bench_pieces.sh).
@@ -274,6 +307,8 @@ class BasicCounting {
 
     static bool extras_on() { return !kShort && counting_extras::active(); }
     static bool sites_on() { return !kShort && sites::enabled; }
+    // Whether this way may see blocks with sites: the general way and the sampled short way.
+    static constexpr bool with_sites() { return !kShort || kSampled; }
 
     Recorder& recorder_;
     ThreadLog& log_;
@@ -283,6 +318,7 @@ class BasicCounting {
 
 using Counting = BasicCounting<false>;
 using ShortCounting = BasicCounting<true>;
+using SampledCounting = BasicCounting<true, true>;
 
 // For calls that must not be counted (inside a hook where counting would have to wait,
 // or after the summary) on blocks that may carry our header; new blocks get none.

@@ -16,13 +16,24 @@ class Recorder;
 
 namespace counting_extras {
 
-// Set while anything is on that a counted call may have to do beyond its counters and its
-// event: the extras here, allocation sites, the event recording. While it is clear, calls
-// take the short way (ShortCounting, heap/counting.h), which tests none of them.
-inline std::atomic<bool> more{false};
-inline bool calls_do_more() { return more.load(std::memory_order_relaxed); }
-// Allocation sites and the event recording: set before the first counted call.
-inline void calls_will_do_more() { more.store(true, std::memory_order_relaxed); }
+// What a counted call may have to do beyond its counters and its event. Nothing: calls
+// take the short way (ShortCounting, heap/counting.h), which tests none of the rest.
+// Sampled allocation sites alone: the sampled short way (SampledCounting), the short way
+// with the sample's countdown, its few sampled blocks taking their sites' way. Anything
+// else (the extras here, exact sites, the event recording): the general way.
+enum class More : uint8_t { nothing, sampled_sites, everything };
+inline std::atomic<More> more{More::nothing};
+inline bool calls_do_more() { return more.load(std::memory_order_relaxed) != More::nothing; }
+inline bool calls_only_sample() {
+    return more.load(std::memory_order_relaxed) == More::sampled_sites;
+}
+// Exact allocation sites and the event recording: set before the first counted call.
+inline void calls_will_do_more() { more.store(More::everything, std::memory_order_relaxed); }
+// Sampled sites with nothing else on: set before the first counted call.
+inline void calls_will_sample() {
+    More nothing = More::nothing;
+    more.compare_exchange_strong(nothing, More::sampled_sites, std::memory_order_relaxed);
+}
 
 // Set at start-up (the gate, the table) or by the program (the callback); never cleared.
 inline std::atomic<bool> on{false};

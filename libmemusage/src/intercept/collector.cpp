@@ -483,7 +483,12 @@ State initialize() {
             warn(problem, "");
     }
     if (config.events != nullptr) open_events_file();
-    if (recorder.new_blocks_need_more()) counting_extras::calls_will_do_more();
+    // Sampled sites alone take the sampled short way; exact sites or the event recording,
+    // the general one.
+    if (sites::enabled && sites::sample_interval != 0 && !recorder.logs_have_blocks())
+        counting_extras::calls_will_sample();
+    else if (recorder.new_blocks_need_more())
+        counting_extras::calls_will_do_more();
     if (config.summary_file != nullptr) open_summary_file();
     install_fatal_signal_handlers();
     learn_thread_stack_layout();

@@ -76,14 +76,29 @@ inline State current_state() {
     return __builtin_expect(s == State::uninitialized, 0) ? initialize() : s;
 }
 
-// The short way of a counted call (ShortCounting): the thread's log, claimed for the call
-// as CountingScope claims it, when the thread counts and nothing beyond counting is on;
-// else null, and the call goes the general way (CountingScope), which sorts out the rest.
+// Which short way a counted call takes, if any: the short way (ShortCounting) while
+// nothing beyond counting is on, the sampled short way (SampledCounting) while only sampled
+// allocation sites are; none (the general way, CountingScope, which sorts out the rest).
+enum class ShortWay : uint8_t { none, counting, sampled };
+struct ShortCall {
+    ThreadLog* log;  // the thread's log, claimed for the call as CountingScope claims it
+    ShortWay way;    // none: `log` is null
+};
+__attribute__((always_inline)) inline ThreadLog* claim_for_short_call(ThreadLog* log);
 // Inlined into the hooks with nothing else to keep: the log is the one register the call
-// needs across the real allocator's.
-__attribute__((always_inline)) inline ThreadLog* begin_short_call() {
+// needs across the real allocator's. One load of the flag for both ways, and one test
+// more for the second.
+__attribute__((always_inline)) inline ShortCall begin_short_call_or_sampled() {
     ThreadLog* log = counting_log;
-    if (__builtin_expect(log == nullptr || counting_extras::calls_do_more(), 0)) return nullptr;
+    counting_extras::More more = counting_extras::more.load(std::memory_order_relaxed);
+    if (__builtin_expect(log == nullptr, 0)) return {nullptr, ShortWay::none};
+    if (__builtin_expect(more == counting_extras::More::nothing, 1))
+        return {claim_for_short_call(log), ShortWay::counting};
+    if (more == counting_extras::More::sampled_sites)
+        return {claim_for_short_call(log), ShortWay::sampled};
+    return {nullptr, ShortWay::none};
+}
+__attribute__((always_inline)) inline ThreadLog* claim_for_short_call(ThreadLog* log) {
     if constexpr (bench_off::thread_slot) return log;
     __atomic_store_n(&counting_log, nullptr, __ATOMIC_RELAXED);
     // As in CountingScope: the end of the run either is seen here or sees the call.

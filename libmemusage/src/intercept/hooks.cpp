@@ -8,6 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <type_traits>
+
 #include "heap/tracked_heap.h"
 #include "intercept/collector.h"
 #include "intercept/fatal_signals.h"
@@ -192,9 +194,36 @@ bool blocks_held_fault(int how, const sigset_t* mask) {
 
 namespace {
 
+// A counted call's short ways (collector::begin_short_call_or_sampled): `counted` with the
+// short way's counting, or the sampled short way's while only sampled sites are on; else
+// `general`, out of line. Inlined into the hooks, as the heap functions are.
+template <typename Counted, typename General>
+__attribute__((always_inline)) inline auto short_or_general(Counted counted, General general) {
+    collector::ShortCall call = collector::begin_short_call_or_sampled();
+    if (__builtin_expect(call.log == nullptr, 0)) return general();
+    if (__builtin_expect(call.way == collector::ShortWay::counting, 1)) {
+        if constexpr (std::is_void_v<decltype(general())>) {
+            counted(ShortCounting(collector::recorder, *call.log));
+            return collector::end_short_call(call.log);
+        } else {
+            auto result = counted(ShortCounting(collector::recorder, *call.log));
+            collector::end_short_call(call.log);
+            return result;
+        }
+    }
+    if constexpr (std::is_void_v<decltype(general())>) {
+        counted(SampledCounting(collector::recorder, *call.log));
+        return collector::end_short_call(call.log);
+    } else {
+        auto result = counted(SampledCounting(collector::recorder, *call.log));
+        collector::end_short_call(call.log);
+        return result;
+    }
+}
+
 // malloc's and free's general ways: a thread's first call, a signal handler's, calls that
-// must not count, and every call while more than counting is on. Out of line, so that the
-// short way in the hook keeps its registers to itself.
+// must not count, and every call while more than counting (or sampled sites) is on. Out of
+// line, so that the short ways in the hook keep their registers to themselves.
 __attribute__((noinline)) void* allocate_general(size_t size) {
     CountingScope scope;
     if (__builtin_expect(scope.counting() != nullptr, 1))
@@ -216,22 +245,14 @@ __attribute__((noinline)) void release_general(void* block) {
 }  // namespace
 
 MEMUSAGE_EXPORT void* malloc(size_t size) {
-    if (ThreadLog* log = collector::begin_short_call()) {
-        void* block = tracked::allocate(ShortCounting(collector::recorder, *log), size);
-        collector::end_short_call(log);
-        return block;
-    }
-    return allocate_general(size);
+    return short_or_general([&](auto counter) { return tracked::allocate(counter, size); },
+                            [&] { return allocate_general(size); });
 }
 
 MEMUSAGE_EXPORT void free(void* block) {
     if (__builtin_expect(bootstrap::owns(block), 0)) return;
-    if (ThreadLog* log = collector::begin_short_call()) {
-        tracked::release(ShortCounting(collector::recorder, *log), block);
-        collector::end_short_call(log);
-        return;
-    }
-    release_general(block);
+    short_or_general([&](auto counter) { tracked::release(counter, block); },
+                     [&] { release_general(block); });
 }
 
 namespace {
@@ -258,23 +279,15 @@ __attribute__((noinline)) void* reallocate_general(void* block, size_t size) {
 }  // namespace
 
 MEMUSAGE_EXPORT void* calloc(size_t count, size_t size) {
-    if (ThreadLog* log = collector::begin_short_call()) {
-        void* block =
-            tracked::allocate_zeroed(ShortCounting(collector::recorder, *log), count, size);
-        collector::end_short_call(log);
-        return block;
-    }
-    return allocate_zeroed_general(count, size);
+    return short_or_general(
+        [&](auto counter) { return tracked::allocate_zeroed(counter, count, size); },
+        [&] { return allocate_zeroed_general(count, size); });
 }
 
 MEMUSAGE_EXPORT void* realloc(void* block, size_t size) {
     if (__builtin_expect(bootstrap::owns(block), 0)) return move_out_of_arena(block, size);
-    if (ThreadLog* log = collector::begin_short_call()) {
-        void* resized = tracked::reallocate(ShortCounting(collector::recorder, *log), block, size);
-        collector::end_short_call(log);
-        return resized;
-    }
-    return reallocate_general(block, size);
+    return short_or_general([&](auto counter) { return tracked::reallocate(counter, block, size); },
+                            [&] { return reallocate_general(block, size); });
 }
 
 MEMUSAGE_EXPORT void* reallocarray(void* block, size_t count, size_t size) {

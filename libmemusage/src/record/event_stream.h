@@ -37,16 +37,17 @@ struct EventStream {
     // One event; true when the record buffer is full and must be written. Inlined into
     // the hooks (a thread recording directly adds here on every call): out of line, with
     // the sites' accounting inlined into it, it was a call saving five registers.
-    // kOnlyCounting: the caller (a call taking the short way) knows that allocation sites
-    // and the event recording are off, so that only the data file needs a time: it is read
-    // here, when there is a record to write, and `time` is not looked at.
+    // kOnlyCounting: the caller (a call taking the short way) knows that the event recording
+    // is off, so that only the data file needs a time: it is read here, when there is a
+    // record to write, and `time` is not looked at. Only an event with a site (`site` not
+    // 0) is the site figures' own; they see the others only as new peaks of the heap.
     template <bool kOnlyCounting = false>
     __attribute__((always_inline)) bool add(int64_t heap_change, uint64_t stack, uint64_t time,
                                             uint32_t site = 0) {
         heap += heap_change;
         uint64_t current = heap > 0 ? static_cast<uint64_t>(heap) : 0;
         // A site's own event (site_accounts.h, kReweighed) is not the heap's.
-        if (__builtin_expect(!kOnlyCounting && sites != nullptr, 0) &&
+        if (__builtin_expect(site != 0 && sites != nullptr, 0) &&
             on_site_event(sites, site, heap_change, current, stack)) {
             heap -= heap_change;
             return false;
@@ -54,7 +55,10 @@ struct EventStream {
         // A new peak is rare once a program runs: a branch the processor predicts costs
         // less than a conditional move and a store on every event.
         if constexpr (!bench_off::peak) {
-            if (__builtin_expect(current > heap_peak, 0)) heap_peak = current;
+            if (__builtin_expect(current > heap_peak, 0)) {
+                heap_peak = current;
+                if (sites != nullptr) sites->on_heap_peak(current);
+            }
             if (__builtin_expect(stack > stack_peak, 0)) stack_peak = stack;
             if (__builtin_expect(current + stack > total_peak, 0)) total_peak = current + stack;
         }

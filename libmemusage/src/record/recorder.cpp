@@ -78,6 +78,8 @@ void Recorder::complete_file_locked(uint64_t end_time) {
     direct_.end();
     recording_.settle_interrupted_add();
     merge_.merge_locked(logs_.first(), nullptr, UINT64_MAX);
+    if (stream_.sites != nullptr)
+        stream_.sites->on_end(stream_.heap > 0 ? static_cast<uint64_t>(stream_.heap) : 0);
     stream_.sites = nullptr;  // complete: what threads still do after this changes no figure
     recording_.finish_locked(logs_.first());
     output_.complete(stream_, end_time);

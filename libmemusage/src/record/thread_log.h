@@ -48,10 +48,11 @@ struct ThreadLog {
     // A call this far above the start at most is on the thread's own stack, and uses none
     // of it: a thread whose first call came from a deeper frame makes most calls above it.
     uint64_t stack_room_above;
-    // Allocation sites (sites/site_accounts.h): the thread's latest new block while it has
-    // allocated nothing since; 0 when it has. Its free before the next allocation makes it
-    // a temporary block (heaptrack's meaning).
+    // Allocation sites (sites/site_accounts.h): the thread's latest new block with a site,
+    // and the thread's heap calls when it was made (heap/counting.h). Its free as the
+    // thread's next heap call makes it a temporary block (heaptrack's meaning).
     uint64_t latest_block;
+    uint64_t latest_calls;
     // The alternate signal stack of the thread that has the log, kept with the log so
     // that the next thread to have it needs no new one (fatal_signals.h).
     void* signal_stack;

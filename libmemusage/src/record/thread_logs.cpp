@@ -67,6 +67,7 @@ void ThreadLogs::reset_log(ThreadLog& log, ThreadLog* parent) {
     log.stack_room_above = 0;
     log.stack_peak = 0;
     log.latest_block = 0;
+    log.latest_calls = 0;
     log.net_heap = 0;
     memset(log.name, 0, sizeof(log.name));
     log.records_directly.store(false, std::memory_order_relaxed);

@@ -7,6 +7,7 @@
 
 #include "platform/pages.h"
 #include "platform/unwinder_abi.h"
+#include "sites/stack_table.h"
 #include "sites/unwind.h"
 
 // Why a walk gives the stack unw_backtrace gives. libunwind's step from a frame to its
@@ -190,6 +191,32 @@ void keep(Trail& trail, Word start_sp, Word slot, Word value) {
     ++trail.words;
 }
 
+// The spine's frame `from` and those outward of it (outermost first: down to 0): whether
+// every word their steps read and used still holds what it held. -1 if so, else the
+// frame whose word differs. Read in the walk's order, each word only once the ones its
+// address came from are found the same: exactly what the walk would read.
+__attribute__((always_inline)) inline int32_t spine_differs(const Spine& spine, int32_t from) {
+    for (int32_t q = from; q >= 0; --q) {
+        const SpineFrame& frame = spine.frame[q];
+        if (frame.return_slot != 0 &&
+            *reinterpret_cast<const Word*>(frame.return_slot) != frame.return_value)
+            return q;
+        if (frame.fp_kept && *reinterpret_cast<const Word*>(frame.fp_slot) != frame.fp_value)
+            return q;
+    }
+    return -1;
+}
+
+// The walk's frames (scratch, innermost first) up to `upto` take their frame pointer as the
+// step of frame `source` left it (-1: as the walk started, or a frame of the collector's
+// step): they need it as it is, and that step's word is used.
+void mark_needs_fp(SpineScratch* scratch, int32_t source, int32_t& marked, int32_t upto) {
+    for (int32_t i = (source > marked ? source : marked) + 1; i <= upto; ++i)
+        scratch->frame[i].needs_fp = true;
+    if (upto > marked) marked = upto;
+    if (source >= 0) scratch->frame[source].fp_kept = true;
+}
+
 }  // namespace
 
 bool start(void* init_local_function, void* iterate_function) {
@@ -202,9 +229,10 @@ bool start(void* init_local_function, void* iterate_function) {
     return true;
 }
 
-int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max, Trail& trail) {
+int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max, Trail& trail, SpineUse* use) {
     trail.words = 0;
     trail.uses_start_fp = false;
+    if (use != nullptr) use->hashed = use->resumed = false;
     if (max == 0) return 0;
     uint32_t current = generation.load(std::memory_order_acquire);
     trail.generation = current;
@@ -215,7 +243,39 @@ int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max, Trail& trai
     Word frame_pointer_slot = 0;
     bool frame_pointer_kept = false;
     int depth = 0;
+    // The spine: this walk's frames go to `scratch`; `candidate` is the last walk's frame
+    // (outermost first) that this one may meet next, from the inside; one whose words were
+    // found changed, and those inside it, are not met again (below `unchanged`).
+    Spine* last = nullptr;
+    SpineScratch* scratch = nullptr;
+    int32_t candidate = -1, unchanged = 0;
+    int32_t fp_source = -1, fp_marked = -1;  // mark_needs_fp
+    if (use != nullptr && max <= kSpineFrames) {
+        last = use->spine;
+        scratch = use->scratch;
+        if (last->depth != 0 && last->generation == current)
+            candidate = unchanged = static_cast<int32_t>(last->depth);
+        --candidate;
+    }
+    bool cut = false;
+    int32_t met_at = -1;  // the spine's frame this walk met: the rest is the spine's
     for (;;) {
+        if (candidate >= 0) {
+            while (candidate >= 0 && last->sp[candidate] < sp) --candidate;
+            if (candidate >= 0 && candidate < unchanged && last->sp[candidate] == sp &&
+                last->ip[candidate] == ip) {
+                const SpineFrame& met = last->frame[candidate];
+                if ((!met.needs_fp || (frame_pointer_known && met.fp == fp)) &&
+                    static_cast<uint32_t>(depth + candidate + 1) <= max) {
+                    int32_t differs = spine_differs(*last, candidate);
+                    if (differs < 0) {
+                        met_at = candidate;
+                        break;
+                    }
+                    unchanged = differs;
+                }
+            }
+        }
         Row row = row_of(ip, current);
         if (row.kind == Row::gives_up || (row.cfa_from_frame_pointer && !frame_pointer_known)) {
             depth = -1;
@@ -223,14 +283,23 @@ int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max, Trail& trai
         }
         // The collector's frames on top are left out; one of its frames below the
         // program's is for unwind::capture's rules (a call of ours a handler interrupted).
-        if (__builtin_expect(row.collectors, 0)) {
+        const bool program = !row.collectors;
+        if (__builtin_expect(!program, 0)) {
             if (depth != 0) {
                 depth = -1;
                 break;
             }
         } else {
-            frames[depth++] = ip;
-            if (static_cast<uint32_t>(depth) == max) break;
+            frames[depth] = ip;
+            if (scratch != nullptr) {
+                scratch->sp[depth] = sp;
+                scratch->frame[depth] = SpineFrame{fp, 0, 0, 0, 0, 0, false, false};
+            }
+            ++depth;
+            if (static_cast<uint32_t>(depth) == max) {
+                cut = true;
+                break;
+            }
         }
         if (row.kind == Row::outermost) break;
         Word cfa;
@@ -242,6 +311,8 @@ int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max, Trail& trai
                     keep(trail, start_sp, frame_pointer_slot, fp);
                 frame_pointer_kept = true;
             }
+            if (scratch != nullptr && program)
+                mark_needs_fp(scratch, fp_source, fp_marked, depth - 1);
             cfa = fp + static_cast<int64_t>(row.cfa_offset);
         } else {
             cfa = sp + static_cast<int64_t>(row.cfa_offset);
@@ -249,16 +320,80 @@ int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max, Trail& trai
         Word return_address_slot = cfa + static_cast<int64_t>(row.return_address_offset);
         ip = *reinterpret_cast<const Word*>(return_address_slot);
         keep(trail, start_sp, return_address_slot, ip);
+        if (scratch != nullptr && program) {
+            scratch->frame[depth - 1].return_slot = return_address_slot;
+            scratch->frame[depth - 1].return_value = ip;
+        }
         if (row.frame_pointer == Row::saved) {
             frame_pointer_slot = cfa + static_cast<int64_t>(row.frame_pointer_offset);
             fp = *reinterpret_cast<const Word*>(frame_pointer_slot);
             frame_pointer_kept = false;
+            if (scratch != nullptr) {
+                fp_source = fp_marked = program ? depth - 1 : -1;
+                if (program) {
+                    scratch->frame[depth - 1].fp_slot = frame_pointer_slot;
+                    scratch->frame[depth - 1].fp_value = fp;
+                }
+            }
         } else if (row.frame_pointer == Row::lost) {
             frame_pointer_known = false;
         }
         sp = cfa;
         if (ip == 0) break;
     }
+    if (last == nullptr) return depth;
+    if (depth < 0 || cut) {
+        last->depth = 0;  // not a whole walk: nothing to meet
+        return depth;
+    }
+    // The spine becomes this walk: its own frames inside the frame met (all of them when it
+    // met none), the spine's from there outward as they are.
+    uint64_t hash = StackTable::kHashStart;
+    int32_t outer = -1;  // the spine's innermost frame kept
+    if (met_at >= 0) {
+        const SpineFrame& met = last->frame[met_at];
+        // The rest uses the frame pointer this walk has there, as a CFA reckoned from it.
+        if (met.needs_fp) {
+            mark_needs_fp(scratch, fp_source, fp_marked, depth - 1);
+            if (!frame_pointer_kept) {
+                if (frame_pointer_slot == 0)
+                    trail.uses_start_fp = true;
+                else
+                    keep(trail, start_sp, frame_pointer_slot, fp);
+            }
+        }
+        // The trail for the stack memo, if the whole walk's words may fit (every frame but
+        // the outermost read one at least): the spine's words are only copied for a stack
+        // short enough to be remembered.
+        if (trail.words + static_cast<uint32_t>(met_at) <= Trail::kMaxWords) {
+            for (int32_t q = met_at; q >= 0 && trail.words != Trail::kUnkept; --q) {
+                const SpineFrame& frame = last->frame[q];
+                if (frame.return_slot != 0)
+                    keep(trail, start_sp, frame.return_slot, frame.return_value);
+                if (frame.fp_kept) keep(trail, start_sp, frame.fp_slot, frame.fp_value);
+            }
+        } else {
+            trail.words = Trail::kUnkept;
+        }
+        hash = met.hash;
+        outer = met_at;
+    }
+    const int32_t own = depth;
+    for (int32_t d = own - 1; d >= 0; --d) {
+        hash = StackTable::hash_step(hash, frames[d]);
+        const int32_t at = outer + own - d;
+        last->ip[at] = frames[d];
+        last->sp[at] = scratch->sp[d];
+        SpineFrame& frame = last->frame[at];
+        frame = scratch->frame[d];
+        frame.hash = hash;
+    }
+    for (int32_t q = outer; q >= 0; --q) frames[depth++] = last->ip[q];
+    last->depth = static_cast<uint32_t>(depth);
+    last->generation = current;
+    use->hash = StackTable::hash_end(hash, static_cast<uint32_t>(depth));
+    use->hashed = true;
+    use->resumed = met_at >= 0;
     return depth;
 }
 

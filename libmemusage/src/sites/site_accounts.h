@@ -114,6 +114,8 @@ class SiteAccounts {
 
     // One event of the merged stream. `heap_after` is the global heap once it happened.
     // True for a site's own event (kReweighed), which the stream takes back from the heap.
+    // The stream passes only the events with a site here (on_heap_peak says the rest): the
+    // figures need the order of the sites' changes and the peaks, not a count of events.
     // `stack`: the event's stack word, which a kRegrown event uses for the growing stack.
     bool on_event(uint32_t site_word, int64_t heap_change, uint64_t heap_after,
                   uint64_t stack = 0) {
@@ -136,6 +138,18 @@ class SiteAccounts {
         }
         return false;
     }
+
+    // An event without a site (none of the figures' own) took the heap to `heap_after`, higher
+    // than the stream's peak since the program last reset it: the run's peak, maybe.
+    void on_heap_peak(uint64_t heap_after) {
+        heap_at_end_ = heap_after;
+        if (heap_after > peak_) {
+            peak_ = heap_after;
+            peak_at_ = now_;
+        }
+    }
+    // The run is over: the heap after its last event, whatever the event.
+    void on_end(uint64_t heap_after) { heap_at_end_ = heap_after; }
 
     uint32_t capacity() const { return capacity_; }
     uint64_t sample_interval() const { return sample_interval_; }
@@ -278,7 +292,7 @@ class SiteAccounts {
     GrownFigures* grown_ = nullptr;  // kGrownPairs entries
     bool grown_full_ = false;
     uint32_t capacity_ = 0;
-    uint64_t now_ = 0;      // events seen
+    uint64_t now_ = 0;      // events seen with a site
     uint64_t peak_ = 0;     // the largest heap_after seen
     uint64_t peak_at_ = 0;  // the event that first reached it
     uint64_t heap_at_end_ = 0;

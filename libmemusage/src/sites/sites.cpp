@@ -158,8 +158,7 @@ namespace {
 constexpr uint32_t kCacheEntries = 256;
 __thread uint64_t stack_cache[kCacheEntries];
 
-uint32_t intern_cached(const uintptr_t* frames, uint32_t depth) {
-    uint64_t hash = StackTable::hash_of(frames, depth);
+uint32_t intern_cached(const uintptr_t* frames, uint32_t depth, uint64_t hash) {
     uint64_t& entry = stack_cache[hash % kCacheEntries];
     uint64_t check = hash & ~uint64_t{kStackIdMask};
     uint64_t cached = entry;
@@ -180,6 +179,10 @@ __attribute__((noinline, cold)) void verify_recalled(uint32_t id) {
                                      unwind::detail::Taken::recalled);
 }
 
+// The thread's last walk along unwind rows, and room for the next (row_walk::Spine).
+__thread row_walk::Spine spine;
+__thread row_walk::SpineScratch spine_scratch;
+
 }  // namespace
 
 uint32_t capture_site() {
@@ -198,8 +201,12 @@ uint32_t capture_site() {
     }
     uintptr_t frames[sites_format::kMaxDepth];
     row_walk::Trail trail;
-    uint32_t depth = unwind::capture(frames, sites_format::kMaxDepth, start, trail);
-    uint32_t id = intern_cached(frames, depth);
+    row_walk::SpineUse spine_use{&spine, &spine_scratch, 0, false, false};
+    uint32_t depth = unwind::capture(frames, sites_format::kMaxDepth, start, trail,
+                                     memo_free ? &spine_use : nullptr);
+    uint32_t id = intern_cached(
+        frames, depth,
+        memo_free && spine_use.hashed ? spine_use.hash : StackTable::hash_of(frames, depth));
     if (memo_free) {
         if (trail.words != row_walk::Trail::kUnkept) stack_memo::remember(start, trail, id);
         std::atomic_signal_fence(std::memory_order_seq_cst);

@@ -5,17 +5,6 @@
 #include "platform/pages.h"
 
 namespace memusage {
-// Return addresses differ mostly in their low bits; the multiply spreads them over the
-// whole word, the shift brings the high bits down where the slot index is taken.
-uint64_t StackTable::hash_of(const uintptr_t* frames, uint32_t depth) {
-    uint64_t hash = 0x9e3779b97f4a7c15ULL ^ depth;
-    for (uint32_t i = 0; i < depth; ++i) {
-        hash = (hash ^ frames[i]) * 0xff51afd7ed558ccdULL;
-        hash ^= hash >> 32;
-    }
-    return hash;
-}
-
 bool StackTable::init(uint32_t max_stacks, uint64_t max_frames) {
     uint64_t slot_count = 1;
     while (slot_count < 2 * uint64_t{max_stacks}) slot_count <<= 1;  // at most half full

@@ -30,7 +30,21 @@ class StackTable {
         return intern(frames, depth, hash_of(frames, depth));
     }
     // Well mixed in every bit, the low ones included (a per-thread cache indexes by them).
-    static uint64_t hash_of(const uintptr_t* frames, uint32_t depth);
+    // Taken from the outermost frame in, so that a walk that kept the hash of the outer
+    // frames it shares with the last one (row_walk.h) adds only its own inner frames.
+    static uint64_t hash_of(const uintptr_t* frames, uint32_t depth) {
+        uint64_t hash = kHashStart;
+        for (uint32_t i = depth; i > 0; --i) hash = hash_step(hash, frames[i - 1]);
+        return hash_end(hash, depth);
+    }
+    static constexpr uint64_t kHashStart = 0x9e3779b97f4a7c15ULL;
+    // Return addresses differ mostly in their low bits; the multiply spreads them over the
+    // whole word, the shift brings the high bits down where the slot index is taken.
+    static uint64_t hash_step(uint64_t hash, uintptr_t frame) {
+        hash = (hash ^ frame) * 0xff51afd7ed558ccdULL;
+        return hash ^ (hash >> 32);
+    }
+    static uint64_t hash_end(uint64_t hash, uint32_t depth) { return hash_step(hash, depth); }
 
     // Ids below this were handed out (some may be unused, for a thread that died halfway).
     uint32_t id_limit() const;

@@ -327,8 +327,8 @@ uint32_t capture_frames(sites_format::StackPeakFrame* frames, uint32_t max,
 }
 
 namespace {
-std::atomic<uint64_t> verified{0}, verified_recalled{0}, unwound_alone{0};
-char summary[200];
+std::atomic<uint64_t> verified{0}, verified_recalled{0}, verified_resumed{0}, unwound_alone{0};
+char summary[300];
 
 // Standard error without stdio (a signal handler may be verifying): a line of addresses.
 void write_stack(const char* title, const uintptr_t* frames, uint32_t depth) {
@@ -361,12 +361,16 @@ void verify_stack(const uintptr_t* frames, uint32_t depth, uint32_t max, Taken t
     if (same) {
         verified.fetch_add(1, std::memory_order_relaxed);
         if (taken == Taken::recalled) verified_recalled.fetch_add(1, std::memory_order_relaxed);
+        if (taken == Taken::resumed) verified_resumed.fetch_add(1, std::memory_order_relaxed);
         return;
     }
     static const char kDiffer[] =
         "memusage: MEMUSAGE_SITES_VERIFY: the walk along unwind rows and libunwind differ\n";
     (void)!write(2, kDiffer, sizeof kDiffer - 1);
-    write_stack(taken == Taken::recalled ? "recalled" : "walked", frames, depth);
+    write_stack(taken == Taken::recalled  ? "recalled"
+                : taken == Taken::resumed ? "walked to the last walk's frames"
+                                          : "walked",
+                frames, depth);
     write_stack("libunwind", expected, expected_depth);
     abort();
 }
@@ -383,9 +387,11 @@ const char* verify_summary() {
     if (!detail::verifying) return nullptr;
     snprintf(summary, sizeof summary,
              "sites verified: %llu stacks walked along unwind rows (%llu of them recalled "
-             "from the stack memo), the same as libunwind's; %llu unwound by libunwind alone",
+             "from the stack memo, %llu with their outer frames from the thread's last walk), "
+             "the same as libunwind's; %llu unwound by libunwind alone",
              static_cast<unsigned long long>(verified.load(std::memory_order_relaxed)),
              static_cast<unsigned long long>(verified_recalled.load(std::memory_order_relaxed)),
+             static_cast<unsigned long long>(verified_resumed.load(std::memory_order_relaxed)),
              static_cast<unsigned long long>(unwound_alone.load(std::memory_order_relaxed)));
     return summary;
 }

@@ -134,8 +134,9 @@ __attribute__((noinline)) inline void unwind_once_with_libunwind() {
 }
 
 // How a capture took its stack: libunwind unwound it, the walk along unwind rows walked
-// it, or the stack memo (stack_memo.h) recalled it.
-enum class Taken : uint8_t { unwound, walked, recalled };
+// it (all of it, or its inner frames up to the thread's last walk: resumed), or the stack
+// memo (stack_memo.h) recalled it.
+enum class Taken : uint8_t { unwound, walked, resumed, recalled };
 
 // MEMUSAGE_SITES_VERIFY: the stack libunwind gives here against `frames` (taken without
 // libunwind: walked or recalled); on any difference both go to standard error and the
@@ -151,17 +152,20 @@ __attribute__((noinline, cold)) void verify_stack(const uintptr_t* frames, uint3
 // starts (one frame of ours fewer to step than from inside walk()); `trail` says what the
 // walk read, and is empty when libunwind unwound the stack. Takes no lock of ours; only
 // libunwind's and the dynamic loader's. Inlined into its caller: every frame of ours is one
-// more step for the unwinder, which costs as much as a frame of the program.
+// more step for the unwinder, which costs as much as a frame of the program. `spine`: the
+// thread's last walk, for the walk along unwind rows (row_walk::walk).
 __attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32_t max,
                                                        const unwinder_abi::StartRegisters& start,
-                                                       row_walk::Trail& trail) {
+                                                       row_walk::Trail& trail,
+                                                       row_walk::SpineUse* spine = nullptr) {
     using namespace detail;
     trail.words = row_walk::Trail::kUnkept;
     if (backtrace_function == nullptr) return 0;
     void* buffer[sites_format::kMaxDepth + kOwnFramesRoom];
     uint32_t room = max + kOwnFramesRoom;
     if (room > sizeof buffer / sizeof buffer[0]) room = sizeof buffer / sizeof buffer[0];
-    int walked = walks_rows ? row_walk::walk(start.ip, start.sp, start.fp, frames, max, trail) : -1;
+    int walked =
+        walks_rows ? row_walk::walk(start.ip, start.sp, start.fp, frames, max, trail, spine) : -1;
     uint32_t depth;
     if (__builtin_expect(walked >= 0, 1)) {
         depth = static_cast<uint32_t>(walked);
@@ -171,7 +175,10 @@ __attribute__((always_inline)) inline uint32_t capture(uintptr_t* frames, uint32
         depth = program_frames(buffer, found, frames, max);
     }
     if (__builtin_expect(verifying, 0))
-        verify_stack(frames, depth, max, walked >= 0 ? Taken::walked : Taken::unwound);
+        verify_stack(frames, depth, max,
+                     walked < 0                           ? Taken::unwound
+                     : spine != nullptr && spine->resumed ? Taken::resumed
+                                                          : Taken::walked);
     return depth;
 }
 

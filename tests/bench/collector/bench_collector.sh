@@ -21,6 +21,8 @@
 # heaptrack (recording, then heaptrack_print's report, summed; 1 thread only), on 1 and 2
 # threads; wall time, CPU time and maximum resident set. And two real programs the same
 # ways: sqlite3 building and querying a 200,000-row table in memory (sqlite_workload.sql),
+# sqlite3 running 150,000 INSERT statements one by one in one transaction, then an index and
+# a group by (its parser's stacks are about 36 frames deep; the statements are made here),
 # and python3 round-tripping 200,000 dicts through json 3 times (json_workload.py; PYTHON
 # names the interpreter, default /usr/bin/python3).
 # SITES_RUNS rounds (default 5), each running every column once, medians; then what one
@@ -196,13 +198,25 @@ sites_row() {
     done
 }
 
-for name in churn1 churn2 sqlite python; do
+# 150,000 INSERT statements, parsed one by one.
+sqlite_inserts=$work/inserts.sql
+awk 'BEGIN {
+    print "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, value REAL);"
+    print "BEGIN;"
+    for (i = 1; i <= 150000; i++)
+        printf "INSERT INTO t(name, grp, value) VALUES (%cname-%d%c, %d, %d.5);\n", 39, i, 39, i % 97, i
+    print "COMMIT;"
+    print "CREATE INDEX t_name ON t(name);"
+    print "SELECT grp, count(*), sum(value), max(name) FROM t GROUP BY grp;"
+}' >"$sqlite_inserts"
+for name in churn1 churn2 sqlite inserts python; do
     for column in bare ours unwind exact sampled heaptrack; do : >"$work/$name-$column"; done
 done
 for ((i = 0; i < sites_runs; i++)); do
     sites_round churn1 "$workload" 1 "$steps"
     sites_round churn2 "$workload" 2 "$steps"
     sites_round sqlite sqlite3 :memory: ".read $sqlite_workload"
+    sites_round inserts sqlite3 :memory: ".read $sqlite_inserts"
     sites_round python "$python" "$json_workload"
 done
 printf '\nAllocation sites, medians of %d rounds (wall and CPU time with the ratio to bare; max RSS)\n' "$sites_runs"
@@ -211,6 +225,7 @@ printf '%-34s %18s %18s %18s %18s %18s %18s\n' "" bare ours "unwinding alone" "e
 sites_row "alloc_churn, 1 thread" churn1
 sites_row "alloc_churn, 2 threads" churn2
 sites_row "sqlite3, 200k rows" sqlite
+sites_row "sqlite3, 150k inserts one by one" inserts
 sites_row "python3, json 200k dicts x3" python
 # What the unwinding column is made of: one unw_backtrace, its fixed part and a frame's.
 ${CC:-cc} -O2 -Wall -Wextra -o "$helpers/unwind_cost" "$source_dir/tests/bench/collector/unwind_cost.c" -ldl

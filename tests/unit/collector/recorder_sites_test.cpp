@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "heap/counting.h"
 #include "platform/clock.h"
 #include "record/recorder.h"
 #include "sites/site_accounts.h"
@@ -155,6 +156,115 @@ TEST(RecorderSites, NestedLogsRetiredLogsAndTicksKeepTheSites) {
     EXPECT_EQ(
         on.accounts.bytes_at_peak(2) + on.accounts.bytes_at_peak(3) + on.accounts.bytes_at_peak(4),
         totals.heap_peak);
+}
+
+// The sampled short way (SampledCounting, calls while only sampled sites are on) counts as
+// the short way, and its sampled blocks reach the site figures: their new block, their
+// resize and their free, the free of the thread's latest one as a temporary block.
+TEST(RecorderSites, TheSampledShortWayKeepsTheSampledBlocksFigures) {
+    SitedRecorder on(32768);
+    ASSERT_TRUE(on.ready);
+    ThreadLog* log = on.recorder.attach_thread();
+    const void* sampled = reinterpret_cast<const void*>(0x1000);
+    const void* other = reinterpret_cast<const void*>(0x2000);
+    const uint32_t tag = 5;
+    auto counting = [&] { return SampledCounting(on.recorder, *log); };
+    {
+        SampledCounting call = counting();  // a block outside the sample
+        call.allocation_requested(Call::malloc, 64);
+        call.keep_site(0);
+        call.allocated(64, other);
+    }
+    {
+        // A sampled block, allocated (its tag given as a kept one: the countdown's draw would
+        // unwind the stack, which needs the running collector)...
+        SampledCounting call = counting();
+        call.allocation_requested(Call::malloc, 300);
+        call.keep_site(tag);
+        call.allocated(300, sampled);
+    }
+    {
+        SampledCounting call = counting();  // ...resized in place, still the latest...
+        call.resize_requested(Call::realloc, 300, 200);
+        call.keep_site(tag);
+        call.reallocated(300, 200, false, sampled, sampled);
+    }
+    SampledCounting(on.recorder, *log).free_null();  // no heap call for the temporary blocks
+    {
+        SampledCounting call = counting();  // ...and freed next: temporary
+        call.keep_site(tag);
+        call.freed(200, sampled);
+    }
+    {
+        SampledCounting call = counting();  // the block outside the sample, freed
+        call.keep_site(0);
+        call.freed(64, other);
+    }
+    Stats totals = {};
+    ASSERT_TRUE(on.recorder.finish(totals, 1));
+    EXPECT_EQ(totals.calls_of(Call::malloc), 2u);
+    EXPECT_EQ(totals.calls_of(Call::free), 3u);
+    EXPECT_EQ(totals.heap_peak, 364u);
+    const SiteFigures& site = on.accounts.site(tag);
+    EXPECT_EQ(site.bytes_allocated, 300u);
+    EXPECT_EQ(site.bytes_freed, 300u);
+    EXPECT_EQ(site.blocks_freed, 1u);
+    EXPECT_EQ(site.temporary_blocks, 1u);
+    EXPECT_EQ(site.current, 0);
+    EXPECT_EQ(on.accounts.bytes_at_peak(tag), 300u);
+    EXPECT_EQ(on.accounts.heap_at_end(), 0u);
+}
+
+// Any other heap call between a sampled block's allocation and its free ends its wait, a
+// free of a block outside the sample included.
+TEST(RecorderSites, AnotherHeapCallOnTheSampledShortWayEndsTheWait) {
+    SitedRecorder on(32768);
+    ASSERT_TRUE(on.ready);
+    ThreadLog* log = on.recorder.attach_thread();
+    const void* sampled = reinterpret_cast<const void*>(0x1000);
+    const void* other = reinterpret_cast<const void*>(0x2000);
+    const uint32_t tag = 6;
+    auto call = [&] { return SampledCounting(on.recorder, *log); };
+    SampledCounting first = call();
+    first.allocation_requested(Call::malloc, 64);
+    first.keep_site(0);
+    first.allocated(64, other);
+    SampledCounting second = call();
+    second.allocation_requested(Call::malloc, 100);
+    second.keep_site(tag);
+    second.allocated(100, sampled);
+    SampledCounting third = call();
+    third.keep_site(0);
+    third.freed(64, other);
+    SampledCounting fourth = call();
+    fourth.keep_site(tag);
+    fourth.freed(100, sampled);
+    Stats totals = {};
+    ASSERT_TRUE(on.recorder.finish(totals, 1));
+    EXPECT_EQ(on.accounts.site(tag).blocks_freed, 1u);
+    EXPECT_EQ(on.accounts.site(tag).temporary_blocks, 0u);
+}
+
+// The figures see the events without a site only through the peaks they make: a peak made
+// by an event of no site still finds every site as it was then, and the heap at the end is
+// the stream's, whatever its last event.
+TEST(RecorderSites, APeakMadeWithoutASiteHoldsTheSitesAsTheyWere) {
+    SitedRecorder on(32768);
+    ASSERT_TRUE(on.ready);
+    ThreadLog* log = on.recorder.attach_thread();
+    on.allocate(*log, 2, 100);
+    on.recorder.record(*log, 1000, 0, 0);  // no site's: the peak, 1100
+    on.free(*log, 2, 100);
+    on.allocate(*log, 3, 50);
+    on.recorder.record(*log, -1000, 0, 0);
+    on.recorder.record(*log, 7, 0, 0);
+    Stats totals = {};
+    ASSERT_TRUE(on.recorder.finish(totals, 1));
+    EXPECT_EQ(totals.heap_peak, 1100u);
+    EXPECT_EQ(on.accounts.heap_peak(), 1100u);
+    EXPECT_EQ(on.accounts.bytes_at_peak(2), 100u);
+    EXPECT_EQ(on.accounts.bytes_at_peak(3), 0u);
+    EXPECT_EQ(on.accounts.heap_at_end(), 57u);
 }
 
 // After the run is finished, threads still recording change no figure.
