@@ -25,6 +25,13 @@ bool loads_unwinder(const SourceFrame& frame) {
 // Calls whose blocks the runtime keeps for as long as what they made lives, which
 // programs rarely end: a library loaded with dlopen (its link map, until dlclose), a
 // thread (its thread-local storage, kept with glibc's cache of thread stacks).
+// A shown stack's lines, to tell whether a growing stack folds to the site's own.
+std::vector<std::string> lines_of(const ShownSite& site) {
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < site.line_count(); ++i) lines.push_back(site.line(i));
+    return lines;
+}
+
 bool keeps_its_blocks(const std::string& via) {
     return via == "dlopen" || via == "dlmopen" || via == "pthread_create";
 }
@@ -113,14 +120,14 @@ void add_grown_at(std::vector<ShownSite>& sites, const SitesProfile& profile,
         auto [grower, fresh] = growers.try_emplace(pair.grown_at);
         if (fresh) {
             const ShownSite folded = shown_stack(*stack->second, profile, symbolizer);
-            grower->second.lines = folded.lines;
+            grower->second.lines = lines_of(folded);
             grower->second.via = folded.via;
             grower->second.where =
-                folded.frames.empty() ? folded.lines.front() : describe(folded.frames.front());
+                folded.frames.empty() ? folded.placeholder : describe(*folded.frames.front());
             if (!folded.via.empty()) grower->second.where += " via " + folded.via;
         }
         ShownSite& site = sites[into->second];
-        if (grower->second.lines == site.lines && grower->second.via == site.via) continue;
+        if (grower->second.via == site.via && grower->second.lines == lines_of(site)) continue;
         auto same = std::find_if(
             site.grown.begin(), site.grown.end(),
             [&](const ShownSite::Grown& g) { return g.where == grower->second.where; });
