@@ -128,11 +128,12 @@ void add_grown_at(std::vector<ShownSite>& sites, const SitesProfile& profile,
         }
         ShownSite& site = sites[into->second];
         if (grower->second.via == site.via && grower->second.lines == lines_of(site)) continue;
-        auto same = std::find_if(
-            site.grown.begin(), site.grown.end(),
-            [&](const ShownSite::Grown& g) { return g.where == grower->second.where; });
+        // Named, not captured: clang 14 takes no structured binding into a lambda.
+        const std::string& where = grower->second.where;
+        auto same = std::find_if(site.grown.begin(), site.grown.end(),
+                                 [&](const ShownSite::Grown& g) { return g.where == where; });
         if (same == site.grown.end()) {
-            site.grown.push_back({grower->second.where});
+            site.grown.push_back({where});
             same = site.grown.end() - 1;
         }
         same->bytes_at_peak += pair.bytes_at_peak;
