@@ -148,7 +148,7 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ] || 
     # own are not installed on this machine).
     [ "$arch" = aarch64 ] && sites_tests+=':SitesVerify.*'
     sites_tests+=':-SitesReport.BytesAtThePeakThatNoSiteHoldsAreSaidToBeTracedMaps'
-    [ "$arch" = aarch64 ] && sites_tests+=':SitesVerify.RowsOfUnloadedCode*:SitesVerify.Sqlite3:SitesVerify.Python3Json'
+    [ "$arch" = aarch64 ] && sites_tests+=':SitesVerify.RowsOfUnloadedCode*:SitesVerify.Sqlite3*:SitesVerify.Python3Json'
     # armhf: the cases that expect a 64-bit machine (sizeof(std::vector<int>) is 24, a
     # lambda takes an unsigned long where size_t is); the board's dynamic loader, stripped
     # and with unwind tables for few of its functions (dlopen's allocations are named by
