@@ -12,13 +12,13 @@ void EventRecording::record_thread_name_locked(ThreadLog& log) {
     file_->add_thread_name(log.serial + 1, log.name);
 }
 
-void EventRecording::finish_locked(ThreadLog* logs) {
-    if (file_ == nullptr) return;
+uint64_t EventRecording::finish_locked(ThreadLog* logs) {
+    if (file_ == nullptr) return 0;
     for (ThreadLog* log = logs; log != nullptr; log = log->next)
         if (log->in_use && log->parent == nullptr) record_thread_name_locked(*log);
     EventsFile* events = file_;
     file_ = nullptr;
-    events->finish();
+    return events->finish();
 }
 
 }  // namespace memusage

@@ -20,8 +20,9 @@ class EventRecording {
     void settle_interrupted_add() {
         if (file_ != nullptr) file_->settle_interrupted_add();
     }
-    // The run is over: the names of the threads still running, then the file's end.
-    void finish_locked(ThreadLog* logs);
+    // The run is over: the names of the threads still running, then the file's end. Returns
+    // the counter's reading the file ends at (0 without a recording).
+    uint64_t finish_locked(ThreadLog* logs);
     // fork(): in the child, the parent's recording is not the stream's any more.
     // Returns it, for the caller to close once nothing of the child's can reach it.
     EventsFile* leave_in_child() {

@@ -130,8 +130,8 @@ void EventsFile::settle_interrupted_add() {
     adding_.store(false, std::memory_order_relaxed);
 }
 
-void EventsFile::finish() {
-    if (!is_open()) return;
+uint64_t EventsFile::finish() {
+    if (!is_open()) return 0;
     int saved_errno = errno;
     write_chunk();
     // After a failed write, what the last chunk gathered is dropped too.
@@ -153,6 +153,7 @@ void EventsFile::finish() {
     }
     errno = saved_errno;
     close();
+    return end_time;
 }
 
 void EventsFile::close() {

@@ -56,8 +56,9 @@ class EventsFile {
     // their own, owing nothing to a half-made record. Before the last events are added.
     void settle_interrupted_add();
     // Writes what is buffered and the trailer (the end time and clock read now), and
-    // closes the file. Safe to call again: nothing happens.
-    void finish();
+    // closes the file. Safe to call again: nothing happens. Returns the counter's reading
+    // the trailer holds (0 when there was no file to finish).
+    uint64_t finish();
     // A forked child lets go of its parent's file: nothing is written.
     void close();
 

@@ -81,8 +81,11 @@ void Recorder::complete_file_locked(uint64_t end_time) {
     if (stream_.sites != nullptr)
         stream_.sites->on_end(stream_.heap > 0 ? static_cast<uint64_t>(stream_.heap) : 0);
     stream_.sites = nullptr;  // complete: what threads still do after this changes no figure
-    recording_.finish_locked(logs_.first());
-    output_.complete(stream_, end_time);
+    // The data file ends where the recording does, at one reading of the counter: readers
+    // tie the two clocks at the ends (a board's data file counts microseconds), and the
+    // last merge and write between two readings took over a millisecond under qemu.
+    const uint64_t recording_end = recording_.finish_locked(logs_.first());
+    output_.complete(stream_, recording_end != 0 ? recording_end : end_time);
 }
 
 bool Recorder::finish(Stats& totals, uint64_t end_time, ThreadLog* finishing) {
