@@ -163,6 +163,10 @@ if [ "$smoke" != --smoke ] && { [ "$arch" = aarch64 ] || [ "$arch" = armhf ] || 
     "${under_emulation[@]}" "$native/tests/integration/sites/sites_integration_tests" \
         --gtest_brief=1 --gtest_filter="$sites_tests"
     stack_tests='-*Driver*:StackPeak.AHandlerOnAnAlternateStackIsMeasuredOnIt'
+    # armhf: under qemu-arm the fixture's clock_gettime (an emulated system call) is where a
+    # profiling tick lands deepest, and the board's C library has no unwind table for it: the
+    # depth is measured right, the frames above it are not named.
+    [ "$arch" = armhf ] && stack_tests+=':StackPeak.TicksBeforeTheFirstAllocationAreMeasured'
     "${under_emulation[@]}" "$native/tests/integration/stack/stack_integration_tests" \
         --gtest_brief=1 --gtest_filter="$stack_tests"
 fi
