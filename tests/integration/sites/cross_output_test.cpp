@@ -30,15 +30,6 @@ std::string file_text(const std::string& path) {
     return text.str();
 }
 
-nlohmann::json report_data(const std::string& path) {
-    const std::string html = file_text(path);
-    const std::string open = "<script type=\"application/json\" id=\"report-data\">";
-    const size_t at = html.find(open);
-    if (at == std::string::npos) return {};
-    const size_t begin = at + open.size();
-    return nlohmann::json::parse(html.substr(begin, html.find("</script>", begin) - begin));
-}
-
 // The first number of the first match of `pattern` (one group) in text; -1 when none.
 int64_t matched(const std::string& text, const std::string& pattern) {
     std::smatch found;

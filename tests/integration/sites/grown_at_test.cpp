@@ -6,7 +6,6 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "sites_run.h"
 
@@ -15,18 +14,6 @@ namespace {
 
 using collector_test::fixture;
 using collector_test::Scratch;
-
-nlohmann::json report_data(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string html = text.str();
-    const std::string open = "<script type=\"application/json\" id=\"report-data\">";
-    const size_t at = html.find(open);
-    if (at == std::string::npos) return {};
-    const size_t begin = at + open.size();
-    return nlohmann::json::parse(html.substr(begin, html.find("</script>", begin) - begin));
-}
 
 const std::string kSource = "sites_grown.c";
 

@@ -4,9 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "sites_run.h"
 
@@ -15,18 +13,6 @@ namespace {
 
 using collector_test::fixture;
 using collector_test::Scratch;
-
-nlohmann::json report_data(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string html = text.str();
-    const std::string open = "<script type=\"application/json\" id=\"report-data\">";
-    const size_t at = html.find(open);
-    if (at == std::string::npos) return {};
-    const size_t begin = at + open.size();
-    return nlohmann::json::parse(html.substr(begin, html.find("</script>", begin) - begin));
-}
 
 int exit_status(const Outcome& run) { return WIFEXITED(run.status) ? WEXITSTATUS(run.status) : -1; }
 

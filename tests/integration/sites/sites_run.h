@@ -2,6 +2,7 @@
 // MEMUSAGE_SITES, and the report read back as sections and entries.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ std::vector<Entry> entries_of(const std::string& report);
 // containing `frame`; null if none.
 const Entry* find_entry(const std::vector<Entry>& entries, const std::string& section,
                         const std::string& frame);
+
+// The data an HTML report embeds (its report-data script), parsed; null when it has none.
+nlohmann::json report_data(const std::string& path);
 
 inline const std::string kPeakRanking = "Bytes held at the heap peak";
 inline const std::string kLeakRanking = "Bytes still allocated at exit";
