@@ -190,20 +190,19 @@ class WindowFiguresView {
       entries.push(["frees", F.integer(f.frees), "frees"]);
     }
     if (f.liveBlocks !== undefined) {
+      const blocks = (count, bytes) =>
+        F.count(count, "block", "blocks") +
+        ", " +
+        F.count(bytes, "byte", "bytes") +
+        (f.liveSampled ? " (of the blocks the report keeps)" : "");
       entries.push([
         "allocated in it, live at its end",
-        F.count(f.liveBlocks, "block", "blocks") +
-          ", " +
-          F.count(f.liveBytes, "byte", "bytes") +
-          (f.liveSampled ? " (of the blocks the report keeps)" : ""),
+        blocks(f.liveBlocks, f.liveBytes),
         "live_at_end",
       ]);
       entries.push([
         "carried in (allocated before it, live at its start)",
-        F.count(f.carriedBlocks, "block", "blocks") +
-          ", " +
-          F.count(f.carriedBytes, "byte", "bytes") +
-          (f.liveSampled ? " (of the blocks the report keeps)" : ""),
+        blocks(f.carriedBlocks, f.carriedBytes),
         "carried_in",
       ]);
     }

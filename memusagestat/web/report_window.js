@@ -112,20 +112,14 @@ class ReportData {
     // "grown at" likewise).
     for (const grown of record.grown || []) {
       const held = [];
-      if (grown.peak > 0)
-        held.push(
-          F.count(grown.peak, "byte", "bytes") +
-            " in " +
-            F.count(grown.peak_blocks, "block", "blocks") +
-            " at the peak",
-        );
-      if (grown.leaked > 0)
-        held.push(
-          F.count(grown.leaked, "byte", "bytes") +
-            " in " +
-            F.count(grown.leaked_blocks, "block", "blocks") +
-            " at exit",
-        );
+      const add = (bytes, blocks, when) => {
+        if (bytes > 0)
+          held.push(
+            F.count(bytes, "byte", "bytes") + " in " + F.count(blocks, "block", "blocks") + when,
+          );
+      };
+      add(grown.peak, grown.peak_blocks, " at the peak");
+      add(grown.leaked, grown.leaked_blocks, " at exit");
       if (!held.length) continue;
       list.append(
         F.element(
