@@ -146,14 +146,20 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
     FigureHistory history;
     ThreadNames names(source.pid, state.unicode);
     CursesScreen screen;
-    uint64_t next_refresh = 0;
+    uint64_t next_reading = 0;
+    bool redraw = false;
     ViewEnd end = ViewEnd::quit;
     for (;;) {
         bool ended = source.ended ? source.ended() : is_stale(file.header());
         uint64_t now = monotonic_ns();
-        if (ended || now >= next_refresh) {
+        bool reading_due = ended || now >= next_reading;
+        if (reading_due) {
             live_format::Figures figures;
             if (!state.paused && file.read(figures)) history.add(figures);
+            next_reading = now + kRefreshMs * 1'000'000ULL;
+        }
+        if (reading_due || redraw) {
+            redraw = false;
             // The start is the file's word: one in the future is no time at all.
             uint64_t start = file.header().start_ns;
             state.elapsed_seconds = now > start ? static_cast<double>(now - start) / 1e9 : 0;
@@ -163,7 +169,6 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
             if (state.sites && !history.empty()) sites = site_names.lines(history.latest());
             for (SiteLine& site : sites) site.name = printable(site.name, state.unicode);
             screen.draw(screen_lines(history, state, threads, COLS, LINES, sites));
-            next_refresh = now + kRefreshMs * 1'000'000ULL;
         }
         if (ended) {
             end = ViewEnd::process_ended;
@@ -174,8 +179,10 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
         if (key == 'q' || key == 'Q') break;
         if (key == 's' || key == 'S') state.order = next_order(state.order);
         if (key == 'p' || key == 'P' || key == ' ') state.paused = !state.paused;
+        // Drawn again at once from the readings kept, not read anew: the history holds one
+        // reading a second, whatever the keys and resizes between.
         if (key == 's' || key == 'S' || key == 'p' || key == 'P' || key == ' ' || key == KEY_RESIZE)
-            next_refresh = 0;
+            redraw = true;
     }
     return end;
 }

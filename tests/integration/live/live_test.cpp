@@ -268,6 +268,58 @@ TEST(LiveView, ColourUnlessNoColorIsSet) {
     EXPECT_EQ(wait_exit(driver), 0);
 }
 
+// A number the view's screen shows after `label` ("elapsed " M:SS or H:MM:SS, in seconds;
+// "heap, last " N), or -1.
+long shown_number(const std::string& screen, const std::string& label) {
+    size_t at = screen.find(label);
+    if (at == std::string::npos) return -1;
+    long value = 0;
+    bool digits = false;
+    for (size_t i = at + label.size(); i < screen.size(); ++i) {
+        char c = screen[i];
+        if (c >= '0' && c <= '9') {
+            value = value * 10 + (c - '0');
+            digits = true;
+        } else if (c == ':' && digits) {
+            value *= 60;  // minutes or hours: the next field counts in their sixtieths
+        } else {
+            break;
+        }
+    }
+    return digits ? value : -1;
+}
+
+TEST(LiveView, KeysAndResizesAddNoReadingToTheHeapsCourse) {
+    Scratch scratch;
+    TmuxPane pane(kDriver + " --live " + kFixture + " " + scratch.path());
+    ASSERT_GT(scratch.wait_for("ready"), 0);
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("heap, last", screen)) << screen;
+    // Twenty sorts, each seen drawn, and resizes between, a publication or more apart (the
+    // collector publishes five times a second): a reading taken for each would be one more
+    // second of the course each time.
+    const char* orders[] = {"peak", "calls", "tid", "held"};
+    for (int press = 0; press < 20; ++press) {
+        pane.send_keys("s");
+        ASSERT_TRUE(pane.wait_for(std::string("sorted by ") + orders[press % 4], screen)) << screen;
+        if (press % 5 == 4) pane.resize(press % 10 == 4 ? 100 : 80, press % 10 == 4 ? 30 : 24);
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    pane.send_keys("s");
+    ASSERT_TRUE(pane.wait_for("sorted by peak", screen)) << screen;
+    // One reading a second since the view opened, which is after the program started: the
+    // course's seconds never outnumber the elapsed time's, and the one it opened with.
+    long elapsed = shown_number(screen, "elapsed ");
+    long course = shown_number(screen, "heap, last ");
+    ASSERT_GE(elapsed, 0) << screen;
+    ASSERT_GT(course, 0) << screen;
+    EXPECT_LE(course, elapsed + 1) << screen;
+
+    pane.send_keys("q");
+    for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
+    EXPECT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+}
+
 TEST(ProcessList, ListsRunningProgramsNotFinishedOrKilledOnesAndCleansUpAfterTheKilled) {
     Scratch first, second, killed;
     pid_t first_driver = start_profiled(first);
@@ -439,11 +491,22 @@ TEST(LiveView, ShowsAForgedNameEscapedAndSurvivesItsFileTruncatedUnderIt) {
     EXPECT_NE(screen.find("memusage: evil\\x1b]2;x\\x07 (pid " + std::to_string(getpid())),
               std::string::npos)
         << screen;
-    // Cut short under the view; each key redraws it from a new copy.
+    // Cut short under the view, which reads the file once a second: the view lives through
+    // readings of what is left (the elapsed time shown two seconds on: one reading at least).
+    auto readings_go_by = [&] {
+        long before = shown_number(pane.screen(), "elapsed ");
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (shown_number(pane.screen(), "elapsed ") < before + 2 &&
+               std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        return shown_number(pane.screen(), "elapsed ") >= before + 2;
+    };
     ASSERT_EQ(truncate(path.c_str(), 100), 0);
+    EXPECT_TRUE(readings_go_by()) << pane.screen();
     pane.send_keys("s");
     EXPECT_TRUE(pane.wait_for("sorted by peak", screen)) << screen;
     ASSERT_EQ(truncate(path.c_str(), 0), 0);
+    EXPECT_TRUE(readings_go_by()) << pane.screen();
     pane.send_keys("s");
     EXPECT_TRUE(pane.wait_for("sorted by calls", screen)) << screen;
     EXPECT_NE(screen.find("heap now             4242 bytes"), std::string::npos)
