@@ -388,6 +388,41 @@ TEST(ProcessList, ProgramsThatDidNotAskAreNotListed) {
     EXPECT_EQ(wait_exit(driver), 0);
 }
 
+// The signals that end a program by default (SIGHUP, SIGINT, SIGTERM) still end it, by
+// the signal, and its file goes with it rather than waiting for a reader to find it stale.
+TEST(Publisher, TheFileGoesWithAProgramASignalEnds) {
+    for (int signal_number : {SIGTERM, SIGHUP, SIGINT}) {
+        Scratch scratch;
+        pid_t driver = start_profiled(scratch);
+        long pid = scratch.wait_for("ready");
+        ASSERT_GT(pid, 0);
+        ASSERT_TRUE(std::filesystem::exists(figures_file(pid))) << "made before main";
+        kill(static_cast<pid_t>(pid), signal_number);
+        wait_exit(driver);
+        std::ifstream summary(scratch.file("summary"));
+        std::string said((std::istreambuf_iterator<char>(summary)), {});
+        EXPECT_NE(said.find("was killed by signal " + std::to_string(signal_number)),
+                  std::string::npos)
+            << said;
+        EXPECT_FALSE(std::filesystem::exists(figures_file(pid))) << strsignal(signal_number);
+    }
+}
+
+// The program finds these signals' dispositions as it left them, the default, and dies of
+// one it raises as it would without the collector.
+TEST(Publisher, TheProgramReadsTheDefaultOfTheSignalsThatEndItAndDiesOfThem) {
+    std::string output = shell_output("MEMUSAGE_LIVE=1 MEMUSAGE_COLOR=never timeout 30 " + kDriver +
+                                      " " + SIGNAL_DISPOSITIONS_FIXTURE_PATH + " 2>&1");
+    for (const char* line : {"SIGHUP default\n", "SIGINT default\n", "SIGTERM default\n",
+                             "signal(SIGHUP) gave the default\n"})
+        EXPECT_NE(output.find(line), std::string::npos) << line << output;
+    EXPECT_NE(output.find("was killed by signal 15"), std::string::npos) << output;
+    size_t pid_at = output.find("fixture pid ");
+    ASSERT_NE(pid_at, std::string::npos) << output;
+    long pid = std::stol(output.substr(pid_at + 12));
+    EXPECT_FALSE(std::filesystem::exists(figures_file(pid))) << output;
+}
+
 TEST(Publisher, AMainThreadThatCallsPthreadExitStillEndsTheProcess) {
     // The process ends with its last thread: the publisher goes once it would be that.
     std::string output = shell_output("MEMUSAGE_LIVE=1 MEMUSAGE_COLOR=never timeout 30 " + kDriver +
