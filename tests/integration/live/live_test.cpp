@@ -438,13 +438,59 @@ TEST(LiveView, RefusesWithoutATerminal) {
     EXPECT_NE(output.find("status=1"), std::string::npos) << output;
 }
 
+// --watch of a process that publishes nothing says why, and how to make a program publish.
 TEST(LiveView, SaysWhenAProcessIsNotProfiled) {
-    TmuxPane pane(kDriver + " --watch=" + std::to_string(getpid()));
+    std::string screen;
+    {
+        // This test is not profiled.
+        TmuxPane pane(kDriver + " --watch=" + std::to_string(getpid()));
+        EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
+        screen = pane.screen_unwrapped();
+        EXPECT_NE(screen.find("memusage: process " + std::to_string(getpid()) +
+                              " is not running under memusage: start the program with memusage "
+                              "--live PROGRAM, or with MEMUSAGE_LIVE=1 memusage PROGRAM to watch "
+                              "it from another terminal\n"),
+                  std::string::npos)
+            << screen;
+    }
+    {
+        // No process has the pid any more.
+        pid_t gone = fork();
+        if (gone == 0) _exit(0);
+        wait_exit(gone);
+        TmuxPane pane(kDriver + " --watch=" + std::to_string(gone));
+        EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
+        EXPECT_NE(screen.find("memusage: no process " + std::to_string(gone) + " is running"),
+                  std::string::npos)
+            << screen;
+    }
+}
+
+TEST(LiveView, SaysHowToMakeAProfiledProcessPublish) {
+    Scratch scratch;
+    pid_t driver = fork();
+    if (driver == 0) {
+        unsetenv("MEMUSAGE_LIVE");
+        freopen("/dev/null", "w", stderr);
+        execl(kDriver.c_str(), "memusage", kFixture.c_str(), scratch.path().c_str(),
+              static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    TmuxPane pane(kDriver + " --watch=" + std::to_string(pid));
     std::string screen;
     EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
-    EXPECT_NE(screen.find("no live figures for process " + std::to_string(getpid())),
+    screen = pane.screen_unwrapped();
+    EXPECT_NE(screen.find("memusage: process " + std::to_string(pid) +
+                          " runs under memusage but publishes no live figures: a program "
+                          "publishes them when started with MEMUSAGE_LIVE=1 in its environment "
+                          "(memusage --live PROGRAM, or MEMUSAGE_LIVE=1 memusage PROGRAM to watch "
+                          "it from another terminal)\n"),
               std::string::npos)
         << screen;
+    for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
+    EXPECT_EQ(wait_exit(driver), 0);
 }
 
 // ---- Files and directories the collector and the readers did not make themselves ----
@@ -665,6 +711,32 @@ TEST(LiveView, SaysWhyItHasNothingToShowWhenTheProgramCannotPublish) {
     // Said once: the driver's line takes the collector's place.
     EXPECT_EQ(count(screen, "Read-only file system"), 1u) << screen;
     EXPECT_NE(screen.find("Memory usage summary"), std::string::npos) << screen;
+}
+
+// --watch of a program that asked to publish and could not: its collector said why.
+TEST(LiveView, WatchingAProgramThatCannotPublishPointsAtItsCollectorsWarning) {
+    if (geteuid() != 0) GTEST_SKIP() << "a private /dev/shm (unshare -m, mount) needs root";
+    Scratch scratch;
+    std::ofstream(scratch.file("script.sh"))
+        << "mount -t tmpfs -o ro,mode=1777 tmpfs /dev/shm || exit 90\n"
+        << "unset XDG_RUNTIME_DIR\n"
+        << "MEMUSAGE_LIVE=1 " << kDriver << " " << kFixture << " " << scratch.path() << " 2>"
+        << scratch.file("errors") << " >/dev/null &\n"
+        << "while [ ! -s " << scratch.file("ready") << " ]; do sleep 0.05; done\n"
+        << "exec " << kDriver << " --watch=$(cat " << scratch.file("ready") << ")\n";
+    TmuxPane pane("unshare -m sh " + scratch.file("script.sh"));
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    std::string screen;
+    EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
+    screen = pane.screen_unwrapped();
+    EXPECT_NE(screen.find("memusage: process " + std::to_string(pid) +
+                          " runs under memusage with MEMUSAGE_LIVE but publishes nothing: its "
+                          "collector said why on its standard error ('memusage: live figures not "
+                          "published: ...')"),
+              std::string::npos)
+        << screen;
+    for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
 }
 
 }  // namespace
