@@ -279,6 +279,19 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
     return {};
 }
 
+// The first option given, as typed (without its value), that sets up a run: --ps and
+// --watch start none, so it would act on nothing. Empty when there is none.
+std::string first_run_option(const po::parsed_options& parsed) {
+    for (const po::option& option : parsed.options) {
+        const std::string& key = option.string_key;
+        if (key.empty() || key == "ps" || key == "watch" || key == "color") continue;
+        std::string typed = option.original_tokens.empty() ? "--" + key : option.original_tokens[0];
+        if (typed.starts_with("--")) return typed.substr(0, typed.find('='));
+        return typed.substr(0, 2);
+    }
+    return {};
+}
+
 std::string quoted_alternatives(const std::vector<std::string>& names) {
     std::string text;
     for (const std::string& name : names) text += " '--" + name + "'";
@@ -360,6 +373,16 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
         } else if (options.list_processes && options.watch_pid) {
             result.action = DriverAction::fail;
             result.error = "memusage: --ps and --watch exclude each other";
+        } else if (std::string given = first_run_option(parsed); !given.empty()) {
+            // What a process collects was chosen when it started; a reader cannot change it.
+            result.action = DriverAction::fail;
+            result.error =
+                std::string("memusage: ") + (options.list_processes ? "--ps" : "--watch") +
+                " looks at processes already running: " + given + " is for a run memusage starts";
+            if (options.sites)
+                result.error +=
+                    "; the view shows a process's top sites when it was started with --sites "
+                    "(memusage --live --sites PROGRAM)";
         }
         return result;
     }

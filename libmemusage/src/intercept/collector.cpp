@@ -65,6 +65,9 @@ struct SavedStderr {
 } saved_stderr;
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+// What a user sends to end a program (kill, a closed terminal, Ctrl-C): by default they end
+// the process, which leaves no time to remove its live figures' file.
+constexpr int kEndingSignals[] = {SIGHUP, SIGINT, SIGTERM};
 
 // Standard error may be a pipe whose reader has left: the program still exits as it
 // would have, its own buffers flushed.
@@ -226,6 +229,32 @@ void install_fatal_signal_handlers() {
         recorder.keep_file_complete(nullptr, false);
 }
 
+// The live figures' file goes, and the signal is raised again: the handler was one-shot
+// (SA_RESETHAND), so the process ends by it as it would have. Nothing else of the run is
+// done here: without the live figures these signals end the program as under glibc's
+// collector, and they still do.
+void on_ending_signal(int signal_number) {
+    live::before_signal_death();
+    raise(signal_number);
+}
+
+// With the live figures published, and only where the program left the default (a program
+// that ignores or handles these signals keeps doing so, and one that reads the disposition
+// back reads the default).
+void install_ending_signal_handlers() {
+    for (int signal_number : kEndingSignals) {
+        struct sigaction current;
+        if (original::sigaction(signal_number, nullptr, &current) != 0) continue;
+        if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
+        struct sigaction action = {};
+        action.sa_handler = on_ending_signal;
+        action.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigemptyset(&action.sa_mask);
+        if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
+        fatal_signals::hold(signal_number);
+    }
+}
+
 // Not when a process of the run that the environment names owns it (this process's
 // parent, say); an image exec'd in place of the owner takes the file over, as with
 // glibc; any other process only while no process of the run has written it.
@@ -339,6 +368,8 @@ void start_live_publisher() {
     if (const char* problem = live::start(recorder, program_invocation_short_name,
                                           config.trace_mmap ? live_format::kMmapRows : 0))
         warn(live_format::kNotPublished, problem);
+    else
+        install_ending_signal_handlers();
     collector_busy = false;
     counting_log = counting;
 }

@@ -172,6 +172,10 @@ void stop() {
     shared.remove();
 }
 
+void before_signal_death() {
+    if (shared.is_this_process()) stop();
+}
+
 // A vfork child shares the parent's memory: its exec must leave the parent's file be.
 void before_exec() {
     if (shared.is_this_process()) shared.remove();

@@ -21,6 +21,9 @@ namespace memusage::live {
 const char* start(Recorder& recorder, const char* program, uint32_t flags);
 // The run is ending: no more copies, and the file goes.
 void stop();
+// A signal is ending the process: its file goes (not the parent's, from a vfork child that
+// shares its memory). Async-signal-safe.
+void before_signal_death();
 // exec: the file goes (the image that follows makes its own when it is profiled).
 void before_exec();
 // The exec failed: the file is made again.

@@ -3,9 +3,11 @@
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -96,6 +98,69 @@ bool utf8_locale() {
     return codeset != nullptr && std::strcmp(codeset, "UTF-8") == 0;
 }
 
+// What open_process said, less the places where there was simply no file: the problems
+// worth naming (a file refused, another user's, not a live-figures file), "; " between.
+std::string refused_files(const std::string& looked) {
+    std::string kept;
+    for (size_t at = 0; at <= looked.size();) {
+        size_t end = looked.find("; ", at);
+        if (end == std::string::npos) end = looked.size();
+        std::string part = looked.substr(at, end - at);
+        if (!part.ends_with(std::strerror(ENOENT)) &&
+            !part.ends_with("no directory of this user's live figures"))
+            kept += (kept.empty() ? "" : "; ") + part;
+        at = end + 2;
+    }
+    return kept;
+}
+
+// The collector is loaded in process `pid` (one of this user's): a library of its name in
+// the process's maps.
+bool runs_under_memusage(pid_t pid) {
+    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+    std::string line;
+    while (std::getline(maps, line))
+        if (line.ends_with("/libmemusage.so")) return true;
+    return false;
+}
+
+// Process `pid` (one of this user's) was started asking for its live figures:
+// MEMUSAGE_LIVE set to anything but 0 in the environment it started with.
+bool asked_to_publish(pid_t pid) {
+    std::ifstream environ("/proc/" + std::to_string(pid) + "/environ");
+    std::string variable;
+    while (std::getline(environ, variable, '\0'))
+        if (variable.starts_with("MEMUSAGE_LIVE="))
+            return variable.size() > 14 && variable.substr(14) != "0";
+    return false;
+}
+
+// Why --watch has nothing to show of process `pid`, and what would make it publish.
+std::string watch_problem(pid_t pid, const std::string& looked) {
+    std::string process = "process " + std::to_string(pid);
+    struct stat st;
+    if (stat(("/proc/" + std::to_string(pid)).c_str(), &st) != 0)
+        return "no " + process + " is running";
+    std::string why;
+    if (st.st_uid != geteuid())
+        why = process + " is another user's: --watch shows only this user's processes";
+    else if (runs_under_memusage(pid) && asked_to_publish(pid))
+        why = process +
+              " runs under memusage with MEMUSAGE_LIVE but publishes nothing: its collector said "
+              "why on its standard error ('memusage: live figures not published: ...')";
+    else if (runs_under_memusage(pid))
+        why = process +
+              " runs under memusage but publishes no live figures: a program publishes them "
+              "when started with MEMUSAGE_LIVE=1 in its environment (memusage --live PROGRAM, or "
+              "MEMUSAGE_LIVE=1 memusage PROGRAM to watch it from another terminal)";
+    else
+        why = process +
+              " is not running under memusage: start the program with memusage --live PROGRAM, "
+              "or with MEMUSAGE_LIVE=1 memusage PROGRAM to watch it from another terminal";
+    if (std::string refused = refused_files(looked); !refused.empty()) why += " (" + refused + ")";
+    return why;
+}
+
 }  // namespace
 
 std::string terminal_problem() {
@@ -124,8 +189,10 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
         }
         if (ended) return ViewEnd::process_ended;
         if (waited >= source.wait_for_file_ms) {
-            error = "no live figures for process " + std::to_string(source.pid) + " (" + error +
-                    "): is it running under memusage, as this user?";
+            // A program this driver started (--live) runs under memusage, as this user.
+            error = source.ended ? "no live figures for process " + std::to_string(source.pid) +
+                                       " (" + error + ")"
+                                 : watch_problem(source.pid, error);
             return ViewEnd::no_figures;
         }
         usleep(50'000);
@@ -146,14 +213,20 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
     FigureHistory history;
     ThreadNames names(source.pid, state.unicode);
     CursesScreen screen;
-    uint64_t next_refresh = 0;
+    uint64_t next_reading = 0;
+    bool redraw = false;
     ViewEnd end = ViewEnd::quit;
     for (;;) {
         bool ended = source.ended ? source.ended() : is_stale(file.header());
         uint64_t now = monotonic_ns();
-        if (ended || now >= next_refresh) {
+        bool reading_due = ended || now >= next_reading;
+        if (reading_due) {
             live_format::Figures figures;
             if (!state.paused && file.read(figures)) history.add(figures);
+            next_reading = now + kRefreshMs * 1'000'000ULL;
+        }
+        if (reading_due || redraw) {
+            redraw = false;
             // The start is the file's word: one in the future is no time at all.
             uint64_t start = file.header().start_ns;
             state.elapsed_seconds = now > start ? static_cast<double>(now - start) / 1e9 : 0;
@@ -163,7 +236,6 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
             if (state.sites && !history.empty()) sites = site_names.lines(history.latest());
             for (SiteLine& site : sites) site.name = printable(site.name, state.unicode);
             screen.draw(screen_lines(history, state, threads, COLS, LINES, sites));
-            next_refresh = now + kRefreshMs * 1'000'000ULL;
         }
         if (ended) {
             end = ViewEnd::process_ended;
@@ -174,8 +246,10 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
         if (key == 'q' || key == 'Q') break;
         if (key == 's' || key == 'S') state.order = next_order(state.order);
         if (key == 'p' || key == 'P' || key == ' ') state.paused = !state.paused;
+        // Drawn again at once from the readings kept, not read anew: the history holds one
+        // reading a second, whatever the keys and resizes between.
         if (key == 's' || key == 'S' || key == 'p' || key == 'P' || key == ' ' || key == KEY_RESIZE)
-            next_refresh = 0;
+            redraw = true;
     }
     return end;
 }

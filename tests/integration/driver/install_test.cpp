@@ -99,8 +99,8 @@ TEST_F(InstallTest, TheApiHeaderBuildsThroughPkgConfigAndCMake) {
     ASSERT_TRUE(system_ok(std::string("'") + CMAKE_COMMAND_PATH + "' --install '" +
                           PROJECT_BUILD_DIR + "' --prefix '" + prefix + "'"));
     ASSERT_TRUE(std::filesystem::exists(prefix + "/include/memusage/memusage.h"));
-    EXPECT_FALSE(std::filesystem::exists(prefix + "/include/memusage/stats.h"))
-        << "only the API header is installed";
+    EXPECT_FALSE(std::filesystem::exists(prefix + "/include/memusage/summary_format.h"))
+        << "only the API header and the live figures' are installed";
 
     std::string pkgconfig = "PKG_CONFIG_PATH='" + prefix + "/" + INSTALL_LIBDIR + "/pkgconfig' ";
     ASSERT_TRUE(system_ok(pkgconfig + "pkg-config --cflags memusage"));
@@ -138,6 +138,36 @@ TEST_F(InstallTest, TheApiHeaderBuildsThroughPkgConfigAndCMake) {
         EXPECT_EQ(wait_exit_code(profiled), 0) << read_file(in_scratch("err"));
         EXPECT_EQ(read_file(in_scratch("out")).substr(0, 11), "tracking 1\n");
     }
+}
+
+// A reader of the live figures of one's own builds against the installed headers alone
+// (pkg-config's flags) and finds a program's file where the collector makes it.
+TEST_F(InstallTest, TheLiveFiguresHeadersBuildAReaderOfOnesOwn) {
+    std::string prefix = in_scratch("prefix");
+    std::string log = in_scratch("log");
+    auto system_ok = [&](const std::string& command) {
+        int status = std::system((command + " > '" + log + "' 2>&1").c_str());
+        EXPECT_EQ(status, 0) << command << "\n" << read_file(log);
+        return status == 0;
+    };
+    ASSERT_TRUE(system_ok(std::string("'") + CMAKE_COMMAND_PATH + "' --install '" +
+                          PROJECT_BUILD_DIR + "' --prefix '" + prefix + "'"));
+    for (const char* header : {"live_format.h", "live_directory.h"})
+        EXPECT_TRUE(std::filesystem::exists(prefix + "/include/memusage/" + header)) << header;
+    std::string pkgconfig = "PKG_CONFIG_PATH='" + prefix + "/" + INSTALL_LIBDIR + "/pkgconfig' ";
+    std::string reader = in_scratch("live_reader");
+    ASSERT_TRUE(system_ok("c++ -std=c++20 -Wall -Werror -o '" + reader + "' '" +
+                          LIVE_FORMAT_USER_SOURCE + "' $(" + pkgconfig +
+                          "pkg-config --cflags memusage)"));
+
+    pid_t bare = start(reader, {}, clean_environment({}), in_scratch("out"), in_scratch("err"));
+    EXPECT_EQ(wait_exit_code(bare), 1) << "no figures without the collector";
+    pid_t profiled =
+        start(prefix + "/" + INSTALL_BINDIR + "/memusage", {reader},
+              clean_environment({"MEMUSAGE_LIVE=1"}), in_scratch("out"), in_scratch("err"));
+    EXPECT_EQ(wait_exit_code(profiled), 0) << read_file(in_scratch("err"));
+    EXPECT_EQ(read_file(in_scratch("out")).substr(0, 28), "live figures of live_reader,")
+        << read_file(in_scratch("out"));
 }
 
 }  // namespace

@@ -268,6 +268,58 @@ TEST(LiveView, ColourUnlessNoColorIsSet) {
     EXPECT_EQ(wait_exit(driver), 0);
 }
 
+// A number the view's screen shows after `label` ("elapsed " M:SS or H:MM:SS, in seconds;
+// "heap, last " N), or -1.
+long shown_number(const std::string& screen, const std::string& label) {
+    size_t at = screen.find(label);
+    if (at == std::string::npos) return -1;
+    long value = 0;
+    bool digits = false;
+    for (size_t i = at + label.size(); i < screen.size(); ++i) {
+        char c = screen[i];
+        if (c >= '0' && c <= '9') {
+            value = value * 10 + (c - '0');
+            digits = true;
+        } else if (c == ':' && digits) {
+            value *= 60;  // minutes or hours: the next field counts in their sixtieths
+        } else {
+            break;
+        }
+    }
+    return digits ? value : -1;
+}
+
+TEST(LiveView, KeysAndResizesAddNoReadingToTheHeapsCourse) {
+    Scratch scratch;
+    TmuxPane pane(kDriver + " --live " + kFixture + " " + scratch.path());
+    ASSERT_GT(scratch.wait_for("ready"), 0);
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("heap, last", screen)) << screen;
+    // Twenty sorts, each seen drawn, and resizes between, a publication or more apart (the
+    // collector publishes five times a second): a reading taken for each would be one more
+    // second of the course each time.
+    const char* orders[] = {"peak", "calls", "tid", "held"};
+    for (int press = 0; press < 20; ++press) {
+        pane.send_keys("s");
+        ASSERT_TRUE(pane.wait_for(std::string("sorted by ") + orders[press % 4], screen)) << screen;
+        if (press % 5 == 4) pane.resize(press % 10 == 4 ? 100 : 80, press % 10 == 4 ? 30 : 24);
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    pane.send_keys("s");
+    ASSERT_TRUE(pane.wait_for("sorted by peak", screen)) << screen;
+    // One reading a second since the view opened, which is after the program started: the
+    // course's seconds never outnumber the elapsed time's, and the one it opened with.
+    long elapsed = shown_number(screen, "elapsed ");
+    long course = shown_number(screen, "heap, last ");
+    ASSERT_GE(elapsed, 0) << screen;
+    ASSERT_GT(course, 0) << screen;
+    EXPECT_LE(course, elapsed + 1) << screen;
+
+    pane.send_keys("q");
+    for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
+    EXPECT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+}
+
 TEST(ProcessList, ListsRunningProgramsNotFinishedOrKilledOnesAndCleansUpAfterTheKilled) {
     Scratch first, second, killed;
     pid_t first_driver = start_profiled(first);
@@ -336,6 +388,41 @@ TEST(ProcessList, ProgramsThatDidNotAskAreNotListed) {
     EXPECT_EQ(wait_exit(driver), 0);
 }
 
+// The signals that end a program by default (SIGHUP, SIGINT, SIGTERM) still end it, by
+// the signal, and its file goes with it rather than waiting for a reader to find it stale.
+TEST(Publisher, TheFileGoesWithAProgramASignalEnds) {
+    for (int signal_number : {SIGTERM, SIGHUP, SIGINT}) {
+        Scratch scratch;
+        pid_t driver = start_profiled(scratch);
+        long pid = scratch.wait_for("ready");
+        ASSERT_GT(pid, 0);
+        ASSERT_TRUE(std::filesystem::exists(figures_file(pid))) << "made before main";
+        kill(static_cast<pid_t>(pid), signal_number);
+        wait_exit(driver);
+        std::ifstream summary(scratch.file("summary"));
+        std::string said((std::istreambuf_iterator<char>(summary)), {});
+        EXPECT_NE(said.find("was killed by signal " + std::to_string(signal_number)),
+                  std::string::npos)
+            << said;
+        EXPECT_FALSE(std::filesystem::exists(figures_file(pid))) << strsignal(signal_number);
+    }
+}
+
+// The program finds these signals' dispositions as it left them, the default, and dies of
+// one it raises as it would without the collector.
+TEST(Publisher, TheProgramReadsTheDefaultOfTheSignalsThatEndItAndDiesOfThem) {
+    std::string output = shell_output("MEMUSAGE_LIVE=1 MEMUSAGE_COLOR=never timeout 30 " + kDriver +
+                                      " " + SIGNAL_DISPOSITIONS_FIXTURE_PATH + " 2>&1");
+    for (const char* line : {"SIGHUP default\n", "SIGINT default\n", "SIGTERM default\n",
+                             "signal(SIGHUP) gave the default\n"})
+        EXPECT_NE(output.find(line), std::string::npos) << line << output;
+    EXPECT_NE(output.find("was killed by signal 15"), std::string::npos) << output;
+    size_t pid_at = output.find("fixture pid ");
+    ASSERT_NE(pid_at, std::string::npos) << output;
+    long pid = std::stol(output.substr(pid_at + 12));
+    EXPECT_FALSE(std::filesystem::exists(figures_file(pid))) << output;
+}
+
 TEST(Publisher, AMainThreadThatCallsPthreadExitStillEndsTheProcess) {
     // The process ends with its last thread: the publisher goes once it would be that.
     std::string output = shell_output("MEMUSAGE_LIVE=1 MEMUSAGE_COLOR=never timeout 30 " + kDriver +
@@ -351,13 +438,59 @@ TEST(LiveView, RefusesWithoutATerminal) {
     EXPECT_NE(output.find("status=1"), std::string::npos) << output;
 }
 
+// --watch of a process that publishes nothing says why, and how to make a program publish.
 TEST(LiveView, SaysWhenAProcessIsNotProfiled) {
-    TmuxPane pane(kDriver + " --watch=" + std::to_string(getpid()));
+    std::string screen;
+    {
+        // This test is not profiled.
+        TmuxPane pane(kDriver + " --watch=" + std::to_string(getpid()));
+        EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
+        screen = pane.screen_unwrapped();
+        EXPECT_NE(screen.find("memusage: process " + std::to_string(getpid()) +
+                              " is not running under memusage: start the program with memusage "
+                              "--live PROGRAM, or with MEMUSAGE_LIVE=1 memusage PROGRAM to watch "
+                              "it from another terminal\n"),
+                  std::string::npos)
+            << screen;
+    }
+    {
+        // No process has the pid any more.
+        pid_t gone = fork();
+        if (gone == 0) _exit(0);
+        wait_exit(gone);
+        TmuxPane pane(kDriver + " --watch=" + std::to_string(gone));
+        EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
+        EXPECT_NE(screen.find("memusage: no process " + std::to_string(gone) + " is running"),
+                  std::string::npos)
+            << screen;
+    }
+}
+
+TEST(LiveView, SaysHowToMakeAProfiledProcessPublish) {
+    Scratch scratch;
+    pid_t driver = fork();
+    if (driver == 0) {
+        unsetenv("MEMUSAGE_LIVE");
+        freopen("/dev/null", "w", stderr);
+        execl(kDriver.c_str(), "memusage", kFixture.c_str(), scratch.path().c_str(),
+              static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    TmuxPane pane(kDriver + " --watch=" + std::to_string(pid));
     std::string screen;
     EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
-    EXPECT_NE(screen.find("no live figures for process " + std::to_string(getpid())),
+    screen = pane.screen_unwrapped();
+    EXPECT_NE(screen.find("memusage: process " + std::to_string(pid) +
+                          " runs under memusage but publishes no live figures: a program "
+                          "publishes them when started with MEMUSAGE_LIVE=1 in its environment "
+                          "(memusage --live PROGRAM, or MEMUSAGE_LIVE=1 memusage PROGRAM to watch "
+                          "it from another terminal)\n"),
               std::string::npos)
         << screen;
+    for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
+    EXPECT_EQ(wait_exit(driver), 0);
 }
 
 // ---- Files and directories the collector and the readers did not make themselves ----
@@ -439,11 +572,22 @@ TEST(LiveView, ShowsAForgedNameEscapedAndSurvivesItsFileTruncatedUnderIt) {
     EXPECT_NE(screen.find("memusage: evil\\x1b]2;x\\x07 (pid " + std::to_string(getpid())),
               std::string::npos)
         << screen;
-    // Cut short under the view; each key redraws it from a new copy.
+    // Cut short under the view, which reads the file once a second: the view lives through
+    // readings of what is left (the elapsed time shown two seconds on: one reading at least).
+    auto readings_go_by = [&] {
+        long before = shown_number(pane.screen(), "elapsed ");
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (shown_number(pane.screen(), "elapsed ") < before + 2 &&
+               std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        return shown_number(pane.screen(), "elapsed ") >= before + 2;
+    };
     ASSERT_EQ(truncate(path.c_str(), 100), 0);
+    EXPECT_TRUE(readings_go_by()) << pane.screen();
     pane.send_keys("s");
     EXPECT_TRUE(pane.wait_for("sorted by peak", screen)) << screen;
     ASSERT_EQ(truncate(path.c_str(), 0), 0);
+    EXPECT_TRUE(readings_go_by()) << pane.screen();
     pane.send_keys("s");
     EXPECT_TRUE(pane.wait_for("sorted by calls", screen)) << screen;
     EXPECT_NE(screen.find("heap now             4242 bytes"), std::string::npos)
@@ -567,6 +711,32 @@ TEST(LiveView, SaysWhyItHasNothingToShowWhenTheProgramCannotPublish) {
     // Said once: the driver's line takes the collector's place.
     EXPECT_EQ(count(screen, "Read-only file system"), 1u) << screen;
     EXPECT_NE(screen.find("Memory usage summary"), std::string::npos) << screen;
+}
+
+// --watch of a program that asked to publish and could not: its collector said why.
+TEST(LiveView, WatchingAProgramThatCannotPublishPointsAtItsCollectorsWarning) {
+    if (geteuid() != 0) GTEST_SKIP() << "a private /dev/shm (unshare -m, mount) needs root";
+    Scratch scratch;
+    std::ofstream(scratch.file("script.sh"))
+        << "mount -t tmpfs -o ro,mode=1777 tmpfs /dev/shm || exit 90\n"
+        << "unset XDG_RUNTIME_DIR\n"
+        << "MEMUSAGE_LIVE=1 " << kDriver << " " << kFixture << " " << scratch.path() << " 2>"
+        << scratch.file("errors") << " >/dev/null &\n"
+        << "while [ ! -s " << scratch.file("ready") << " ]; do sleep 0.05; done\n"
+        << "exec " << kDriver << " --watch=$(cat " << scratch.file("ready") << ")\n";
+    TmuxPane pane("unshare -m sh " + scratch.file("script.sh"));
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    std::string screen;
+    EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
+    screen = pane.screen_unwrapped();
+    EXPECT_NE(screen.find("memusage: process " + std::to_string(pid) +
+                          " runs under memusage with MEMUSAGE_LIVE but publishes nothing: its "
+                          "collector said why on its standard error ('memusage: live figures not "
+                          "published: ...')"),
+              std::string::npos)
+        << screen;
+    for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
 }
 
 }  // namespace

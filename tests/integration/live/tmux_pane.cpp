@@ -53,6 +53,10 @@ std::string TmuxPane::screen_with_attributes() const { return tmux("capture-pane
 
 void TmuxPane::send_keys(const std::string& keys) const { tmux("send-keys " + keys); }
 
+void TmuxPane::resize(int columns, int rows) const {
+    tmux("resize-window -x " + std::to_string(columns) + " -y " + std::to_string(rows));
+}
+
 bool TmuxPane::wait_for(const std::string& text, std::string& last,
                         std::chrono::seconds limit) const {
     auto deadline = std::chrono::steady_clock::now() + limit;

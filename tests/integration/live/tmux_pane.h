@@ -20,6 +20,8 @@ class TmuxPane {
     std::string screen_with_attributes() const;  // the visible screen, escape sequences kept
     std::string screen_unwrapped() const;  // as screen(), a line wrapped at the edge made whole
     void send_keys(const std::string& keys) const;
+    // The pane's terminal resized, as a user's window would be.
+    void resize(int columns, int rows) const;
     // Polls the screen until it holds `text`; false after `limit`, with the last screen.
     bool wait_for(const std::string& text, std::string& last,
                   std::chrono::seconds limit = std::chrono::seconds(30)) const;

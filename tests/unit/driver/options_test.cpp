@@ -432,6 +432,26 @@ TEST(DriverOptions, LiveViewOptions) {
     EXPECT_EQ(parse_error({"--live"}), "No program name given");
 }
 
+TEST(DriverOptions, PsAndWatchRefuseWhatOnlyARunTheyDoNotStartWouldUse) {
+    const std::string sites_hint =
+        " is for a run memusage starts; the view shows a process's top sites when it was "
+        "started with --sites (memusage --live --sites PROGRAM)";
+    EXPECT_EQ(parse_error({"--ps", "--sites"}),
+              "memusage: --ps looks at processes already running: --sites" + sites_hint);
+    EXPECT_EQ(parse_error({"--sites=5", "--ps"}),
+              "memusage: --ps looks at processes already running: --sites" + sites_hint);
+    EXPECT_EQ(parse_error({"--watch=12", "--sites-sample"}),
+              "memusage: --watch looks at processes already running: --sites-sample" + sites_hint);
+    EXPECT_EQ(parse_error({"--ps", "-p", "x.png"}),
+              "memusage: --ps looks at processes already running: -p is for a run memusage "
+              "starts");
+    EXPECT_EQ(parse_error({"--watch", "12", "--html=r.html"}),
+              "memusage: --watch looks at processes already running: --html is for a run "
+              "memusage starts");
+    // The colour of the driver's own messages is no run's.
+    EXPECT_EQ(parse({"--color=never", "--ps"}).action, DriverAction::run);
+}
+
 }  // namespace
 }  // namespace memusage
 
