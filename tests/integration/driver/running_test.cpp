@@ -96,6 +96,26 @@ TEST_F(RunningTest, ScriptWithoutInterpreterLineRunsThroughTheShell) {
     EXPECT_EQ(run.exit_code, 5) << run.err;
 }
 
+// The prefixes glibc's script takes for one of its options mean that option, though options
+// of this driver share them: the run shows it.
+TEST_F(RunningTest, GlibcsShortestPrefixesMeanItsOptions) {
+    DriverRun mmap = run_driver({"--color=never", "--m", FIXTURE_PATH, "exit", "0"}, scratch());
+    EXPECT_EQ(mmap.exit_code, 0) << mmap.err;
+    EXPECT_NE(mmap.err.find("mmap(r)|"), std::string::npos) << "--m is --mmap\n" << mmap.err;
+    const std::string data = in_scratch("run.dat");
+    DriverRun kept = run_driver({"--d=" + data, FIXTURE_PATH, "exit", "0"}, scratch());
+    EXPECT_EQ(kept.exit_code, 0) << kept.err;
+    EXPECT_TRUE(std::filesystem::exists(data)) << "--d is --data\n" << kept.err;
+    DriverRun help = run_driver({"--h"}, scratch());
+    EXPECT_EQ(help.exit_code, 0) << help.err;
+    EXPECT_TRUE(help.out.starts_with("Usage: memusage")) << "--h is --help\n" << help.out;
+    // Options of this driver keep the prefixes glibc's leave them.
+    DriverRun html =
+        run_driver({"--ht=" + in_scratch("r.html"), FIXTURE_PATH, "exit", "0"}, scratch());
+    EXPECT_EQ(html.exit_code, 0) << html.err;
+    EXPECT_TRUE(std::filesystem::exists(in_scratch("r.html"))) << html.err;
+}
+
 TEST_F(RunningTest, CommandLineErrorsGiveOneAndAPointerToHelp) {
     for (const auto& arguments : std::vector<std::vector<std::string>>{
              {}, {"--frobnicate", FIXTURE_PATH}, {"--p", "x", FIXTURE_PATH}, {"-x"}}) {
