@@ -96,6 +96,47 @@ TEST_F(RunningTest, ScriptWithoutInterpreterLineRunsThroughTheShell) {
     EXPECT_EQ(run.exit_code, 5) << run.err;
 }
 
+// exec says "No such file or directory" of a program that is there when what should run it
+// is missing: the message names that, for a script found through PATH as for one named by
+// its path, and for a compiled program whose dynamic loader this machine lacks.
+TEST_F(RunningTest, AMissingInterpreterIsNamed) {
+    const std::string path = "PATH=" + scratch() + ":/usr/bin:/bin";
+    std::string script = in_scratch("lost-script");
+    std::ofstream(script) << "#!/no/such/shell -e\nexit 0\n";
+    ::chmod(script.c_str(), 0755);
+    for (const std::string& program : {script, std::string("lost-script")}) {
+        DriverRun run = run_driver({program}, scratch(), {path});
+        EXPECT_EQ(run.exit_code, 127);
+        EXPECT_EQ(run.err, "memusage: cannot run '" + program +
+                               "': its interpreter /no/such/shell was not found\n");
+    }
+    // Windows line ends: the kernel looks for "/bin/sh\r".
+    std::string windows = in_scratch("windows-script");
+    std::ofstream(windows) << "#!/bin/sh\r\nexit 0\r\n";
+    ::chmod(windows.c_str(), 0755);
+    DriverRun crlf = run_driver({"windows-script"}, scratch(), {path});
+    EXPECT_EQ(crlf.exit_code, 127);
+    EXPECT_NE(crlf.err.find("its interpreter is /bin/sh followed by a carriage return"),
+              std::string::npos)
+        << crlf.err;
+    // The fixture, its loader's name changed to one no machine has: /lib64/ld-linux-x86-64.so.2
+    // becomes /lib64/no-linux-x86-64.so.2.
+    std::string program = in_scratch("foreign-program");
+    std::string bytes = read_file(FIXTURE_PATH);
+    const size_t at = bytes.find("/ld-");
+    ASSERT_NE(at, std::string::npos);
+    bytes.replace(at + 1, 2, "no");
+    const size_t start = bytes.rfind('\0', at) + 1;
+    const std::string foreign = bytes.substr(start, bytes.find('\0', at) - start);
+    std::ofstream(program, std::ios::binary) << bytes;
+    ::chmod(program.c_str(), 0755);
+    DriverRun elf = run_driver({program}, scratch());
+    EXPECT_EQ(elf.exit_code, 127);
+    EXPECT_EQ(elf.err, "memusage: cannot run '" + program +
+                           "': the dynamic loader it was built for, " + foreign +
+                           ", is not on this machine\n");
+}
+
 // The prefixes glibc's script takes for one of its options mean that option, though options
 // of this driver share them: the run shows it.
 TEST_F(RunningTest, GlibcsShortestPrefixesMeanItsOptions) {
