@@ -157,6 +157,18 @@ TEST_F(RunningTest, GlibcsShortestPrefixesMeanItsOptions) {
     EXPECT_TRUE(std::filesystem::exists(in_scratch("r.html"))) << html.err;
 }
 
+// --help, --usage and --version fail when standard output cannot take their text.
+TEST_F(RunningTest, HelpThatCannotBeWrittenFails) {
+    for (const char* option : {"--help", "--usage", "--version"}) {
+        pid_t pid = start(MEMUSAGE_DRIVER_PATH, {option}, clean_environment({}), "/dev/full",
+                          in_scratch("err"));
+        EXPECT_EQ(wait_exit_code(pid), 1) << option;
+        EXPECT_EQ(read_file(in_scratch("err")),
+                  "memusage: cannot write standard output: No space left on device\n")
+            << option;
+    }
+}
+
 TEST_F(RunningTest, CommandLineErrorsGiveOneAndAPointerToHelp) {
     for (const auto& arguments : std::vector<std::vector<std::string>>{
              {}, {"--frobnicate", FIXTURE_PATH}, {"--p", "x", FIXTURE_PATH}, {"-x"}}) {
