@@ -349,6 +349,9 @@ int run_command(int argc, char** argv) {
                       .run(),
                   given);
         po::notify(given);
+    } catch (const po::unknown_option& e) {
+        // In memusage's words and glibc's, not Boost's British "unrecognised".
+        return fail("unrecognized option '" + e.get_option_name() + "'");
     } catch (const po::error& e) {
         return fail(e.what());
     }
