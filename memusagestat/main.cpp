@@ -8,8 +8,11 @@
 #include <sys/stat.h>
 
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -289,9 +292,7 @@ int diff_runs(const std::vector<std::string>& files, const std::string& top,
     return result.grown_beyond_limit ? memusagestat::kGrownExitStatus : 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_command(int argc, char** argv) {
     std::string output, title, x_size, y_size;
     SitesRequest sites;
     std::vector<std::string> files;
@@ -348,6 +349,9 @@ int main(int argc, char** argv) {
                       .run(),
                   given);
         po::notify(given);
+    } catch (const po::unknown_option& e) {
+        // In memusage's words and glibc's, not Boost's British "unrecognised".
+        return fail("unrecognized option '" + e.get_option_name() + "'");
     } catch (const po::error& e) {
         return fail(e.what());
     }
@@ -441,4 +445,22 @@ int main(int argc, char** argv) {
         return 1;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // A file size limit (ulimit -f) fails the write that crosses it, which then says so,
+    // rather than killing memusagestat halfway through a picture, a report or an export.
+    std::signal(SIGXFSZ, SIG_IGN);
+    int status = run_command(argc, argv);
+    // What went to standard output (a report, --help) was written whole, or the run failed:
+    // a buffered write fails only here; a write that failed earlier returned at once, its
+    // errno still set.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::fprintf(stderr, "memusagestat: cannot write standard output: %s\n",
+                     errno != 0 ? std::strerror(errno) : "write error");
+        if (status == 0) status = 1;
+    }
+    return status;
 }

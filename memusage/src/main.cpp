@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +45,18 @@ void print(std::FILE* stream, std::string_view text) {
 
 void complain(const std::string& message) {
     std::fprintf(stderr, "memusage: %s\n", message.c_str());
+}
+
+// --help, --usage, --version: 0 when the text reached standard output whole, else 1 with
+// the reason (a full disk, a file size limit).
+int printed_whole(std::string_view text) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    errno = 0;
+    print(stdout, text);
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
+    complain(std::string("cannot write standard output: ") +
+             (errno != 0 ? std::strerror(errno) : "write error"));
+    return 1;
 }
 
 std::vector<std::string> inherited_environment() {
@@ -407,14 +420,11 @@ int main(int argc, char** argv) {
     ParsedCommandLine command_line = parse_command_line(arguments);
     switch (command_line.action) {
         case DriverAction::help:
-            print(stdout, help_text());
-            return 0;
+            return printed_whole(help_text());
         case DriverAction::usage:
-            print(stdout, usage_text());
-            return 0;
+            return printed_whole(usage_text());
         case DriverAction::version:
-            print(stdout, version_text());
-            return 0;
+            return printed_whole(version_text());
         case DriverAction::fail:
             print(stderr, command_line.error + "\n");
             print(stderr, try_help_text());

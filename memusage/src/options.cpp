@@ -1,8 +1,10 @@
 #include "options.h"
 
+#include <array>
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <climits>
+#include <string_view>
 
 #include "memusage/quantities.h"
 
@@ -87,20 +89,41 @@ std::string optional_value_option_named(const std::string& token) {
     return takes_optional_value(found) ? found : "";
 }
 
+// The long options of glibc's memusage script. Its script takes every prefix that only one of
+// them starts with for that one, so this driver does too, whatever options of its own share
+// the prefix: --d is --data (not --dhat), --h --help (not --html), --m --mmap (not --massif),
+// --n --no-timer. A prefix two of them share (--p, --t, --ti, --u) stays ambiguous, as there.
+constexpr std::array<std::string_view, 15> kGlibcLongOptions = {
+    "progname", "png",   "data",   "unbuffered", "buffer", "no-timer", "mmap",   "time-based",
+    "total",    "title", "x-size", "y-size",     "help",   "usage",    "version"};
+
+// `token` with its option's name written out when it is a prefix of one of glibc's options
+// alone, its "=VALUE" kept; any other word as it is.
+std::string as_glibc_spells_it(const std::string& token) {
+    if (!token.starts_with("--")) return token;
+    const size_t equals = token.find('=');
+    const std::string name = token.substr(2, equals == std::string::npos ? equals : equals - 2);
+    if (name.empty()) return token;
+    const po::options_description table = driver_option_table();
+    for (const auto& option : table.options())
+        if (option->long_name() == name) return token;  // an option's whole name is that option
+    std::string_view found;
+    for (std::string_view glibc : kGlibcLongOptions) {
+        if (!glibc.starts_with(name)) continue;
+        if (!found.empty()) return token;  // ambiguous there too: Boost says so
+        found = glibc;
+    }
+    if (found.empty()) return token;
+    return "--" + std::string(found) + (equals == std::string::npos ? "" : token.substr(equals));
+}
+
 // Options end at the first word that is not an option: everything from there on is the
 // program and its arguments, even words that look like our options. Boost would otherwise
 // keep parsing options after positional words. The words come back without a name (Boost's
 // positional form), so no "--command" option exists for prefixes to collide with.
 std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& arguments) {
     std::vector<po::option> rest;
-    // glibc's script takes --d for --data, which --dhat would make ambiguous.
-    if (arguments.front() == "--d" || arguments.front().starts_with("--d="))
-        arguments.front() = "--data" + arguments.front().substr(3);
-    // And --h, --he, --hel for --help, which --html would make ambiguous.
-    for (const char* help : {"--h", "--he", "--hel"})
-        if (arguments.front() == help) arguments.front() = "--help";
-    // And --m for --mmap, which --massif would make ambiguous.
-    if (arguments.front() == "--m") arguments.front() = "--mmap";
+    arguments.front() = as_glibc_spells_it(arguments.front());
     // Boost would read "---x" as --x and "--=x" as the word x; both are typing mistakes.
     const std::string& token = arguments.front();
     if (token.starts_with("---") || token.starts_with("--=")) throw po::unknown_option(token);

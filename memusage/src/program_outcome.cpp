@@ -1,5 +1,6 @@
 #include "program_outcome.h"
 
+#include <elf.h>
 #include <sys/wait.h>
 
 #include <cerrno>
@@ -30,6 +31,27 @@ int driver_exit_status(const ProgramOutcome& outcome) {
 
 namespace {
 
+// The dynamic loader a compiled program names (its PT_INTERP), or empty.
+template <typename Header, typename ProgramHeader>
+std::string elf_interpreter(std::ifstream& file) {
+    Header header{};
+    file.seekg(0);
+    if (!file.read(reinterpret_cast<char*>(&header), sizeof header)) return {};
+    if (header.e_phentsize != sizeof(ProgramHeader)) return {};
+    for (unsigned i = 0; i < header.e_phnum; ++i) {
+        ProgramHeader segment{};
+        file.seekg(static_cast<std::streamoff>(header.e_phoff + i * sizeof segment));
+        if (!file.read(reinterpret_cast<char*>(&segment), sizeof segment)) return {};
+        if (segment.p_type != PT_INTERP || segment.p_filesz == 0 || segment.p_filesz > 4096)
+            continue;
+        std::string name(segment.p_filesz, '\0');
+        file.seekg(static_cast<std::streamoff>(segment.p_offset));
+        if (!file.read(name.data(), static_cast<std::streamsize>(name.size()))) return {};
+        return name.substr(0, name.find('\0'));
+    }
+    return {};
+}
+
 // Why exec said ENOENT of a file that exists: the interpreter its "#!" line names is missing,
 // or, for a compiled program, the dynamic loader it was linked for. Empty when `path` does
 // not exist either.
@@ -38,12 +60,29 @@ std::string missing_interpreter(const std::string& path) {
     if (path.empty() || !file) return {};
     std::string line;
     std::getline(file, line);
-    if (!line.starts_with("#!"))
-        return "the dynamic loader it was built for (its ELF interpreter) is not on this machine";
+    if (!line.starts_with("#!")) {
+        file.clear();
+        std::string loader;
+        if (line.starts_with(ELFMAG) && line.size() > EI_CLASS)
+            loader = line[EI_CLASS] == ELFCLASS64 ? elf_interpreter<Elf64_Ehdr, Elf64_Phdr>(file)
+                                                  : elf_interpreter<Elf32_Ehdr, Elf32_Phdr>(file);
+        if (loader.empty())
+            return "the dynamic loader it was built for (its ELF interpreter) is not on this "
+                   "machine";
+        return "the dynamic loader it was built for, " + loader + ", is not on this machine";
+    }
+    // The kernel ends the interpreter's name at a space or a tab only: a carriage return
+    // (a script saved with Windows line ends) is part of the name it looks for.
     const size_t start = line.find_first_not_of(" \t", 2);
     if (start == std::string::npos) return "its \"#!\" line names no interpreter";
-    const size_t end = line.find_first_of(" \t\r", start);
-    return "its interpreter " + line.substr(start, end - start) + " was not found";
+    std::string name = line.substr(start, line.find_first_of(" \t", start) - start);
+    if (name.ends_with('\r')) {
+        name.pop_back();
+        return "its interpreter is " + name +
+               " followed by a carriage return, which is no file: the script has Windows line "
+               "ends (dos2unix converts them)";
+    }
+    return "its interpreter " + name + " was not found";
 }
 
 }  // namespace
@@ -68,12 +107,13 @@ std::string describe_outcome(const std::string& program, const ProgramOutcome& o
             break;
     }
     bool searched_path = program.find('/') == std::string::npos;
-    if (outcome.value == ENOENT && searched_path) {
-        return "memusage: cannot run '" + program + "': command not found";
-    }
+    // A file found (in PATH too) that exec says is not there lacks its interpreter.
     if (outcome.value == ENOENT) {
         if (std::string missing = missing_interpreter(path); !missing.empty())
             return "memusage: cannot run '" + program + "': " + missing;
+    }
+    if (outcome.value == ENOENT && searched_path) {
+        return "memusage: cannot run '" + program + "': command not found";
     }
     return "memusage: cannot run '" + program + "': " + std::strerror(outcome.value);
 }

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <utility>
@@ -58,10 +60,15 @@ std::string PictureOutput::open(const std::string& path, unsigned width, unsigne
                                 const std::string& title) {
     path_ = path;
     format_ = format_of(path);
+    if (format_ != PictureFormat::png) {
+        file_.reset(std::fopen(path.c_str(), "wb"));
+        if (file_ == nullptr)
+            return "cannot create output file " + path + ": " + std::strerror(errno);
+    }
     if (format_ == PictureFormat::svg)
-        surface_.reset(cairo_svg_surface_create(path.c_str(), width, height));
+        surface_.reset(cairo_svg_surface_create_for_stream(write_to_file, this, width, height));
     else if (format_ == PictureFormat::pdf)
-        surface_.reset(cairo_pdf_surface_create(path.c_str(), width, height));
+        surface_.reset(cairo_pdf_surface_create_for_stream(write_to_file, this, width, height));
     else
         surface_.reset(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(width),
                                                   static_cast<int>(height)));
@@ -82,11 +89,29 @@ std::string PictureOutput::finish(const std::vector<PngText>& png_texts) {
     if (drawn != CAIRO_STATUS_SUCCESS) return cairo_failure(drawn, path_);
     if (format_ != PictureFormat::png) {
         cairo_surface_finish(surface_.get());
-        if (cairo_surface_status(surface_.get()) != CAIRO_STATUS_SUCCESS)
-            return cairo_failure(cairo_surface_status(surface_.get()), path_);
+        const cairo_status_t written = cairo_surface_status(surface_.get());
+        // The reason of a failed write first: Cairo's own message does not say it.
+        if (std::string error = closed_file(); !error.empty()) return error;
+        if (written != CAIRO_STATUS_SUCCESS) return cairo_failure(written, path_);
         return format_ == PictureFormat::svg ? add_text_layer() : std::string();
     }
     return write_png(path_, surface_.get(), png_texts);
+}
+
+cairo_status_t PictureOutput::write_to_file(void* closure, const unsigned char* data,
+                                            unsigned int length) {
+    auto* output = static_cast<PictureOutput*>(closure);
+    if (std::fwrite(data, 1, length, output->file_.get()) == length) return CAIRO_STATUS_SUCCESS;
+    output->write_error_ = errno;
+    return CAIRO_STATUS_WRITE_ERROR;
+}
+
+// Closes the SVG's or PDF's file: empty, else the message of the write that failed (a
+// buffered one fails only now).
+std::string PictureOutput::closed_file() {
+    if (std::fclose(file_.release()) != 0 && write_error_ == 0) write_error_ = errno;
+    if (write_error_ != 0) return "cannot write " + path_ + ": " + std::strerror(write_error_);
+    return {};
 }
 
 void show_text(cairo_t* cr, const std::string& text, const std::string& whole) {
@@ -135,11 +160,10 @@ std::string PictureOutput::add_text_layer() {
     }
     layer += "</g>\n";
     svg.insert(end, layer);
-    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
-    out << svg;
-    out.close();
-    if (!out) return "cannot write " + path_;
-    return {};
+    file_.reset(std::fopen(path_.c_str(), "wb"));
+    if (file_ == nullptr) return "cannot create output file " + path_ + ": " + std::strerror(errno);
+    if (std::fwrite(svg.data(), 1, svg.size(), file_.get()) != svg.size()) write_error_ = errno;
+    return closed_file();
 }
 
 }  // namespace memusagestat

@@ -4,6 +4,7 @@
 
 #include <cairo.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,12 +46,19 @@ class PictureOutput {
         std::string text;
     };
     friend void show_text(cairo_t* cr, const std::string& text, const std::string& whole);
+    static cairo_status_t write_to_file(void* closure, const unsigned char* data,
+                                        unsigned int length);
+    std::string closed_file();
     std::string add_text_layer();
 
     std::string path_;
     std::vector<TextRun> text_runs_;
     int missing_glyphs_ = 0;
     PictureFormat format_ = PictureFormat::png;
+    // An SVG's or PDF's file, which Cairo writes through write_to_file: a write that fails
+    // (a full disk, a file size limit) keeps its errno here for the message.
+    std::unique_ptr<std::FILE, decltype(&std::fclose)> file_{nullptr, std::fclose};
+    int write_error_ = 0;
     std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> surface_{
         nullptr, cairo_surface_destroy};
     std::unique_ptr<cairo_t, decltype(&cairo_destroy)> context_{nullptr, cairo_destroy};

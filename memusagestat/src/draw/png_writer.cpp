@@ -22,10 +22,12 @@ struct PngJob {
     int text_count;
     png_byte* row;  // room for one RGB row
     char message[200];
+    int write_error;  // the errno of a write that failed (a full disk, a file size limit)
 };
 
 void on_png_error(png_structp png, png_const_charp message) {
     auto* job = static_cast<PngJob*>(png_get_error_ptr(png));
+    if (std::ferror(job->file)) job->write_error = errno;
     std::snprintf(job->message, sizeof job->message, "%s", message);
     png_longjmp(png, 1);
 }
@@ -92,11 +94,14 @@ std::string write_png(const std::string& path, cairo_surface_t* image,
                chunks.data(),
                static_cast<int>(chunks.size()),
                row.data(),
-               {}};
+               {},
+               0};
     const bool encoded = encode(job);
     const bool closed = std::fclose(file) == 0;
+    if (!encoded && job.write_error != 0)
+        return "cannot write " + path + ": " + std::strerror(job.write_error);
     if (!encoded) return "cannot write PNG file " + path + ": " + job.message;
-    if (!closed) return "cannot write output file " + path + ": " + std::strerror(errno);
+    if (!closed) return "cannot write " + path + ": " + std::strerror(errno);
     return {};
 }
 

@@ -96,6 +96,79 @@ TEST_F(RunningTest, ScriptWithoutInterpreterLineRunsThroughTheShell) {
     EXPECT_EQ(run.exit_code, 5) << run.err;
 }
 
+// exec says "No such file or directory" of a program that is there when what should run it
+// is missing: the message names that, for a script found through PATH as for one named by
+// its path, and for a compiled program whose dynamic loader this machine lacks.
+TEST_F(RunningTest, AMissingInterpreterIsNamed) {
+    const std::string path = "PATH=" + scratch() + ":/usr/bin:/bin";
+    std::string script = in_scratch("lost-script");
+    std::ofstream(script) << "#!/no/such/shell -e\nexit 0\n";
+    ::chmod(script.c_str(), 0755);
+    for (const std::string& program : {script, std::string("lost-script")}) {
+        DriverRun run = run_driver({program}, scratch(), {path});
+        EXPECT_EQ(run.exit_code, 127);
+        EXPECT_EQ(run.err, "memusage: cannot run '" + program +
+                               "': its interpreter /no/such/shell was not found\n");
+    }
+    // Windows line ends: the kernel looks for "/bin/sh\r".
+    std::string windows = in_scratch("windows-script");
+    std::ofstream(windows) << "#!/bin/sh\r\nexit 0\r\n";
+    ::chmod(windows.c_str(), 0755);
+    DriverRun crlf = run_driver({"windows-script"}, scratch(), {path});
+    EXPECT_EQ(crlf.exit_code, 127);
+    EXPECT_NE(crlf.err.find("its interpreter is /bin/sh followed by a carriage return"),
+              std::string::npos)
+        << crlf.err;
+    // The fixture, its loader's name changed to one no machine has: /lib64/ld-linux-x86-64.so.2
+    // becomes /lib64/no-linux-x86-64.so.2.
+    std::string program = in_scratch("foreign-program");
+    std::string bytes = read_file(FIXTURE_PATH);
+    const size_t at = bytes.find("/ld-");
+    ASSERT_NE(at, std::string::npos);
+    bytes.replace(at + 1, 2, "no");
+    const size_t start = bytes.rfind('\0', at) + 1;
+    const std::string foreign = bytes.substr(start, bytes.find('\0', at) - start);
+    std::ofstream(program, std::ios::binary) << bytes;
+    ::chmod(program.c_str(), 0755);
+    DriverRun elf = run_driver({program}, scratch());
+    EXPECT_EQ(elf.exit_code, 127);
+    EXPECT_EQ(elf.err, "memusage: cannot run '" + program +
+                           "': the dynamic loader it was built for, " + foreign +
+                           ", is not on this machine\n");
+}
+
+// The prefixes glibc's script takes for one of its options mean that option, though options
+// of this driver share them: the run shows it.
+TEST_F(RunningTest, GlibcsShortestPrefixesMeanItsOptions) {
+    DriverRun mmap = run_driver({"--color=never", "--m", FIXTURE_PATH, "exit", "0"}, scratch());
+    EXPECT_EQ(mmap.exit_code, 0) << mmap.err;
+    EXPECT_NE(mmap.err.find("mmap(r)|"), std::string::npos) << "--m is --mmap\n" << mmap.err;
+    const std::string data = in_scratch("run.dat");
+    DriverRun kept = run_driver({"--d=" + data, FIXTURE_PATH, "exit", "0"}, scratch());
+    EXPECT_EQ(kept.exit_code, 0) << kept.err;
+    EXPECT_TRUE(std::filesystem::exists(data)) << "--d is --data\n" << kept.err;
+    DriverRun help = run_driver({"--h"}, scratch());
+    EXPECT_EQ(help.exit_code, 0) << help.err;
+    EXPECT_TRUE(help.out.starts_with("Usage: memusage")) << "--h is --help\n" << help.out;
+    // Options of this driver keep the prefixes glibc's leave them.
+    DriverRun html =
+        run_driver({"--ht=" + in_scratch("r.html"), FIXTURE_PATH, "exit", "0"}, scratch());
+    EXPECT_EQ(html.exit_code, 0) << html.err;
+    EXPECT_TRUE(std::filesystem::exists(in_scratch("r.html"))) << html.err;
+}
+
+// --help, --usage and --version fail when standard output cannot take their text.
+TEST_F(RunningTest, HelpThatCannotBeWrittenFails) {
+    for (const char* option : {"--help", "--usage", "--version"}) {
+        pid_t pid = start(MEMUSAGE_DRIVER_PATH, {option}, clean_environment({}), "/dev/full",
+                          in_scratch("err"));
+        EXPECT_EQ(wait_exit_code(pid), 1) << option;
+        EXPECT_EQ(read_file(in_scratch("err")),
+                  "memusage: cannot write standard output: No space left on device\n")
+            << option;
+    }
+}
+
 TEST_F(RunningTest, CommandLineErrorsGiveOneAndAPointerToHelp) {
     for (const auto& arguments : std::vector<std::vector<std::string>>{
              {}, {"--frobnicate", FIXTURE_PATH}, {"--p", "x", FIXTURE_PATH}, {"-x"}}) {

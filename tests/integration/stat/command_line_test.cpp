@@ -86,7 +86,10 @@ TEST(CommandLine, LongOptionsAcceptUnambiguousPrefixes) {
 TEST(CommandLine, MissingOrExtraArgumentsAreRefused) {
     expect_refused(run({MEMUSAGESTAT}), "missing DATAFILE");
     expect_refused(run({MEMUSAGESTAT, "a", "b", "c"}), "too many arguments");
-    expect_refused(run({MEMUSAGESTAT, "--bogus", "a"}), "unrecognised");
+    // Said as memusage says it.
+    expect_refused(run({MEMUSAGESTAT, "--bogus", "a"}),
+                   "memusagestat: unrecognized option '--bogus'\n"
+                   "Try 'memusagestat --help' or 'memusagestat --usage' for more information.\n");
 }
 
 TEST(CommandLine, BadSizesAreRefused) {

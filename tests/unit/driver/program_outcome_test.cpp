@@ -59,6 +59,10 @@ TEST(ProgramOutcome, AMissingInterpreterIsNamed) {
     EXPECT_EQ(describe_outcome("./script", never_ran, script),
               "memusage: cannot run './script': its interpreter /no/such/interpreter was not "
               "found");
+    // Found through PATH too: the command was found, its interpreter was not.
+    EXPECT_EQ(describe_outcome("script", never_ran, script),
+              "memusage: cannot run 'script': its interpreter /no/such/interpreter was not "
+              "found");
     // A file that is not there is what ENOENT says.
     EXPECT_EQ(describe_outcome("./gone", never_ran, std::string(directory) + "/gone"),
               "memusage: cannot run './gone': No such file or directory");
