@@ -160,6 +160,30 @@ TEST(LiveView, ShowsTheHeapStepByStepAndQuittingLeavesTheProgramAndItsSummary) {
     EXPECT_FALSE(std::filesystem::exists(figures_file(pid))) << "the file goes at exit";
 }
 
+// A wrapper that execs the real program, as version managers' shims do: the view, on the
+// wrapper first, follows the pid to the program and says so.
+TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExec) {
+    Scratch scratch;
+    ASSERT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
+    std::ofstream(scratch.file("wrapper")) << "read line < " << scratch.file("go") << "\nexec "
+                                           << kFixture << " " << scratch.path() << "\n";
+    TmuxPane pane(kDriver + " --live /bin/sh " + scratch.file("wrapper"));
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("memusage: sh (pid ", screen)) << screen;
+    // The wrapper goes on: it waits in the FIFO's open until this end opens too.
+    std::ofstream(scratch.file("go")) << "go\n";
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    EXPECT_TRUE(pane.wait_for("memusage: live_fixture (pid " + std::to_string(pid) + ")", screen))
+        << screen;
+    EXPECT_NE(screen.find("now: live_fixture (exec, was sh)"), std::string::npos) << screen;
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    EXPECT_TRUE(pane.wait_for("heap now          1048576 bytes", screen)) << screen;
+    for (const char* name : {"step2", "step3", "quit"}) scratch.touch(name);
+    ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+}
+
 // The line of sites_fixture.c marked `// site: NAME`, as the sites report writes it.
 std::string fixture_location(const std::string& marker) {
     std::ifstream source(SITES_FIXTURE_SOURCE);
