@@ -131,7 +131,7 @@ LiveFiguresFile::~LiveFiguresFile() {
 }
 
 LiveFiguresFile::LiveFiguresFile(LiveFiguresFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), header_(other.header_) {}
+    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), header_(other.header_) {}
 
 std::string LiveFiguresFile::open(const std::string& path, std::optional<pid_t> pid) {
     // O_NONBLOCK: a FIFO's open would wait for a writer, for ever.
@@ -163,6 +163,7 @@ std::string LiveFiguresFile::open(const std::string& path, std::optional<pid_t> 
     }
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
+    path_ = path;
     bound_counts(header.figures);
     header_ = header;
     return {};
@@ -191,6 +192,12 @@ std::string LiveFiguresFile::program() const {
 
 bool LiveFiguresFile::read(live_format::Figures& out) const {
     return fd_ >= 0 && copy_figures(fd_, out);
+}
+
+bool LiveFiguresFile::replaced() const {
+    struct stat named, open_one;
+    return fd_ >= 0 && ::lstat(path_.c_str(), &named) == 0 && ::fstat(fd_, &open_one) == 0 &&
+           (named.st_ino != open_one.st_ino || named.st_dev != open_one.st_dev);
 }
 
 std::vector<RunningProcess> running_processes(const std::vector<std::string>& directories) {

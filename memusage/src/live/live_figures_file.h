@@ -63,9 +63,13 @@ class LiveFiguresFile {
     // The program's name as the file gives it: at most its 64 bytes, unescaped.
     std::string program() const;
     bool read(live_format::Figures& out) const;
+    // Another file has taken the open one's name: the process exec'd another program,
+    // whose collector removed this image's file and made its own (same pid, new figures).
+    bool replaced() const;
 
   private:
     int fd_ = -1;
+    std::string path_;
     live_format::Header header_{};
 };
 

@@ -63,15 +63,19 @@ std::vector<std::string> screen_lines(const FigureHistory& history, const Screen
     std::string status = state.ended ? "  [ended]" : state.paused ? "  [paused]" : "";
     lines.push_back(format("memusage: %s (pid %ld)  elapsed %s%s", state.program.c_str(), state.pid,
                            elapsed_text(state.elapsed_seconds).c_str(), status.c_str()));
+    // Under the title, in the line otherwise left blank: the rows below keep their places.
+    std::string followed = state.exec_from.empty()
+                               ? std::string()
+                               : "now: " + state.program + " (exec, was " + state.exec_from + ")";
     if (history.empty()) {
-        lines.push_back("");
+        lines.push_back(followed);
         lines.push_back("waiting for the first figures...");
     } else {
         const live_format::Figures& now = history.latest();
         auto calls = [&](Call call) { return now.calls[static_cast<unsigned>(call)]; };
         uint64_t failed = 0;
         for (uint64_t count : now.failed) failed += count;
-        lines.push_back("");
+        lines.push_back(followed);
         lines.push_back(format("heap now   %14" PRIu64 " bytes    heap peak  %14" PRIu64 " bytes",
                                now.heap_now, now.heap_peak));
         lines.push_back(format("stack peak %14" PRIu64 " bytes    threads    %14u", now.stack_peak,

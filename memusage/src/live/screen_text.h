@@ -20,6 +20,8 @@ struct ScreenState {
     bool ended = false;   // the process has exited: the last figures stay
     bool unicode = true;  // block characters for the course, else ASCII
     bool sites = false;   // the process keeps its sites (--sites): their table is shown
+    // The program this one replaced by exec (same pid), when the view followed it.
+    std::string exec_from;
 };
 
 // A site holding blocks now, named as the sites report names it.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 
 #include "live/figure_history.h"
 #include "live/live_figures_file.h"
@@ -209,7 +210,7 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
     state.program = printable(file.program(), state.unicode);
     state.pid = source.pid;
     state.sites = (file.header().flags & live_format::kSites) != 0;
-    LiveSiteNames site_names(source.pid);
+    auto site_names = std::make_unique<LiveSiteNames>(source.pid);
     FigureHistory history;
     ThreadNames names(source.pid, state.unicode);
     CursesScreen screen;
@@ -220,6 +221,16 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
         bool ended = source.ended ? source.ended() : is_stale(file.header());
         uint64_t now = monotonic_ns();
         bool reading_due = ended || now >= next_reading;
+        // The process exec'd another program under the collector: its file is a new one,
+        // of the same pid. The view follows it, with figures of its own from their start.
+        if (reading_due && !ended && file.replaced() && file.open_process(source.pid).empty()) {
+            state.exec_from = state.program;
+            state.program = printable(file.program(), state.unicode);
+            state.sites = (file.header().flags & live_format::kSites) != 0;
+            site_names = std::make_unique<LiveSiteNames>(source.pid);
+            history = FigureHistory();
+            names = ThreadNames(source.pid, state.unicode);
+        }
         if (reading_due) {
             live_format::Figures figures;
             if (!state.paused && file.read(figures)) history.add(figures);
@@ -233,7 +244,7 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
             state.ended = ended;
             std::vector<ThreadLine> threads = history.threads(state.order, std::ref(names));
             std::vector<SiteLine> sites;
-            if (state.sites && !history.empty()) sites = site_names.lines(history.latest());
+            if (state.sites && !history.empty()) sites = site_names->lines(history.latest());
             for (SiteLine& site : sites) site.name = printable(site.name, state.unicode);
             screen.draw(screen_lines(history, state, threads, COLS, LINES, sites));
         }

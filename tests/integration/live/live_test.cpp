@@ -160,6 +160,98 @@ TEST(LiveView, ShowsTheHeapStepByStepAndQuittingLeavesTheProgramAndItsSummary) {
     EXPECT_FALSE(std::filesystem::exists(figures_file(pid))) << "the file goes at exit";
 }
 
+// A wrapper that execs the real program, as version managers' shims do: the view, on the
+// wrapper first, follows the pid to the program and says so.
+TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExec) {
+    Scratch scratch;
+    ASSERT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
+    std::ofstream(scratch.file("wrapper")) << "read line < " << scratch.file("go") << "\nexec "
+                                           << kFixture << " " << scratch.path() << "\n";
+    TmuxPane pane(kDriver + " --live /bin/sh " + scratch.file("wrapper"));
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("memusage: sh (pid ", screen)) << screen;
+    // The wrapper goes on: it waits in the FIFO's open until this end opens too.
+    std::ofstream(scratch.file("go")) << "go\n";
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    EXPECT_TRUE(pane.wait_for("memusage: live_fixture (pid " + std::to_string(pid) + ")", screen))
+        << screen;
+    EXPECT_NE(screen.find("now: live_fixture (exec, was sh)"), std::string::npos) << screen;
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    EXPECT_TRUE(pane.wait_for("heap now          1048576 bytes", screen)) << screen;
+    for (const char* name : {"step2", "step3", "quit"}) scratch.touch(name);
+    ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+}
+
+// A /bin/sh script in `scratch` that writes its pid to DIR/shell, waits for a line in the
+// FIFO DIR/go, then starts the fixture on DIR: by exec (its pid kept), or as its child.
+std::string wrapper(const Scratch& scratch, bool by_exec) {
+    EXPECT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
+    std::ofstream(scratch.file("wrapper"))
+        << "echo $$ > " << scratch.file("shell") << "\nread line < " << scratch.file("go") << "\n"
+        << (by_exec ? "exec " : "") << kFixture << " " << scratch.path() << "\n";
+    return scratch.file("wrapper");
+}
+
+// A process started with the profiler, publishing, in the background: `command` run by
+// the driver.
+pid_t start_profiled_command(const Scratch& scratch, const std::string& command) {
+    pid_t driver = fork();
+    if (driver == 0) {
+        setenv("MEMUSAGE_LIVE", "1", 1);
+        freopen("/dev/null", "w", stdout);
+        freopen(scratch.file("summary").c_str(), "w", stderr);
+        execl(kDriver.c_str(), "memusage", "/bin/sh", command.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    return driver;
+}
+
+TEST(LiveView, WatchFollowsTheProgramThatReplacesTheWatchedOneByExec) {
+    Scratch scratch;
+    pid_t driver = start_profiled_command(scratch, wrapper(scratch, true));
+    long shell = scratch.wait_for("shell");
+    ASSERT_GT(shell, 0);
+    TmuxPane pane(kDriver + " --watch=" + std::to_string(shell));
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("memusage: sh (pid " + std::to_string(shell) + ")", screen))
+        << screen;
+    std::ofstream(scratch.file("go")) << "go\n";
+    ASSERT_EQ(scratch.wait_for("ready"), shell) << "exec keeps the pid";
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    EXPECT_TRUE(pane.wait_for("heap now          1048576 bytes", screen)) << screen;
+    EXPECT_NE(screen.find("memusage: live_fixture (pid " + std::to_string(shell) + ")"),
+              std::string::npos)
+        << screen;
+    EXPECT_NE(screen.find("now: live_fixture (exec, was sh)"), std::string::npos) << screen;
+    for (const char* name : {"step2", "step3", "quit"}) scratch.touch(name);
+    EXPECT_EQ(wait_exit(driver), 0);
+    EXPECT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+}
+
+TEST(ProcessList, ListsAChildStartedByForkAndExecNextToItsParent) {
+    Scratch scratch;
+    pid_t driver = start_profiled_command(scratch, wrapper(scratch, false));
+    long shell = scratch.wait_for("shell");
+    ASSERT_GT(shell, 0);
+    std::ofstream(scratch.file("go")) << "go\n";
+    long child = scratch.wait_for("ready");
+    ASSERT_GT(child, 0);
+    EXPECT_NE(child, shell);
+    std::string table;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        table = shell_output(kDriver + " --ps");
+        if (!ps_line(table, child).empty()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_NE(ps_line(table, shell).find(" sh "), std::string::npos) << table;
+    EXPECT_NE(ps_line(table, child).find(" live_fixture "), std::string::npos) << table;
+    for (const char* name : {"step1", "step2", "step3", "quit"}) scratch.touch(name);
+    EXPECT_EQ(wait_exit(driver), 0);
+}
+
 // The line of sites_fixture.c marked `// site: NAME`, as the sites report writes it.
 std::string fixture_location(const std::string& marker) {
     std::ifstream source(SITES_FIXTURE_SOURCE);

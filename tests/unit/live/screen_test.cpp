@@ -84,6 +84,25 @@ TEST(Screen, FitsEightyByTwentyFour) {
     EXPECT_NE(lines[22].find("a_thread_name_to"), std::string::npos) << lines[22];
 }
 
+TEST(Screen, AProgramFollowedThroughExecIsSaidUnderTheTitleTheRowsKeepTheirPlaces) {
+    FigureHistory history;
+    history.add(reading(0, 4096, 1, 4096));
+    ScreenState state;
+    state.program = "python3.12";
+    state.pid = 42;
+    std::vector<ThreadLine> threads{ThreadLine{42, "python3.12", 4096, 4096, 1}};
+    std::vector<std::string> before = screen_lines(history, state, threads, 80, 24);
+    EXPECT_EQ(before[1], "");
+    state.exec_from = "bash";
+    std::vector<std::string> lines = screen_lines(history, state, threads, 80, 24);
+    EXPECT_EQ(lines[1], "now: python3.12 (exec, was bash)");
+    lines[1].clear();
+    EXPECT_EQ(lines, before);
+    // Before its first figures too.
+    EXPECT_EQ(screen_lines(FigureHistory(), state, threads, 80, 24)[1],
+              "now: python3.12 (exec, was bash)");
+}
+
 TEST(Screen, WithSitesTheThreadsTakeAFewRowsAndTheSitesTheRest) {
     FigureHistory history;
     history.add(reading(0, 4096, 1, 4096));
