@@ -92,6 +92,8 @@ under_emulation=(tests/cross/binfmt.sh "$arch")
 collector_tests='Compatibility.Fixture*:Compatibility.PossibleRequests*:HostileSizes.*:Threads.*:Crashes.*:Sigprof.*'
 collector_tests+=':Processes.*:DataFile.*:Stack.*:Aligned.*:MmapTracing.*:ThreadTable.*'
 collector_tests+=':Collector/ForkSafety.*'
+# A program with an allocator of its own, mapping under its lock as threads start.
+collector_tests+=':OwnAllocator.ThreadsMappingUnderTheProgramsLockRunToTheEnd'
 collector_tests+=':Ways/SignalHandler.AllocationsInAHandlerAreCounted/*'
 collector_tests+=':Ways/SignalHandler.ExitFromAHandlerThatInterruptedTheCollectorCompletes/data_file'
 collector_tests+=':Collector/SigprofDisposition.*_data_file:Collector/FatalSignal.*'

@@ -551,3 +551,13 @@ MEMUSAGE_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr
         return original::pthread_create(thread, attributes, routine, argument);
     return thread_start::create(original::pthread_create, thread, attributes, routine, argument);
 }
+
+// C11's threads too: the C library starts them without passing through pthread_create by
+// name.
+MEMUSAGE_EXPORT int thrd_create(thrd_t* thread, thrd_start_t routine, void* argument) {
+    State state = collector::current_state();
+    if (original::thrd_create == nullptr) return thrd_error;  // a C library before C11 threads
+    if (state != State::active || collector::starting_own_thread())
+        return original::thrd_create(thread, routine, argument);
+    return thread_start::create_c11(original::thrd_create, thread, routine, argument);
+}

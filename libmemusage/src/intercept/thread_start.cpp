@@ -16,7 +16,8 @@ namespace {
 // back without a lock; when all are in use (more threads starting at once than the table
 // holds), a page of its own.
 struct Start {
-    Routine routine;
+    Routine routine;         // pthread_create's, or null for
+    C11Routine c11_routine;  // thrd_create's
     void* argument;
     uintptr_t given;    // the stack the program gave the thread, if any
     size_t given_size;  // 0: none
@@ -47,15 +48,28 @@ void give_back(Start* start) {
         start->taken.store(false, std::memory_order_release);
 }
 
+// Where a new thread's stack begins (`top`, the start routine's frame): the thread is
+// attached there, and `start` given back.
+void begin(Start* start, uintptr_t top) {
+    StackRange own = new_thread_stack(top, start->given, start->given_size, start->size);
+    give_back(start);
+    collector::thread_begins(top, own);
+}
+
 // The start routine of every thread the program creates: where its stack begins.
 void* enter(void* argument) {
     auto* start = static_cast<Start*>(argument);
     Routine routine = start->routine;
     void* routine_argument = start->argument;
-    uintptr_t top = this_frame_top();
-    StackRange own = new_thread_stack(top, start->given, start->given_size, start->size);
-    give_back(start);
-    collector::thread_begins(top, own);
+    begin(start, this_frame_top());
+    return routine(routine_argument);
+}
+
+int enter_c11(void* argument) {
+    auto* start = static_cast<Start*>(argument);
+    C11Routine routine = start->c11_routine;
+    void* routine_argument = start->argument;
+    begin(start, this_frame_top());
     return routine(routine_argument);
 }
 
@@ -79,20 +93,35 @@ void read_stack(const pthread_attr_t* attributes, Start& start) {
     if (read == &defaults) pthread_attr_destroy(&defaults);
 }
 
+void prepare(Start& start, Routine routine, C11Routine c11_routine, void* argument) {
+    start.routine = routine;
+    start.c11_routine = c11_routine;
+    start.argument = argument;
+    start.given = 0;
+    start.given_size = 0;
+    start.size = 0;
+}
+
 }  // namespace
 
 int create(Create create, pthread_t* thread, const pthread_attr_t* attributes, Routine routine,
            void* argument) {
     Start* start = take_slot();
     if (start == nullptr) return create(thread, attributes, routine, argument);
-    start->routine = routine;
-    start->argument = argument;
-    start->given = 0;
-    start->given_size = 0;
-    start->size = 0;
+    prepare(*start, routine, nullptr, argument);
     read_stack(attributes, *start);
     int result = create(thread, attributes, enter, start);
     if (result != 0) give_back(start);
+    return result;
+}
+
+int create_c11(C11Create create, thrd_t* thread, C11Routine routine, void* argument) {
+    Start* start = take_slot();
+    if (start == nullptr) return create(thread, routine, argument);
+    prepare(*start, nullptr, routine, argument);
+    read_stack(nullptr, *start);
+    int result = create(thread, enter_c11, start);
+    if (result != thrd_success) give_back(start);
     return result;
 }
 

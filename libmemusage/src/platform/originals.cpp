@@ -22,11 +22,10 @@ struct NewerThanTheBase {
 };
 #if defined(__x86_64__)
 constexpr const char* kBaseVersion = "GLIBC_2.2.5";
-constexpr NewerThanTheBase kNewerThanTheBase[] = {{"aligned_alloc", "GLIBC_2.16"},
-                                                  {"reallocarray", "GLIBC_2.26"},
-                                                  {"execvpe", "GLIBC_2.11"},
-                                                  {"pthread_sigmask", "GLIBC_2.32"},
-                                                  {"execveat", "GLIBC_2.34"}};
+constexpr NewerThanTheBase kNewerThanTheBase[] = {
+    {"aligned_alloc", "GLIBC_2.16"}, {"reallocarray", "GLIBC_2.26"},
+    {"execvpe", "GLIBC_2.11"},       {"pthread_sigmask", "GLIBC_2.32"},
+    {"execveat", "GLIBC_2.34"},      {"thrd_create", "GLIBC_2.34"}};
 #elif defined(__i386__)
 constexpr const char* kBaseVersion = "GLIBC_2.0";
 constexpr NewerThanTheBase kNewerThanTheBase[] = {
@@ -35,22 +34,24 @@ constexpr NewerThanTheBase kNewerThanTheBase[] = {
     {"sigignore", "GLIBC_2.1"},        {"aligned_alloc", "GLIBC_2.16"},
     {"reallocarray", "GLIBC_2.26"},    {"execvpe", "GLIBC_2.11"},
     {"pthread_sigmask", "GLIBC_2.32"}, {"execveat", "GLIBC_2.34"},
-    {"pthread_create", "GLIBC_2.1"}};  // GLIBC_2.0's is the old one, for old attributes
+    {"pthread_create", "GLIBC_2.1"},  // GLIBC_2.0's is the old one, for old attributes
+    {"thrd_create", "GLIBC_2.34"}};
 #elif defined(__arm__)
 constexpr const char* kBaseVersion = "GLIBC_2.4";
-constexpr NewerThanTheBase kNewerThanTheBase[] = {{"aligned_alloc", "GLIBC_2.16"},
-                                                  {"reallocarray", "GLIBC_2.26"},
-                                                  {"execvpe", "GLIBC_2.11"},
-                                                  {"pthread_sigmask", "GLIBC_2.32"},
-                                                  {"execveat", "GLIBC_2.34"}};
+constexpr NewerThanTheBase kNewerThanTheBase[] = {
+    {"aligned_alloc", "GLIBC_2.16"}, {"reallocarray", "GLIBC_2.26"},
+    {"execvpe", "GLIBC_2.11"},       {"pthread_sigmask", "GLIBC_2.32"},
+    {"execveat", "GLIBC_2.34"},      {"thrd_create", "GLIBC_2.34"}};
 #elif defined(__aarch64__)
 constexpr const char* kBaseVersion = "GLIBC_2.17";
-constexpr NewerThanTheBase kNewerThanTheBase[] = {
-    {"reallocarray", "GLIBC_2.26"}, {"pthread_sigmask", "GLIBC_2.32"}, {"execveat", "GLIBC_2.34"}};
+constexpr NewerThanTheBase kNewerThanTheBase[] = {{"reallocarray", "GLIBC_2.26"},
+                                                  {"pthread_sigmask", "GLIBC_2.32"},
+                                                  {"execveat", "GLIBC_2.34"},
+                                                  {"thrd_create", "GLIBC_2.34"}};
 #elif defined(__riscv) && __riscv_xlen == 64
 constexpr const char* kBaseVersion = "GLIBC_2.27";
-constexpr NewerThanTheBase kNewerThanTheBase[] = {{"pthread_sigmask", "GLIBC_2.32"},
-                                                  {"execveat", "GLIBC_2.34"}};
+constexpr NewerThanTheBase kNewerThanTheBase[] = {
+    {"pthread_sigmask", "GLIBC_2.32"}, {"execveat", "GLIBC_2.34"}, {"thrd_create", "GLIBC_2.34"}};
 #else
 // Another machine: the lookup stays unversioned (debugging mallocs are then skipped).
 constexpr const char* kBaseVersion = nullptr;
@@ -98,7 +99,11 @@ bool resolve() {
 #define MEMUSAGE_RESOLVE_ORIGINAL(name)                                 \
     name = reinterpret_cast<decltype(&::name)>(next_definition(#name)); \
     found = found && name != nullptr;
+#define MEMUSAGE_RESOLVE_OPTIONAL(name) \
+    name = reinterpret_cast<decltype(&::name)>(next_definition(#name));
     MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_RESOLVE_ORIGINAL)
+    MEMUSAGE_OPTIONAL_FUNCTIONS(MEMUSAGE_RESOLVE_OPTIONAL)
+#undef MEMUSAGE_RESOLVE_OPTIONAL
 #undef MEMUSAGE_RESOLVE_ORIGINAL
     // execve is always the C library's: where malloc comes from elsewhere, another
     // allocator sits between us and it.

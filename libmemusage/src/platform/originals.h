@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -50,6 +51,10 @@
     X(execveat)                      \
     X(pthread_create)
 
+// The same, for functions a C library may lack (older than the function): missing, they are
+// null and the collector runs on without them.
+#define MEMUSAGE_OPTIONAL_FUNCTIONS(X) X(thrd_create)
+
 // Exported by glibc, but declared by its headers only for other standards, or not at all.
 extern "C" {
 sighandler_t bsd_signal(int signal_number, sighandler_t handler) noexcept;
@@ -61,6 +66,7 @@ namespace memusage::original {
 
 #define MEMUSAGE_DECLARE_ORIGINAL(name) inline decltype(&::name) name = nullptr;
 MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_DECLARE_ORIGINAL)
+MEMUSAGE_OPTIONAL_FUNCTIONS(MEMUSAGE_DECLARE_ORIGINAL)
 #undef MEMUSAGE_DECLARE_ORIGINAL
 
 // Whether the next malloc is the C library's own, which never calls back into ours.
@@ -70,8 +76,8 @@ inline bool allocator_is_libc = true;
 // Looks every function up after us, by the version programs link it by (dlvsym; a
 // function libc defines under a version newer than its base one needs that version in
 // originals.cpp's table) and by dlsym, and takes whichever comes first. Both may
-// allocate: those requests are served by the bootstrap arena below. False if any is
-// missing.
+// allocate: those requests are served by the bootstrap arena below. False if any but the
+// optional ones is missing.
 bool resolve();
 
 }  // namespace memusage::original

@@ -86,6 +86,26 @@ TEST(DataFile, TimerAddsRecordsWhileTheProgramComputes) {
     EXPECT_EQ(records[1].heap, 1000u);
 }
 
+// A program that computes before its only allocation: the timer's ticks record it from the
+// start, as glibc's collector does (about a hundred records for its 0.33 s), not from the
+// first allocation on, which left the graph with nothing but that block.
+TEST(DataFile, TimerRecordsTheTimeBeforeTheFirstAllocation) {
+    Scratch scratch;
+    std::string data = scratch / "profile";
+    Outcome outcome =
+        run({fixture("collector_fixture_events"), "burn_first"}, {"MEMUSAGE_OUTPUT=" + data});
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    std::vector<Record> records = read_records(data);
+    std::vector<uint64_t> heaps = event_heaps(records);
+    auto block = std::find(heaps.begin(), heaps.end(), 1000u);
+    ASSERT_NE(block, heaps.end()) << "no record of the allocation";
+    // The kernel's tick is at most 10 ms: 0.33 s of processor time gives 33 ticks or more.
+    EXPECT_GE(block - heaps.begin(), 10) << "ticks before the first allocation";
+    for (auto it = heaps.begin(); it != block; ++it) EXPECT_EQ(*it, 0u);
+    EXPECT_TRUE(events_in_time_order(records));
+    EXPECT_EQ(records[1].heap, 1000u);
+}
+
 TEST(DataFile, EmptyOutputNameStillGivesTheSummary) {
     Outcome outcome = run({fixture("collector_fixture_events"), "sequence"},
                           {"MEMUSAGE_OUTPUT=", "MEMUSAGE_COLOR=never"});

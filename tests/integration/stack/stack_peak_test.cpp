@@ -286,11 +286,15 @@ TEST(StackPeak, TicksBeforeTheFirstAllocationAreMeasured) {
 }
 
 // A thread is measured from its start routine's entry: its only allocation, at the bottom
-// of a 50-deep chain of 2 KiB frames, shows the chain's depth.
-TEST(StackPeak, AThreadIsMeasuredFromItsStartRoutine) {
+// of a 50-deep chain of 2 KiB frames, shows the chain's depth. A POSIX thread and a C11 one
+// (thrd_create, which does not start it through pthread_create by name).
+class ThreadStart : public testing::TestWithParam<const char*> {};
+
+TEST_P(ThreadStart, AThreadIsMeasuredFromItsStartRoutine) {
     Scratch scratch;
     std::string file = scratch / "peaks";
-    Outcome run = run_with_stack_peak("stack_fixture_thread_first_deep", file);
+    Outcome run = collector_test::run({fixture("stack_fixture_thread_first_deep"), GetParam()},
+                                      {"MEMUSAGE_STACK_PEAK=" + file});
     ASSERT_TRUE(run.exited_zero()) << run.err;
     collector_test::Summary summary = collector_test::parse_summary(run.err);
     EXPECT_GE(summary.stack_peak, 50u * 2048) << run.err;
@@ -304,6 +308,8 @@ TEST(StackPeak, AThreadIsMeasuredFromItsStartRoutine) {
     EXPECT_LT(peak_bytes(worker), 50u * 2048 + 16 * 1024) << worker.text();
     EXPECT_FALSE(frame_line(worker, "first_deep \u00d7").empty()) << worker.text();
 }
+
+INSTANTIATE_TEST_SUITE_P(StackPeak, ThreadStart, testing::Values("posix", "c11"));
 
 // The functions' percentages of a stack held by a ranking row; 0 when the row is missing.
 double ranked_percent(const ThreadPart& part, const std::string& function) {
