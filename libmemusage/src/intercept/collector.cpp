@@ -65,9 +65,10 @@ struct SavedStderr {
 } saved_stderr;
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
-// What a user sends to end a program (kill, a closed terminal, Ctrl-C): by default they end
-// the process, which leaves no time to remove its live figures' file.
-constexpr int kEndingSignals[] = {SIGHUP, SIGINT, SIGTERM};
+// What ends a program from outside (kill, a closed terminal, Ctrl-C or Ctrl-\\, a reader of
+// its output that left): by default they end the process, which leaves no time to remove its
+// live figures' file.
+constexpr int kEndingSignals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE};
 
 // Standard error may be a pipe whose reader has left: the program still exits as it
 // would have, its own buffers flushed.
@@ -207,22 +208,30 @@ void on_fatal_signal(int signal_number) {
     raise(signal_number);
 }
 
+// A one-shot `handler` for each of `signals` the program left at its default action (one it
+// ignores or handles itself stays so); the collector holds it, so that the program reads the
+// default back.
+template <size_t N>
+void install_where_default(const int (&signals)[N], void (*handler)(int), int flags) {
+    for (int signal_number : signals) {
+        struct sigaction current;
+        if (original::sigaction(signal_number, nullptr, &current) != 0) continue;
+        if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
+        struct sigaction action = {};
+        action.sa_handler = handler;
+        action.sa_flags = SA_RESETHAND | SA_NODEFER | flags;
+        sigemptyset(&action.sa_mask);
+        if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
+        fatal_signals::hold(signal_number);
+    }
+}
+
 // Only where the program left the default: a program that ignores or handles these
 // signals itself keeps doing so. On the thread's alternate stack, which a stack
 // overflow needs. The mask stays the program's: one inherited through exec that blocks
 // a fault means a file kept complete at every write (program_blocks_faults).
 void install_fatal_signal_handlers() {
-    for (int signal_number : kFatalSignals) {
-        struct sigaction current;
-        if (original::sigaction(signal_number, nullptr, &current) != 0) continue;
-        if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
-        struct sigaction action = {};
-        action.sa_handler = on_fatal_signal;
-        action.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
-        sigemptyset(&action.sa_mask);
-        if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
-        fatal_signals::hold(signal_number);
-    }
+    install_where_default(kFatalSignals, on_fatal_signal, SA_ONSTACK);
     sigset_t inherited;
     if (original::pthread_sigmask(SIG_BLOCK, nullptr, &inherited) == 0 &&
         fatal_signals::blocks_held_fault(&inherited))
@@ -242,17 +251,7 @@ void on_ending_signal(int signal_number) {
 // that ignores or handles these signals keeps doing so, and one that reads the disposition
 // back reads the default).
 void install_ending_signal_handlers() {
-    for (int signal_number : kEndingSignals) {
-        struct sigaction current;
-        if (original::sigaction(signal_number, nullptr, &current) != 0) continue;
-        if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
-        struct sigaction action = {};
-        action.sa_handler = on_ending_signal;
-        action.sa_flags = SA_RESETHAND | SA_NODEFER;
-        sigemptyset(&action.sa_mask);
-        if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
-        fatal_signals::hold(signal_number);
-    }
+    install_where_default(kEndingSignals, on_ending_signal, 0);
 }
 
 // Not when a process of the run that the environment names owns it (this process's

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "platform/quiet_writes.h"
+
 namespace memusage::live {
 namespace {
 
@@ -142,8 +144,13 @@ const char* SharedFigures::create(const char* program, uint32_t flags) {
     if (fd < 0) return problem({path_, ": ", strerrordesc_np(errno)});
     // Reserved, not only sized: a file system that cannot back every page of the mapping
     // would answer the publisher's first write to a missing one with SIGBUS, killing the
-    // program (and a reader's fault on it, the reader).
-    int error = posix_fallocate(fd, 0, live_format::kFileBytes);
+    // program (and a reader's fault on it, the reader). Under a file size limit smaller than
+    // the file, reserving fails with EFBIG and raises SIGXFSZ, which is not the program's doing.
+    int error = 0;
+    {
+        QuietWrites quiet;
+        error = posix_fallocate(fd, 0, live_format::kFileBytes);
+    }
     void* memory = MAP_FAILED;
     if (error == 0) {
         memory = mmap(nullptr, live_format::kFileBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -121,7 +121,9 @@ bool runs_under_memusage(pid_t pid) {
     std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
     std::string line;
     while (std::getline(maps, line))
-        if (line.ends_with("/libmemusage.so")) return true;
+        // Ours lives in a directory of its own; the C library's collector of the same name,
+        // which publishes nothing, does not.
+        if (line.ends_with("/memusage/libmemusage.so")) return true;
     return false;
 }
 

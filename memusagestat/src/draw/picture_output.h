@@ -25,6 +25,11 @@ void show_text(cairo_t* cr, const std::string& text, const std::string& whole = 
 
 class PictureOutput {
   public:
+    // Cairo keeps this object's address (the file's write callback): it never moves.
+    PictureOutput() = default;
+    PictureOutput(const PictureOutput&) = delete;
+    PictureOutput& operator=(const PictureOutput&) = delete;
+
     // Creates the surface (the SVG or PDF file is created now); an empty string, else a
     // message for the user. `title` goes into the PDF's metadata.
     std::string open(const std::string& path, unsigned width, unsigned height,

@@ -33,7 +33,7 @@ std::vector<std::string> lines_of(const ShownSite& site) {
 }
 
 bool keeps_its_blocks(const std::string& via) {
-    return via == "dlopen" || via == "dlmopen" || via == "pthread_create";
+    return via == "dlopen" || via == "dlmopen" || via == "pthread_create" || via == "thrd_create";
 }
 
 bool allocates_stream_buffer(const std::vector<SourceFrame>& frames, const ShownFrames& shown) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -80,6 +81,12 @@ bool process_exists(long pid) { return kill(static_cast<pid_t>(pid), 0) == 0; }
 pid_t start_profiled(const Scratch& scratch, int threads = 0) {
     pid_t driver = fork();
     if (driver == 0) {
+        // A runner started with some of these ignored (nohup, a background job) would pass
+        // that on, and the program would not end by them.
+        for (int signal_number : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE})
+            signal(signal_number, SIG_DFL);
+        struct rlimit no_core = {0, 0};  // SIGQUIT's death writes none
+        setrlimit(RLIMIT_CORE, &no_core);
         setenv("MEMUSAGE_LIVE", "1", 1);
         freopen("/dev/null", "w", stdout);
         freopen(scratch.file("summary").c_str(), "w", stderr);
@@ -483,7 +490,7 @@ TEST(ProcessList, ProgramsThatDidNotAskAreNotListed) {
 // The signals that end a program by default (SIGHUP, SIGINT, SIGTERM) still end it, by
 // the signal, and its file goes with it rather than waiting for a reader to find it stale.
 TEST(Publisher, TheFileGoesWithAProgramASignalEnds) {
-    for (int signal_number : {SIGTERM, SIGHUP, SIGINT}) {
+    for (int signal_number : {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGPIPE}) {
         Scratch scratch;
         pid_t driver = start_profiled(scratch);
         long pid = scratch.wait_for("ready");
@@ -505,8 +512,9 @@ TEST(Publisher, TheFileGoesWithAProgramASignalEnds) {
 TEST(Publisher, TheProgramReadsTheDefaultOfTheSignalsThatEndItAndDiesOfThem) {
     std::string output = shell_output("MEMUSAGE_LIVE=1 MEMUSAGE_COLOR=never timeout 30 " + kDriver +
                                       " " + SIGNAL_DISPOSITIONS_FIXTURE_PATH + " 2>&1");
-    for (const char* line : {"SIGHUP default\n", "SIGINT default\n", "SIGTERM default\n",
-                             "signal(SIGHUP) gave the default\n"})
+    for (const char* line :
+         {"SIGHUP default\n", "SIGINT default\n", "SIGQUIT default\n", "SIGTERM default\n",
+          "SIGPIPE default\n", "signal(SIGHUP) gave the default\n"})
         EXPECT_NE(output.find(line), std::string::npos) << line << output;
     EXPECT_NE(output.find("was killed by signal 15"), std::string::npos) << output;
     size_t pid_at = output.find("fixture pid ");

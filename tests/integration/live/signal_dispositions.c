@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 int main(void) {
-    const int numbers[] = {SIGHUP, SIGINT, SIGTERM};
-    const char* const names[] = {"SIGHUP", "SIGINT", "SIGTERM"};
-    for (int i = 0; i < 3; ++i) {
+    const int numbers[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE};
+    const char* const names[] = {"SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGPIPE"};
+    for (int i = 0; i < 5; ++i) {
         struct sigaction action;
         if (sigaction(numbers[i], NULL, &action) != 0) return 2;
         int is_default = (action.sa_flags & SA_SIGINFO) == 0 && action.sa_handler == SIG_DFL;
