@@ -23,6 +23,7 @@
 #include "memusage/summary.h"
 #include "memusage/summary_format.h"
 #include "platform/originals.h"
+#include "platform/owned_file.h"
 #include "platform/quiet_writes.h"
 #include "platform/stacks.h"
 #include "record/events_file.h"
@@ -103,6 +104,20 @@ void warn_cannot_open(const char* what, const char* path) {
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) reason = "not a regular file";
     warn_parts({"memusage: cannot write the ", what, " ", path, ": ",
                 reason != nullptr ? reason : "unknown error", "\n"});
+}
+
+// A file another process's collector holds, one that did not start this process (those
+// pass it on, and this one would not have tried): "memusage: cannot write the WHAT PATH:
+// process PID is writing it", so that a second run given the same name does not pass the
+// first run's file for its own. Nothing is said when /proc/locks names no holder, or names
+// this process: its own lock from before an exec, kept by a child it forked.
+void warn_held(const char* what, const char* path) {
+    long holder = lock_holder(path);
+    if (holder == 0 || holder == static_cast<long>(getpid())) return;
+    char pid[24];
+    snprintf(pid, sizeof pid, "%ld", holder);
+    warn_parts(
+        {"memusage: cannot write the ", what, " ", path, ": process ", pid, " is writing it\n"});
 }
 
 void keep_stderr() {
@@ -271,7 +286,10 @@ void open_data_file() {
             setenv(kOutputOwnerVariable, pid, 1);
             break;
         }
-        case DataFile::OpenResult::busy:
+        case DataFile::OpenResult::busy:  // a process of the run has it, or had it
+            break;
+        case DataFile::OpenResult::held:
+            warn_held("data file", config.output);
             break;
         case DataFile::OpenResult::failed:
             warn_cannot_open("data file", config.output);
@@ -297,6 +315,7 @@ void open_events_file() {
             break;
         }
         case EventsFile::OpenResult::busy:
+            warn_held("events file", config.events);
             break;
         case EventsFile::OpenResult::failed:
             warn_cannot_open("events file", config.events);
@@ -316,6 +335,7 @@ void open_summary_file() {
             break;
         }
         case SummaryFile::OpenResult::busy:
+            warn_held("summary file", config.summary_file);
             break;
         case SummaryFile::OpenResult::failed:
             warn_cannot_open("summary file", config.summary_file);
@@ -394,8 +414,11 @@ __attribute__((destructor)) void finish_with_program() {
     }
     // The figures the summary prints, whether or not there is a standard error to print on.
     if (figures_file.is_open() &&
-        !figures_file.write(totals, config.trace_mmap ? summary_format::kMmapRows : 0))
-        warn("cannot write the summary file: ", config.summary_file);
+        !figures_file.write(totals, config.trace_mmap ? summary_format::kMmapRows : 0)) {
+        const char* reason = strerrordesc_np(figures_file.write_error());
+        warn_parts({"memusage: cannot write the summary file ", config.summary_file, ": ",
+                    reason != nullptr ? reason : "unknown error", "; it is left incomplete\n"});
+    }
     print_final_report();
 }
 

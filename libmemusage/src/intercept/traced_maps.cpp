@@ -56,13 +56,16 @@ void* map(Counting& counting, void* address, size_t length, int protection, int 
 // protection when it moves or grows; one we never saw mapped counts as accessible.
 void* remap(Counting& counting, void* old_address, size_t old_length, size_t new_length, int flags,
             void* new_address) {
-    counting.resize_requested(Call::mremap, old_length, new_length);
+    // MREMAP_DONTUNMAP makes a mapping of new_length bytes beside the old one, which
+    // stays: all of it is new memory, not the growth a plain mremap counts.
+    bool keeps_old = (flags & MREMAP_DONTUNMAP) != 0;
+    counting.resize_requested(Call::mremap, keeps_old ? 0 : old_length, new_length);
     MappingSet::Removed old =
         collector::mappings.remove(address_of(old_address), in_whole_pages(old_length));
     bool counted = old.traced == 0 || old.accessible != 0;
     void* result = original::mremap(old_address, old_length, new_length, flags, new_address);
     // MREMAP_DONTUNMAP leaves the old mapping where it was, emptied but as accessible.
-    bool old_stays = result != MAP_FAILED && (flags & MREMAP_DONTUNMAP) != 0;
+    bool old_stays = result != MAP_FAILED && keeps_old;
     if (result == MAP_FAILED || old_stays) {
         if (old.traced != 0) collector::mappings.add(address_of(old_address), old_length, counted);
     }

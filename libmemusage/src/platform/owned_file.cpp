@@ -1,6 +1,7 @@
 #include "platform/owned_file.h"
 
 #include <fcntl.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -69,6 +70,87 @@ bool write_fully_at(int fd, const void* data, size_t bytes, off_t offset, size_t
         if (written != nullptr) *written += static_cast<size_t>(n);
     }
     return true;
+}
+
+namespace {
+
+// A number in `base` at `*at`, which moves past it; false when there is none.
+bool parse_number(const char*& at, const char* end, unsigned base, unsigned long& value) {
+    value = 0;
+    const char* start = at;
+    for (; at < end; ++at) {
+        unsigned digit = *at >= '0' && *at <= '9'   ? static_cast<unsigned>(*at - '0')
+                         : *at >= 'a' && *at <= 'f' ? static_cast<unsigned>(*at - 'a' + 10)
+                                                    : base;
+        if (digit >= base) break;
+        value = value * base + digit;
+    }
+    return at != start;
+}
+
+// The next word of the line, `*at` moved past it and the blanks before it.
+const char* next_word(const char*& at, const char* end, size_t& length) {
+    while (at < end && *at == ' ') ++at;
+    const char* word = at;
+    while (at < end && *at != ' ') ++at;
+    length = static_cast<size_t>(at - word);
+    return word;
+}
+
+bool word_is(const char* word, size_t length, const char* expected) {
+    return length == strlen(expected) && memcmp(word, expected, length) == 0;
+}
+
+// "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF": the pid when the line is a granted
+// exclusive flock on the file (device, inode), else 0. A waiter's line has "->".
+long flock_writer_in(const char* line, const char* end, const struct stat& file) {
+    size_t length = 0;
+    const char* word = next_word(line, end, length);  // "1:"
+    word = next_word(line, end, length);
+    if (!word_is(word, length, "FLOCK")) return 0;
+    next_word(line, end, length);  // ADVISORY
+    word = next_word(line, end, length);
+    if (!word_is(word, length, "WRITE")) return 0;
+    unsigned long pid = 0, device_major = 0, device_minor = 0, inode = 0;
+    while (line < end && *line == ' ') ++line;
+    if (!parse_number(line, end, 10, pid) || line == end || *line++ != ' ') return 0;
+    if (!parse_number(line, end, 16, device_major) || line == end || *line++ != ':') return 0;
+    if (!parse_number(line, end, 16, device_minor) || line == end || *line++ != ':') return 0;
+    if (!parse_number(line, end, 10, inode)) return 0;
+    bool same = inode == file.st_ino && device_major == major(file.st_dev) &&
+                device_minor == minor(file.st_dev);
+    return same ? static_cast<long>(pid) : 0;
+}
+
+}  // namespace
+
+long lock_holder(const char* path) {
+    struct stat file;
+    if (stat(path, &file) != 0) return 0;
+    int fd = ::open("/proc/locks", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buffer[4096];
+    size_t kept = 0;  // the start of a line the last read cut
+    long holder = 0;
+    for (;;) {
+        ssize_t n = read(fd, buffer + kept, sizeof buffer - kept);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        const char* end = buffer + kept + n;
+        const char* line = buffer;
+        for (const char* newline; (newline = static_cast<const char*>(
+                                       memchr(line, '\n', static_cast<size_t>(end - line))));
+             line = newline + 1) {
+            if (memmem(line, static_cast<size_t>(newline - line), "->", 2) == nullptr &&
+                holder == 0)
+                holder = flock_writer_in(line, newline, file);
+        }
+        kept = static_cast<size_t>(end - line);
+        if (kept == sizeof buffer) kept = 0;  // no line is that long: dropped
+        memmove(buffer, line, kept);
+    }
+    ::close(fd);
+    return holder;
 }
 
 namespace {

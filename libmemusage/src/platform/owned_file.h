@@ -46,6 +46,11 @@ using WarningSink = void (*)(const char* text, size_t length);
 void say_write_failed(WarningSink sink, const char* what, const OwnedFile& file, int error,
                       const char* after, uint64_t number);
 
+// The process holding an exclusive flock on the file `path` names, as /proc/locks lists it
+// (the collector holds one on each file it writes, as long as its process lives); 0 when
+// none is listed. Reads with system calls only, into a buffer on the stack.
+long lock_holder(const char* path);
+
 // pwrite until every byte is in; false on an error, with errno set (ENOSPC when the
 // kernel took nothing and said nothing). `written`, if given, gains the bytes written.
 bool write_fully_at(int fd, const void* data, size_t bytes, off_t offset,

@@ -26,8 +26,14 @@ DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time,
     // A second process of the same run (a sibling started with the same environment)
     // must not truncate a file that is being written...
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int error = errno;
+        struct stat now;
+        bool held = error == EWOULDBLOCK && untouched_since != nullptr && fstat(fd, &now) == 0 &&
+                    FileState::of(now) == *untouched_since;
         ::close(fd);
-        return errno == EWOULDBLOCK ? OpenResult::busy : OpenResult::failed;
+        errno = error;
+        if (error != EWOULDBLOCK) return OpenResult::failed;
+        return held ? OpenResult::held : OpenResult::busy;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {

@@ -65,7 +65,11 @@ SummaryFile::OpenResult SummaryFile::open(const char* path) {
 }
 
 bool SummaryFile::write(const Stats& stats, uint32_t flags) {
-    if (!file_.still_ours()) return false;
+    write_error_ = 0;
+    if (!file_.still_ours()) {
+        write_error_ = ENOENT;  // removed, or replaced by another file of that name
+        return false;
+    }
     const int saved_errno = errno;
     format::FileHeader header = {};  // no magic until the figures are in
     header.version = format::kVersion;
@@ -86,6 +90,7 @@ bool SummaryFile::write(const Stats& stats, uint32_t flags) {
         memcpy(header.magic, format::kMagic, sizeof header.magic);
         ok = write_fully_at(file_.fd(), header.magic, sizeof header.magic, 0);
     }
+    if (!ok) write_error_ = errno;
     file_.close();
     errno = saved_errno;
     return ok;

@@ -23,8 +23,10 @@ class SummaryFile {
     bool is_open() const { return file_.is_open(); }
 
     // The header (its magic last) and `stats`; `flags`: summary_format's. False if the file
-    // could not be written whole. Closes the file.
+    // could not be written whole, write_error() saying why. Closes the file.
     bool write(const Stats& stats, uint32_t flags);
+    // Why write() failed: an errno value (EFBIG under a file size limit); 0 before any failure.
+    int write_error() const { return write_error_; }
 
     // Also how a forked child lets go of its parent's file: nothing is written.
     void close() { file_.close(); }
@@ -35,6 +37,7 @@ class SummaryFile {
     // The command line's words, each ended by a NUL; none when /proc could not tell.
     char command_[summary_format::kMostCommandBytes] = {};
     uint32_t command_bytes_ = 0;
+    int write_error_ = 0;
 };
 
 }  // namespace memusage

@@ -11,6 +11,7 @@
 #include "memusage/sites_format.h"
 #include "platform/clock.h"
 #include "platform/config.h"
+#include "platform/owned_file.h"
 #include "platform/unwinder_abi.h"
 #include "sites/sampling.h"
 #include "sites/sites_file.h"
@@ -48,12 +49,34 @@ std::atomic<uint32_t> first_refused_site{0};
 
 char message[4200];
 // With the reason the opening left in errno: a FIFO or a device is "not a regular file".
-const char* cannot_write(const char* path) {
+const char* cannot_open(const char* path) {
     int error = errno;
     struct stat st;
     const char* reason = strerrordesc_np(error);
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) reason = "not a regular file";
     snprintf(message, sizeof message, "cannot write the allocation sites file %s: %s", path,
+             reason != nullptr ? reason : "unknown error");
+    return message;
+}
+
+// The file is locked by a process that did not start this one (one that did passes the
+// file on, and this one would not have tried): a second run given the same name must not
+// pass the first run's file for its own. Null when /proc/locks names no holder, or names this
+// process (its own lock from before an exec, kept by a child it forked).
+const char* held_by_another(const char* path) {
+    long holder = lock_holder(path);
+    if (holder == 0 || holder == static_cast<long>(getpid())) return nullptr;
+    snprintf(message, sizeof message,
+             "cannot write the allocation sites file %s: process %ld is writing it", path, holder);
+    return message;
+}
+
+// At exit, with the reason the write gave (a file size limit, a full file system): readers
+// refuse what was written as a file cut short.
+const char* cannot_finish(const char* path, int error) {
+    const char* reason = strerrordesc_np(error);
+    snprintf(message, sizeof message,
+             "cannot write the allocation sites file %s: %s; it is left incomplete", path,
              reason != nullptr ? reason : "unknown error");
     return message;
 }
@@ -71,9 +94,10 @@ bool open_file(const char* path, long owner, const char*& problem) {
         case SitesFile::OpenResult::opened:
             break;
         case SitesFile::OpenResult::busy:
+            problem = held_by_another(path);
             return false;
         case SitesFile::OpenResult::failed:
-            problem = cannot_write(path);
+            problem = cannot_open(path);
             return false;
     }
     config_path = path;
@@ -318,7 +342,7 @@ const char* finish(bool crashed, const sites_format::StreamBufferRecord* stream_
         file.write(stacks, site_accounts, flags, first_refused_site.load(std::memory_order_relaxed),
                    stream_buffers, stream_buffer_count);
     file.close();
-    return ok ? nullptr : cannot_write(config_path);
+    return ok ? nullptr : cannot_finish(config_path, file.write_error());
 }
 
 const char* verify_summary() { return enabled ? unwind::verify_summary() : nullptr; }

@@ -28,6 +28,7 @@ class BufferedWriter {
     explicit BufferedWriter(int fd)
         : fd_(fd), buffer_(static_cast<char*>(allocate_pages(kBufferBytes))) {
         ok_ = buffer_ != nullptr;
+        if (!ok_) error_ = ENOMEM;
     }
     ~BufferedWriter() {
         if (buffer_ != nullptr) free_pages(buffer_, kBufferBytes);
@@ -60,8 +61,12 @@ class BufferedWriter {
         return ok_;
     }
     bool write_at(const void* data, size_t bytes, uint64_t offset) {
-        return write_fully_at(fd_, data, bytes, static_cast<off_t>(offset));
+        if (write_fully_at(fd_, data, bytes, static_cast<off_t>(offset))) return true;
+        error_ = errno;
+        return false;
     }
+    // Why the first failed write failed (an errno value); 0 while none has.
+    int error() const { return error_; }
 
   private:
     int fd_;
@@ -69,6 +74,7 @@ class BufferedWriter {
     size_t used_ = 0;
     uint64_t offset_ = 0;
     bool ok_ = false;
+    int error_ = 0;
 };
 
 struct BuildId {
@@ -280,7 +286,11 @@ SitesFile::OpenResult SitesFile::open(const char* path) {
 bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags,
                       uint32_t first_refused_site, const format::StreamBufferRecord* stream_buffers,
                       uint32_t stream_buffer_count) {
-    if (!file_.still_ours()) return false;
+    write_error_ = 0;
+    if (!file_.still_ours()) {
+        write_error_ = ENOENT;  // removed, or replaced by another file of that name
+        return false;
+    }
     int saved_errno = errno;
     BufferedWriter out(file_.fd());
     format::FileHeader header = {};  // no magic until the rest is in
@@ -300,8 +310,12 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
     memcpy(trailer.magic, format::kTrailerMagic, sizeof trailer.magic);
     trailer.file_bytes = out.position() + sizeof trailer;
     out.put(&trailer, sizeof trailer);
-    bool written =
-        out.flush() && ftruncate(file_.fd(), static_cast<off_t>(trailer.file_bytes)) == 0;
+    bool written = out.flush();
+    if (written && ftruncate(file_.fd(), static_cast<off_t>(trailer.file_bytes)) != 0) {
+        written = false;
+        write_error_ = errno;
+    }
+    if (!written && write_error_ == 0) write_error_ = out.error();
     if (written) {
         memcpy(header.magic, format::kMagic, sizeof header.magic);
         header.version = format::kVersion;
@@ -322,6 +336,7 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.machine = {machine_format::kByteOrderMark, machine::kElfMachine, machine::kWordBytes,
                           machine::kDataFileTime};
         written = out.write_at(&header, sizeof header, 0);
+        if (!written) write_error_ = out.error();
     }
     errno = saved_errno;
     return written;

@@ -27,17 +27,22 @@ class SitesFile {
     // The loaded modules, then every site with figures (and the first refused allocation's,
     // an id or 0), the standard streams' buffers (at most kMaxStreamBuffers), then the
     // header. `flags` are sites_format's header flags. False if the file could not be
-    // written whole.
+    // written whole, write_error() saying why.
     bool write(const StackTable& stacks, const SiteAccounts& accounts, uint32_t flags,
                uint32_t first_refused_site = 0,
                const sites_format::StreamBufferRecord* stream_buffers = nullptr,
                uint32_t stream_buffer_count = 0);
+
+    // Why write() failed: an errno value (EFBIG under a file size limit, ENOSPC on a full
+    // file system, ENOENT when the file was removed); 0 before any failure.
+    int write_error() const { return write_error_; }
 
     // Also how a forked child lets go of its parent's file: nothing is written.
     void close();
 
   private:
     OwnedFile file_;
+    int write_error_ = 0;
 };
 
 }  // namespace memusage

@@ -29,6 +29,9 @@ struct Spawn {
     std::string out_path;  // standard output
     std::string err_path;  // standard error; empty: a pipe whose reader has left
     rlim_t file_limit = RLIM_INFINITY;
+    // Given, standard error goes through a pipe into it instead (a file size limit does not
+    // apply to pipes). At most a pipe's worth: read once the program has ended.
+    std::string* err_text = nullptr;
 };
 
 // The raw wait status of `spawn` run with our collector preloaded.
@@ -42,6 +45,8 @@ int run_spawn(const Spawn& spawn) {
     std::vector<std::string> env = {"LD_PRELOAD=" + kOurCollector, "PATH=/usr/bin:/bin",
                                     "MEMUSAGE_COLOR=never"};
     env.insert(env.end(), spawn.env.begin(), spawn.env.end());
+    int err_pipe[2] = {-1, -1};
+    if (spawn.err_text != nullptr && pipe(err_pipe) != 0) return -1;
     std::vector<char*> arg_pointers, env_pointers;
     for (std::string& a : args) arg_pointers.push_back(a.data());
     for (std::string& e : env) env_pointers.push_back(e.data());
@@ -51,7 +56,10 @@ int run_spawn(const Spawn& spawn) {
     if (pid == 0) {
         int out = open(spawn.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(out, 1);
-        if (spawn.err_path.empty()) {
+        if (spawn.err_text != nullptr) {
+            close(err_pipe[0]);
+            dup2(err_pipe[1], 2);
+        } else if (spawn.err_path.empty()) {
             int ends[2];
             if (pipe(ends) != 0) _exit(126);
             close(ends[0]);  // the reader has left
@@ -70,6 +78,14 @@ int run_spawn(const Spawn& spawn) {
     }
     int status = -1;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (spawn.err_text != nullptr) {
+        close(err_pipe[1]);
+        spawn.err_text->clear();
+        char buffer[4096];
+        for (ssize_t n; (n = read(err_pipe[0], buffer, sizeof buffer)) > 0;)
+            spawn.err_text->append(buffer, static_cast<size_t>(n));
+        close(err_pipe[0]);
     }
     return status;
 }
@@ -112,6 +128,53 @@ TEST(ExitSignals, AFileSizeLimitStopsTheDataFileNotTheProgram) {
     ASSERT_EQ(stat((scratch / "data").c_str(), &st), 0);
     EXPECT_LE(static_cast<rlim_t>(st.st_size), kLimit);
     EXPECT_EQ(st.st_size % 24, 0) << "whole records only";
+}
+
+// The files written at exit (the sites, the summary's figures) and the event recording
+// under a file size limit of half what each takes: one warning with the reason, and the
+// program runs to its end. The limit is learnt from a run without one.
+TEST(ExitSignals, AFileSizeLimitStopsEachOutputFileNotTheProgram) {
+    struct Output {
+        const char* variable;
+        const char* what;  // as the warning names it
+    };
+    for (Output output : {Output{"MEMUSAGE_SITES", "allocation sites file"},
+                          Output{"MEMUSAGE_EVENTS", "events file"},
+                          Output{"MEMUSAGE_SUMMARY_FILE", "summary file"}}) {
+        SCOPED_TRACE(output.variable);
+        Scratch scratch;
+        std::string file = scratch / "file";
+        Spawn spawn;
+        spawn.argv = {fixture("collector_fixture_stdout_lines"), "2000"};
+        spawn.env = {std::string(output.variable) + "=" + file, "MEMUSAGE_NO_TIMER=1"};
+        spawn.out_path = scratch / "out";
+        std::string err;
+        spawn.err_text = &err;
+        ASSERT_EQ(run_spawn(spawn), 0) << err;
+        std::string out = contents(scratch / "out");
+        struct stat st;
+        ASSERT_EQ(stat(file.c_str(), &st), 0);
+        ASSERT_GT(st.st_size / 2, static_cast<off_t>(out.size()))
+            << "the limit must stop the file, not the program's output";
+
+        spawn.file_limit = static_cast<rlim_t>(st.st_size / 2);
+        int status = run_spawn(spawn);
+        EXPECT_FALSE(WIFSIGNALED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << err;
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << err;
+        EXPECT_EQ(contents(scratch / "out"), out);
+        EXPECT_NE(out.find("done\n"), std::string::npos) << out;
+        std::string said = "memusage: cannot write the " + std::string(output.what) + " " + file +
+                           ": File too large";
+        size_t at = err.find(said);
+        EXPECT_NE(at, std::string::npos) << err;
+        EXPECT_EQ(err.find("cannot write", at == std::string::npos ? 0 : at + said.size()),
+                  std::string::npos)
+            << "said once\n"
+            << err;
+        EXPECT_GE(parse_summary(err).row("malloc").calls, 1u) << err;
+        ASSERT_EQ(stat(file.c_str(), &st), 0);
+        EXPECT_LE(static_cast<rlim_t>(st.st_size), spawn.file_limit);
+    }
 }
 
 }  // namespace

@@ -77,6 +77,10 @@ TEST(MmapTracing, RemapWithoutUnmapKeepsTheOldMapping) {
     EXPECT_EQ(s.row("mremap").calls, 1u);
     EXPECT_EQ(s.row("munmap").calls, 2u);
     EXPECT_EQ(s.heap_peak, 8 * kPage);
+    // The new mapping is new memory: what was mapped in all is what was unmapped.
+    EXPECT_EQ(s.row("mremap").bytes, 4 * kPage);
+    EXPECT_EQ(s.heap_total, 8 * kPage);
+    EXPECT_EQ(s.row("munmap").bytes, s.heap_total);
     std::vector<uint64_t> changes;
     for (uint64_t heap : event_heaps(read_records(data)))
         if (changes.empty() || changes.back() != heap) changes.push_back(heap);

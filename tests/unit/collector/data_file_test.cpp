@@ -87,6 +87,23 @@ TEST(DataFile, ASecondWriterIsTurnedAwayAndTruncatesNothing) {
     owner.close();
 }
 
+// A run beginning while another run's process still holds the file: the file is as it was
+// when this run began, so the holder is none of this run's (which would have written it).
+TEST(DataFile, AFileAnotherRunHoldsIsToldFromOneThisRunWrote) {
+    ScratchFile scratch;
+    DataFile other_run;
+    ASSERT_EQ(other_run.open(scratch.path(), 1), DataFile::OpenResult::opened);
+    FileState at_start = file_state(scratch.path());
+    DataFile late;
+    EXPECT_EQ(late.open(scratch.path(), 2, &at_start), DataFile::OpenResult::held);
+    EXPECT_FALSE(late.is_open());
+    Record event = {5, 5, 2, 0};
+    other_run.append(&event, 1);
+    EXPECT_EQ(late.open(scratch.path(), 3, &at_start), DataFile::OpenResult::busy);
+    EXPECT_EQ(scratch.size(), 72);
+    other_run.close();
+}
+
 TEST(DataFile, UnwritablePlacesFail) {
     DataFile file;
     EXPECT_EQ(file.open("/nonexistent-directory/run.dat", 1), DataFile::OpenResult::failed);
