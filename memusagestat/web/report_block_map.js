@@ -587,7 +587,7 @@ class BlockMapView {
         F.element("dt", {}, "thread"),
         F.element("dd", { "data-field": "thread" }, this.data.threadName(b.thread[i])),
         F.element("dt", {}, "allocated by"),
-        F.element("dd", { "data-field": "function" }, this.data.siteName(b.site[i])),
+        F.element("dd", { "data-field": "function" }, this.data.siteTitle(b.site[i])),
       ),
       this.data.stackElement(b.site[i]),
     );
