@@ -48,10 +48,12 @@ class ReportData {
     if (!frame) return "?";
     const last = (path) => path.slice(path.lastIndexOf("/") + 1);
     const file = frame.file ? last(frame.file) : "";
-    const name = frame.function || "??";
-    // Without a line, the module, once: a name without a symbol ("libz.so.1+0x2f10") has it.
+    let name = frame.function || "??";
+    // Without a symbol, the module's name and the offset ("libz.so.1+0x2f10"), the module
+    // once.
+    if (!frame.file && /^\/.*\+0x[0-9a-f]+$/.test(name)) name = last(name);
     const module = frame.module ? last(frame.module) : "";
-    const where = file ? file + ":" + frame.line : name.startsWith(module) ? "" : module;
+    const where = file ? file + ":" + frame.line : name.includes(module) ? "" : module;
     return ReportFormat.shortName(name) + (where ? " (" + where + ")" : "");
   }
 
@@ -102,7 +104,14 @@ class ReportData {
           return false;
         });
       }
-      for (const i of left) names[i] = name + " [site " + sites[i].id + "]";
+      // Alike but for the allocator function they went through ("via"), else their number.
+      const vias = new Map();
+      for (const i of left) vias.set(sites[i].via, (vias.get(sites[i].via) || 0) + 1);
+      for (const i of left)
+        names[i] =
+          sites[i].via && vias.get(sites[i].via) === 1
+            ? name + " via " + ReportFormat.shortName(sites[i].via, 60)
+            : name + " [site " + sites[i].id + "]";
     }
     this.names = names;
     return names;
