@@ -217,7 +217,7 @@
             ": each site's bytes at its heap peak" +
             (f && f.breakdown ? ", its allocating calls, bytes and frees in it" : "") +
             (f && f.liveSites
-              ? ", the blocks allocated in it live at its end and never freed"
+              ? ", and the bytes it allocated in the window still live at its end, and never freed"
               : "") +
             "; only the sites with a figure in it." +
             (exactEvents
