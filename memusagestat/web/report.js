@@ -21,6 +21,8 @@
 //                                 performance marks "memusage-first-views", "memusage-ready")
 //     .selectWindow(t0, t1)       select a window in seconds; returns its figures
 //     .resetWindow()              back to the whole run
+//     .goToPeak()                 as the "go to the heap peak" button: shows the first event
+//                                 (or record) at the window's highest heap; returns its index
 //     .windowFigures()            the selected window's figures
 //     .drawnLevel(time)           the heap curve's pixel column at that time: { px, min, max,
 //                                 from, to } (its least and greatest level, its time span)
@@ -49,6 +51,7 @@
   function header() {
     const run = data.run;
     byId("run-command").textContent = run.command || run.program || "";
+    byId("run-command").title = run.command || run.program || "";
     document.title = "memusage: " + (run.command || run.program || "report");
     byId("run-line").textContent =
       (run.program || "the program") +
@@ -173,15 +176,107 @@
       : F.seconds(t0) + " to " + F.seconds(t1);
     timeline.setWindow(t0, t1);
     if (blockMap) blockMap.setWindow(t0, t1);
-    if (!windowFigures) return null;
+    keepWindowInAddress(whole ? null : [t0, t1]);
+    if (!windowFigures) {
+      captions(whole ? null : [t0, t1], null);
+      return null;
+    }
     windowFigures.show(t0, t1);
     const f = windowFigures.figures;
-    if (flame)
-      flame.setWindowPeak(
-        whole || !f.peakSites ? null : new Map(f.peakSites),
-        f.peakSitesRest || 0,
-      );
+    // Every view from the same figures of the window: one count of each quantity.
+    const shown = whole ? null : f;
+    if (flame) flame.setWindow(shown);
+    if (sitesTable) sitesTable.setWindow(shown);
+    if (threads) threads.setWindow(shown);
+    if (leaks) leaks.setWindow(shown);
+    if (longLived) longLived.setWindow(shown);
+    captions(whole ? null : [t0, t1], shown);
     return f;
+  }
+
+  // Each view's caption: which part of the run it shows.
+  function captions(range, f) {
+    const name = F.windowName(range);
+    const whole = data.run.window ? "the whole report" : "the whole run";
+    const say = (id, windowed, text) => F.windowCaption(byId(id), windowed ? range : null, text);
+    say(
+      "summary-window",
+      false,
+      "Shows " + whole + (range ? "; the window's figures are under Window figures." : "."),
+    );
+    say("window-caption", true, "Shows " + (name || whole) + ".");
+    say("block-map-window", true, "Shows " + (name || whole) + ".");
+    if (!data.sites) return;
+    const exactEvents = !f || f.breakdown;
+    say(
+      "sites-window",
+      true,
+      range
+        ? "Shows " +
+            name +
+            ": each site's bytes at its heap peak" +
+            (f && f.breakdown ? ", its allocating calls, bytes and frees in it" : "") +
+            (f && f.liveSites
+              ? ", and the bytes it allocated in the window still live at its end, and never freed"
+              : "") +
+            "; only the sites with a figure in it." +
+            (exactEvents
+              ? ""
+              : " Its allocations are not listed: the report keeps a sample of the events " +
+                "(memusagestat --html-window writes the window's report with every one).")
+        : "Shows " + whole + ".",
+    );
+    const threadsFollow = !range || (f && f.breakdown);
+    say(
+      "threads-window",
+      threadsFollow,
+      threadsFollow ? "Shows " + (name || whole) + "." : "Shows " + whole + ".",
+    );
+    const blocksFollow = !range || (f && f.leaks);
+    say(
+      "leaks-window",
+      blocksFollow,
+      blocksFollow
+        ? "Shows " + (range ? name + ": the blocks allocated in it" : whole) + "."
+        : "Shows " + whole + ": the run has no block lives.",
+    );
+  }
+
+  // The window in the address's fragment (#window=T0..T1, seconds), so that a reload or a
+  // shared link opens on it; nothing for the whole run.
+  function keepWindowInAddress(range) {
+    const fragment = range ? "#window=" + range[0] + ".." + range[1] : "";
+    if (location.hash === fragment || (!range && !/^#window=/.test(location.hash))) return;
+    history.replaceState(null, "", location.pathname + location.search + fragment);
+  }
+
+  function windowInAddress() {
+    const match = /^#window=([0-9.e+-]+)\.\.([0-9.e+-]+)$/.exec(location.hash);
+    if (!match) return null;
+    const range = [Number(match[1]), Number(match[2])];
+    return range.every(Number.isFinite) && range[1] > range[0] ? range : null;
+  }
+
+  // Shows the event (or record) at the heap's highest level in the selected window, the first
+  // to reach it; its time is the window figures' peak time when the report has buckets.
+  function goToPeak() {
+    const [t0, t1] = windowRange;
+    const column = data.events || data.timeline;
+    if (!column) return -1;
+    let best = -1;
+    const first = ReportData.lowerBound(column.time, t0);
+    for (let i = first; i < column.time.length && column.time[i] <= t1; i++)
+      if (best < 0 || column.heap[i] > column.heap[best]) best = i;
+    if (best < 0) return -1;
+    if (data.events) {
+      eventDetails(best);
+      timeline.showPicked(data.events.time[best], data.events.heap[best]);
+    } else {
+      recordDetails(best);
+      timeline.showPicked(data.timeline.time[best], data.timeline.heap[best]);
+    }
+    byId("event-details").scrollIntoView({ block: "nearest" });
+    return best;
   }
 
   // The header, the summary and the timeline first; the views below them one at a time in
@@ -200,6 +295,20 @@
     (event) => timeline.source && timeline.setAxis(event.target.value),
   );
   byId("timeline-reset").addEventListener("click", () => timeline.source && timeline.resetZoom());
+  byId("go-to-peak").addEventListener("click", () => goToPeak());
+  // The bar's links scroll to their view and leave the address to the window.
+  byId("report-nav").addEventListener("click", (event) => {
+    const link = event.target.closest("a[href^='#']");
+    const target = link && byId(link.getAttribute("href").slice(1));
+    if (!target) return;
+    event.preventDefault();
+    target.scrollIntoView();
+    const heading = target.querySelector("h2");
+    if (heading) {
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
+    }
+  });
   byId("window-reset").addEventListener("click", () => selectWindow(data.begin, data.duration));
   // A window's report holds no more than its window: the button goes back to it.
   if (data.run.window) byId("window-reset").textContent = "Whole window";
@@ -209,6 +318,14 @@
   let flame = null;
   let blockMap = null;
   let longLived = null;
+  let sitesTable = null;
+  let threads = null;
+  let leaks = null;
+  // A window in the address (a reload, a shared link) is opened on.
+  {
+    const kept = windowInAddress();
+    if (kept) windowRange = kept;
+  }
   const later = [
     () => {
       windowFigures = new WindowFiguresView(data, byId("window-figures"));
@@ -219,6 +336,7 @@
         details: byId("flame-details"),
         search: byId("flame-search"),
         searchResult: byId("flame-search-result"),
+        caption: byId("flame-window"),
       });
       byId("flame-metric").addEventListener("change", (event) =>
         flame.setMetric(event.target.value),
@@ -231,7 +349,14 @@
       );
       byId("flame-reset").addEventListener("click", () => flame.resetZoom());
     },
-    () => new SitesTableView(data, byId("sites-table"), byId("sites-filter"), byId("sites-count")),
+    () => {
+      sitesTable = new SitesTableView(
+        data,
+        byId("sites-table"),
+        byId("sites-filter"),
+        byId("sites-count"),
+      );
+    },
     () => {
       blockMap = new BlockMapView(data, byId("block-map"), byId("block-tooltip"));
       byId("block-colour").addEventListener("change", (event) =>
@@ -239,10 +364,12 @@
       );
       byId("block-reset").addEventListener("click", () => blockMap.resetZoom());
     },
-    () => ThreadsView(data, byId("threads")),
+    () => {
+      threads = ThreadsView(data, byId("threads-body"));
+    },
     () => StackPeakView(data, byId("stack-peak")),
     () => {
-      LeaksView(data, byId("leaks-list"));
+      leaks = LeaksView(data, byId("leaks-list"));
       longLived = new LongLivedView(data, byId("long-lived"), byId("long-lived-ms"));
     },
     () => {
@@ -250,14 +377,21 @@
       // (A window's report names its window.)
       if (data.run.window || windowRange[0] > data.begin || windowRange[1] < data.duration)
         selectWindow(...windowRange);
+      else captions(null, null);
       window.memusageReport.ready = true;
       performance.mark("memusage-ready");
     },
   ];
   // One view per task, after the browser has had a frame to paint.
+  const steps = later.length;
+  const loading = byId("loading");
   const next = () => {
     const step = later.shift();
-    if (!step) return;
+    if (!step) {
+      loading.hidden = true;
+      return;
+    }
+    loading.textContent = "Drawing the views: " + (steps - later.length) + " of " + steps + "…";
     step();
     requestAnimationFrame(() => setTimeout(next, 0));
   };
@@ -270,6 +404,7 @@
     resetWindow: () => selectWindow(data.begin, data.duration),
     windowFigures: () => windowFigures && windowFigures.figures,
     windowRange: () => windowRange.slice(),
+    goToPeak,
     drawnLevel: (t) => timeline.drawnLevel(t),
     clickTimeline(time, heap) {
       if (!timeline.source) return -1;

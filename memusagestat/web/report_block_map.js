@@ -99,6 +99,8 @@ class BlockMapView {
           (this.segments.length > 1 ? " (gaps folded, marked by dashed bands)" : ""),
       ),
     );
+    this.legend = F.element("div", { id: "block-map-legend", className: "legend-list" });
+    this.container.append(this.legend);
     const ratio = window.devicePixelRatio || 1;
     this.ratio = ratio;
     for (const [canvas, w] of [
@@ -144,6 +146,7 @@ class BlockMapView {
     this.index();
     this.updateScales();
     this.drawContextBase();
+    this.drawLegend();
     this.draw();
   }
 
@@ -216,7 +219,12 @@ class BlockMapView {
         colours[i] = ramp[Math.max(0, Math.min(255, Math.round(at * 255)))];
       } else {
         const key = this.colourBy === "thread" ? b.thread[i] : b.site[i];
-        colours[i] = key < 0 ? grey : palette[key % 10];
+        colours[i] =
+          key < 0
+            ? grey
+            : this.colourBy === "thread"
+              ? pack(this.data.threadColour(key))
+              : palette[key % 10];
       }
     }
     this.colours.set(this.colourBy, colours);
@@ -225,12 +233,75 @@ class BlockMapView {
 
   setColourBy(mode) {
     this.colourBy = mode;
-    if (this.data.blocks) this.draw();
+    if (!this.data.blocks) return;
+    this.drawLegend();
+    this.draw();
   }
 
+  // What the colours stand for: each thread's, the sites covering most of the map (a site's
+  // colour is one of ten, so sites share them), or the sizes' scale.
+  drawLegend() {
+    const F = ReportFormat;
+    const b = this.data.blocks;
+    const swatch = (colour, text, title) => {
+      const box = F.element("span", { className: "swatch" });
+      box.style.background = colour;
+      return F.element("span", { className: "legend-item", title: title || null }, box, text);
+    };
+    const items = [F.element("span", { className: "legend-title" }, "Colours: ")];
+    if (this.colourBy === "thread") {
+      const serials = [...new Set(b.thread)].sort((x, y) => x - y);
+      for (const serial of serials.slice(0, 20))
+        items.push(swatch(this.data.threadColour(serial), this.data.threadName(serial)));
+    } else if (this.colourBy === "site") {
+      const area = new Map();
+      for (let i = 0; i < b.born.length; i++) {
+        const end = b.died[i] >= 0 ? b.died[i] : this.data.duration;
+        area.set(b.site[i], (area.get(b.site[i]) || 0) + b.size[i] * (end - b.born[i]));
+      }
+      const top = [...area.entries()].sort((x, y) => y[1] - x[1]).slice(0, 10);
+      for (const [site] of top)
+        items.push(
+          swatch(
+            site < 0 ? "#999" : d3.schemeTableau10[site % 10],
+            this.data.siteName(site),
+            this.data.siteTitle(site),
+          ),
+        );
+      items.push(
+        F.element(
+          "span",
+          { className: "hint" },
+          "(the sites covering most of the map; ten colours, shared by sites)",
+        ),
+      );
+    } else {
+      const [low, high] = this.sizeColour.domain();
+      const ramp = F.element("span", { className: "ramp" });
+      ramp.style.background =
+        "linear-gradient(to right, " +
+        d3
+          .range(0, 1.01, 0.25)
+          .map((k) =>
+            this.sizeColour(Math.exp(Math.log(low) + (Math.log(high) - Math.log(low)) * k)),
+          )
+          .join(", ") +
+        ")";
+      items.push(F.bytes(low) + " ", ramp, " " + F.bytes(high) + " (block size, log scale)");
+    }
+    this.legend.replaceChildren(...items);
+  }
+
+  // The map spans the selected window (the whole run's time when none is), zoom reset.
   setWindow(t0, t1) {
     this.window = [t0, t1];
-    if (this.data.blocks) this.draw();
+    if (!this.data.blocks) return;
+    this.baseX.domain(t1 > t0 ? [t0, t1] : [this.data.begin, this.data.duration || 1]);
+    this.transform = d3.zoomIdentity;
+    d3.select(this.canvas).property("__zoom", d3.zoomIdentity);
+    this.updateScales();
+    this.hideTooltip();
+    this.draw();
   }
 
   resetZoom() {
@@ -516,7 +587,7 @@ class BlockMapView {
         F.element("dt", {}, "thread"),
         F.element("dd", { "data-field": "thread" }, this.data.threadName(b.thread[i])),
         F.element("dt", {}, "allocated by"),
-        F.element("dd", { "data-field": "function" }, this.data.siteName(b.site[i])),
+        F.element("dd", { "data-field": "function" }, this.data.siteTitle(b.site[i])),
       ),
       this.data.stackElement(b.site[i]),
     );

@@ -13,6 +13,7 @@ class FlameView {
     this.elements = elements;
     this.metric = "peak";
     this.direction = "top-down";
+    this.window = null;
     this.windowPeak = null;
     this.chart = null;
     if (!data.sites) {
@@ -28,27 +29,48 @@ class FlameView {
     this.draw();
   }
 
-  // Bytes by site at the selected window's heap peak, or null for the whole run's peak;
-  // `rest`: the bytes held then by the sites the report lists for no window bucket (the
-  // smallest), drawn as one frame of their own so the graph adds up to the peak.
-  setWindowPeak(bySite, rest = 0) {
-    if (bySite === null && this.windowPeak === null) return;
-    this.windowPeak = bySite;
-    this.windowRest = bySite ? rest : 0;
-    if (this.data.sites && this.metric === "peak") this.draw();
+  // The selected window's figures (the window's view's), or null for the whole run: bytes by
+  // site at the window's heap peak, the rest held then by the sites the report lists for no
+  // window bucket (the smallest, drawn as one frame of their own so the graph adds up to the
+  // peak), its allocated bytes and its leaks by site when the report has them.
+  setWindow(figures) {
+    if (figures === null && this.window === null) return;
+    this.window = figures;
+    this.windowPeak = figures && figures.peakSites ? new Map(figures.peakSites) : null;
+    this.windowRest = this.windowPeak ? figures.peakSitesRest || 0 : 0;
+    if (this.data.sites) this.draw();
+  }
+
+  // Whether the graph's weight is of the window (else of the whole run).
+  followsWindow() {
+    const f = this.window;
+    if (!f) return false;
+    if (this.metric === "peak") return this.windowPeak !== null;
+    if (this.metric === "allocated") return Boolean(f.breakdown);
+    if (this.metric === "leaked") return Boolean(f.leaks);
+    if (this.metric === "blocks") return Boolean(f.breakdown);
+    return false;
   }
 
   weight(site) {
     const record = this.data.sites[site];
+    const windowed = this.followsWindow();
     switch (this.metric) {
       case "peak":
-        return this.windowPeak ? this.windowPeak.get(site) || 0 : record.peak;
+        return windowed ? this.windowPeak.get(site) || 0 : record.peak;
       case "leaked":
-        return record.leaked;
+        return windowed
+          ? (this.window.leaks.bySite.get(site) || { bytes: 0 }).bytes
+          : record.leaked;
       case "allocated":
-        return record.allocated;
+        return windowed
+          ? (this.window.breakdown.sites.get(site) || { bytes: 0 }).bytes
+          : record.allocated;
       case "blocks":
-        return record.blocks;
+        // A site's blocks are its allocating calls (the text report's "in N calls").
+        return windowed
+          ? (this.window.breakdown.sites.get(site) || { calls: 0 }).calls
+          : record.blocks;
       case "temporary":
         return record.temporary;
       default:
@@ -78,7 +100,9 @@ class FlameView {
     this.data.sites.forEach((site, index) => {
       const value = this.weight(index);
       if (!(value > 0)) return;
-      let names = site.frames.map((f) => this.data.frames[f].function || "??");
+      // Each frame with its file:line, so that one function's calls from two lines are two
+      // frames (the search matches the function's name within it).
+      let names = site.frames.map((f) => this.data.frameLabel(f));
       if (this.direction === "top-down") {
         names = names.slice().reverse();
         if (site.cut) names.unshift("[stack cut]");
@@ -92,7 +116,7 @@ class FlameView {
         node.value += value;
       }
     });
-    if (this.metric === "peak" && this.windowPeak && this.windowRest > 0) {
+    if (this.metric === "peak" && this.followsWindow() && this.windowRest > 0) {
       root.value += this.windowRest;
       root.children.push({
         name: "(smaller sites, not named)",
@@ -108,7 +132,36 @@ class FlameView {
     return root;
   }
 
+  // Says what the graph weighs, and of which part of the run.
+  caption() {
+    const F = ReportFormat;
+    const f = this.window;
+    const windowed = this.followsWindow();
+    let text;
+    if (windowed)
+      text =
+        "Shows " +
+        F.windowName([f.t0, f.t1]) +
+        ": " +
+        (this.metric === "peak" ? "bytes at its heap peak" : this.metricName() + " in it") +
+        ".";
+    else {
+      text = "Shows the whole " + (this.data.run.window ? "report" : "run") + ": ";
+      text += this.metricName() + ".";
+      if (f)
+        text +=
+          " The " +
+          this.metricName() +
+          " of the window are not in the report" +
+          (this.metric === "temporary"
+            ? " (weigh by bytes at the peak, allocated, blocks or leaked to see the window)."
+            : ": it keeps a sample of its events or blocks.");
+    }
+    F.windowCaption(this.elements.caption, windowed ? [f.t0, f.t1] : null, text);
+  }
+
   draw() {
+    this.caption();
     this.container.replaceChildren();
     if (this.chart) this.chart.destroy();
     this.chart = null;

@@ -157,7 +157,47 @@ const ReportFormat = (() => {
     format.duration = (t) => trim((100 * t).toFixed(2)) + "% of the run";
   }
 
+  // A function's name as shown: past `limit` characters, C++ template arguments are folded
+  // (`build<…>`), then the middle cut; the full name goes on hover (a title).
+  function shortName(name, limit = 80) {
+    if (!name || name.length <= limit) return name;
+    let out = "";
+    let depth = 0;
+    for (const c of name) {
+      if (c === "<") {
+        if (depth === 0) out += "<…";
+        depth += 1;
+      } else if (c === ">" && depth > 0) {
+        depth -= 1;
+        if (depth === 0) out += ">";
+      } else if (depth === 0) out += c;
+    }
+    // "operator<" and the like leave a bracket open: then the name as it was.
+    if (depth !== 0) out = name;
+    if (out.length > limit) {
+      const half = Math.floor((limit - 1) / 2);
+      out = out.slice(0, half) + "…" + out.slice(out.length - half);
+    }
+    return out;
+  }
+
+  // A view's caption saying which part of the run it shows: `window` [t0, t1] of the window's
+  // figures, or null for the whole run (data-window "whole" or "t0..t1", for the tests).
+  function windowCaption(node, window, text) {
+    if (!node) return;
+    node.dataset.window = window ? window[0] + ".." + window[1] : "whole";
+    node.textContent = text;
+  }
+
+  // "the window 1.2 s to 1.5 s" or "the whole run".
+  function windowName(window) {
+    return window ? "the window " + seconds(window[0]) + " to " + seconds(window[1]) : null;
+  }
+
   return {
+    shortName,
+    windowCaption,
+    windowName,
     useShareOfRun,
     integer,
     count,

@@ -131,7 +131,7 @@ function siteRows(data, entries, valueHeader, format, shown = 50) {
         { "data-site": site },
         F.element(
           "summary",
-          {},
+          { title: data.siteTitle(site) },
           format(value) + (valueHeader ? " " + valueHeader : "") + " — " + data.siteName(site),
         ),
       );
@@ -278,7 +278,7 @@ class SitesTableView {
       container.append(ReportFormat.missing(...missingSites));
       return;
     }
-    this.columns = [
+    this.wholeRun = [
       ["site", "site"],
       ["peak", "at peak"],
       ["allocated", "allocated"],
@@ -290,11 +290,60 @@ class SitesTableView {
       ["kept_by_runtime", "kept by runtime"],
       ["temporary", "temporary"],
     ];
+    this.columns = this.wholeRun;
+    this.window = null;
     filterInput.addEventListener("input", () => {
       this.filter = filterInput.value.trim().toLowerCase();
       this.render();
     });
     this.render();
+  }
+
+  // The selected window's figures (WindowFiguresView's), or null for the whole run: the table
+  // then shows each site's figures of the window, from the same figures as the window's view
+  // and flame graph, and lists only the sites with a figure in it.
+  setWindow(figures) {
+    this.window = figures;
+    if (!this.data.sites) return;
+    if (!figures) this.columns = this.wholeRun;
+    else {
+      const f = figures;
+      const peak = new Map(f.peakSites || []);
+      const live = new Map(f.liveSites || []);
+      const leaks = f.leaks ? f.leaks.bySite : new Map();
+      const by = f.breakdown ? f.breakdown.sites : null;
+      const columns = [["site", "site"]];
+      const values = {};
+      columns.push(["window_peak", "at the window's peak"]);
+      values.window_peak = (i) => peak.get(i) || 0;
+      if (by) {
+        columns.push(["window_allocated", "allocated"], ["window_calls", "allocating calls"]);
+        columns.push(["window_frees", "frees"]);
+        values.window_allocated = (i) => (by.get(i) || { bytes: 0 }).bytes;
+        values.window_calls = (i) => (by.get(i) || { calls: 0 }).calls;
+        values.window_frees = (i) => (by.get(i) || { frees: 0 }).frees;
+      }
+      if (f.liveSites) {
+        columns.push(["window_live", "allocated in it, live at its end"]);
+        values.window_live = (i) => (live.get(i) || { bytes: 0 }).bytes;
+      }
+      if (f.leaks) {
+        columns.push(["window_leaked", "allocated in it, leaked"]);
+        values.window_leaked = (i) => (leaks.get(i) || { bytes: 0 }).bytes;
+      }
+      this.columns = columns;
+      this.windowValues = values;
+    }
+    if (!this.columns.some(([k]) => k === this.sortKey)) {
+      this.sortKey = this.columns[1][0];
+      this.descending = true;
+    }
+    this.render();
+  }
+
+  value(i, key) {
+    if (this.window && this.windowValues[key]) return this.windowValues[key](i);
+    return this.data.sites[i][key];
   }
 
   // Names and the text the filter searches, made when first asked for.
@@ -327,6 +376,10 @@ class SitesTableView {
     const F = ReportFormat;
     const sites = this.data.sites;
     let rows = d3.range(sites.length);
+    if (this.window) {
+      const keys = this.columns.slice(1).map(([k]) => k);
+      rows = rows.filter((i) => keys.some((k) => this.value(i, k) > 0));
+    }
     if (this.filter) {
       const texts = this.searchText();
       rows = rows.filter((i) => texts[i].includes(this.filter));
@@ -337,7 +390,7 @@ class SitesTableView {
       const names = this.names();
       rows.sort((a, b) => sign * (d3.ascending(names[a], names[b]) || a - b));
     } else {
-      const values = Float64Array.from(sites, (site) => site[key]);
+      const values = Float64Array.from(sites, (_, i) => this.value(i, key));
       rows.sort((a, b) => sign * (values[a] - values[b] || a - b));
     }
     this.rows = rows;
@@ -353,20 +406,37 @@ class SitesTableView {
             className:
               (k === "site" ? "" : "num ") +
               (k === key ? "sorted " + (this.descending ? "descending" : "ascending") : ""),
+            // Reached and sorted by keyboard as by the mouse.
+            tabIndex: 0,
+            scope: "col",
+            "aria-sort": k === key ? (this.descending ? "descending" : "ascending") : "none",
           },
           label,
         ),
       ),
     );
-    head.addEventListener("click", (event) => {
+    const onKey = (handle) => (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      handle(event);
+    };
+    const sort = (event) => {
       const th = event.target.closest("th");
-      if (th) this.sortBy(th.dataset.column);
-    });
+      if (th) {
+        this.sortBy(th.dataset.column);
+        const again = this.container.querySelector(`th[data-column="${th.dataset.column}"]`);
+        if (again && event.type === "keydown") again.focus();
+      }
+    };
+    head.addEventListener("click", sort);
+    head.addEventListener("keydown", onKey(sort));
     this.body = F.element("tbody");
-    this.body.addEventListener("click", (event) => {
+    const open = (event) => {
       const row = event.target.closest("tr.site-row");
       if (row) this.toggle(row, Number(row.dataset.site));
-    });
+    };
+    this.body.addEventListener("click", open);
+    this.body.addEventListener("keydown", onKey(open));
     const table = F.element(
       "table",
       { className: "sites" },
@@ -388,22 +458,31 @@ class SitesTableView {
     const fragment = document.createDocumentFragment();
     for (let k = this.shown; k < end; k++) {
       const i = rows[k];
-      const site = sites[i];
       fragment.append(
         F.element(
           "tr",
-          { className: "site-row", "data-site": i },
-          F.element("td", { className: "site-name" }, this.data.siteName(i)),
+          { className: "site-row", "data-site": i, tabIndex: 0, "aria-expanded": "false" },
+          F.element(
+            "td",
+            { className: "site-name", title: this.data.siteTitle(i) },
+            this.data.siteName(i),
+          ),
           ...this.columns
             .slice(1)
-            .map(([k]) => F.element("td", { className: "num" }, F.integer(site[k]))),
+            .map(([k]) =>
+              F.element("td", { className: "num", "data-column": k }, F.integer(this.value(i, k))),
+            ),
         ),
       );
     }
     this.body.append(fragment);
     this.shown = end;
-    const matching =
-      rows.length === sites.length
+    const matching = this.window
+      ? F.integer(rows.length) +
+        " of " +
+        F.count(sites.length, "site", "sites") +
+        (this.filter ? " with figures in the window match" : " have figures in the window")
+      : rows.length === sites.length
         ? F.count(sites.length, "site", "sites")
         : F.integer(rows.length) + " of " + F.count(sites.length, "site", "sites") + " match";
     this.countOutput.textContent =
@@ -419,9 +498,11 @@ class SitesTableView {
     if (next && next.classList.contains("site-stack")) {
       next.remove();
       row.classList.remove("open");
+      row.setAttribute("aria-expanded", "false");
       return;
     }
     row.classList.add("open");
+    row.setAttribute("aria-expanded", "true");
     const cell = ReportFormat.element(
       "td",
       { colspan: this.columns.length },
@@ -431,8 +512,10 @@ class SitesTableView {
   }
 }
 
+// The threads' table and heaps; `setWindow(figures)` shows a window's figures (null: the run's).
 function ThreadsView(data, section) {
   const F = ReportFormat;
+  const view = { setWindow: () => {} };
   if (!data.events) {
     if (data.threads.length) {
       section.append(
@@ -444,16 +527,58 @@ function ThreadsView(data, section) {
       );
     }
     section.append(F.missing(...missingEvents));
-    return;
+    return view;
   }
   const heaps = data.threadHeaps();
-  section.append(
+  const wholeTable = () =>
     F.table(
       ["thread", "allocating calls", "bytes allocated", "frees", "peak heap"],
       heaps.map((t) => [data.threadName(t.thread), t.calls, t.bytes, t.frees, t.peak]),
       { id: "threads-table" },
-    ),
-  );
+    );
+  let table = wholeTable();
+  const note = F.element("p", { className: "figures-note", id: "threads-window-note" });
+  section.append(table, note);
+  // The window's calls, bytes and frees of each thread, from the window's figures (the same
+  // count as its sites'); the peak stays the run's: a thread's heap in a window is drawn below.
+  view.setWindow = (f) => {
+    let next;
+    note.textContent = "";
+    if (!f) next = wholeTable();
+    else if (!f.breakdown) {
+      next = wholeTable();
+      note.textContent =
+        "The whole run's figures: the report keeps a sample of the events, not every event " +
+        "of the window (memusagestat --html-window writes the window's report with them).";
+    } else {
+      const by = f.breakdown.threads;
+      const zero = { calls: 0, bytes: 0, frees: 0 };
+      next = F.table(
+        [
+          "thread",
+          "allocating calls in the window",
+          "bytes allocated in it",
+          "frees in it",
+          "peak heap (whole run)",
+        ],
+        heaps.map((t) => {
+          const w = by.get(t.thread) || zero;
+          return [data.threadName(t.thread), w.calls, w.bytes, w.frees, t.peak];
+        }),
+        { id: "threads-table" },
+      );
+    }
+    table.replaceWith(next);
+    table = next;
+    if (band) {
+      const whole = !f;
+      band
+        .attr("display", whole ? "none" : null)
+        .attr("x", whole ? 0 : x(f.t0))
+        .attr("width", whole ? 0 : Math.max(1, x(f.t1) - x(f.t0)));
+    }
+  };
+  let band = null;
   const width = Math.max(400, section.clientWidth || 1000);
   const height = 220;
   const margin = { left: 70, right: 150, top: 10, bottom: 24 };
@@ -466,13 +591,22 @@ function ThreadsView(data, section) {
     .scaleLinear()
     .domain([0, (d3.max(heaps, (t) => t.peak) || 1) * 1.05])
     .range([height - margin.bottom, margin.top]);
-  const colour = d3.scaleOrdinal(d3.schemeTableau10);
+  // A thread's colour is the block map's for it.
+  const colour = (serial) => data.threadColour(serial);
   const svg = d3
     .select(section)
     .append("svg")
     .attr("id", "threads-chart")
+    .attr("role", "img")
+    .attr("aria-label", "each thread's heap over time")
     .attr("width", width)
     .attr("height", height);
+  band = svg
+    .append("rect")
+    .attr("class", "window-band")
+    .attr("y", margin.top)
+    .attr("height", height - margin.top - margin.bottom)
+    .attr("display", "none");
   svg
     .append("g")
     .attr("transform", `translate(0,${height - margin.bottom})`)
@@ -512,65 +646,91 @@ function ThreadsView(data, section) {
       .append("path")
       .attr("class", "thread-line")
       .attr("data-thread", t.thread)
-      .attr("fill", colour(k))
+      .attr("fill", colour(t.thread))
       .attr("d", area(columnsOf(t)));
     svg
       .append("text")
       .attr("x", width - margin.right + 8)
       .attr("y", margin.top + 12 + 14 * k)
-      .attr("fill", colour(k))
+      .attr("fill", colour(t.thread))
       .text("#" + t.thread + " " + ((data.threadBySerial.get(t.thread) || {}).name || ""));
   });
+  return view;
 }
 
+// The leaks by site: the whole run's (the sites' figures), or with `setWindow(figures)` those
+// of the blocks allocated in a window and never freed (the window's figures).
 function LeaksView(data, section) {
   const F = ReportFormat;
+  const view = { setWindow: () => {} };
   if (!data.sites) {
     section.append(F.missing(...missingSites));
-    return;
+    return view;
   }
-  const leaking = d3
-    .range(data.sites.length)
-    .filter((i) => data.sites[i].leaked > 0)
-    .sort((a, b) => data.sites[b].leaked - data.sites[a].leaked);
-  const total = d3.sum(leaking, (i) => data.sites[i].leaked);
-  const blocks = d3.sum(leaking, (i) => data.sites[i].leaked_blocks);
   const kept = d3.sum(data.sites, (s) => s.kept_by_runtime);
-  section.dataset.leakedBytes = total;
-  section.dataset.leakedBlocks = blocks;
-  section.append(
-    F.element(
-      "p",
-      { className: "leaks-total" },
-      leaking.length
-        ? "Leaks: " +
-            F.count(total, "byte", "bytes") +
-            " in " +
-            F.count(blocks, "block", "blocks") +
-            ", from " +
-            F.count(leaking.length, "site", "sites") +
-            "."
-        : "No leaks.",
-      kept > 0
-        ? " Not counted: " + F.count(kept, "byte", "bytes") + " the C/C++ runtime keeps until exit."
-        : "",
-    ),
-  );
-  section.append(
-    siteRows(
-      data,
-      leaking.map((i) => [i, data.sites[i]]),
-      "",
-      (s) =>
-        F.count(s.leaked, "byte", "bytes") +
-        " in " +
-        F.count(s.leaked_blocks, "block", "blocks") +
-        (s.grown || [])
-          .filter((g) => g.leaked > 0)
-          .map((g) => ", grown at " + g.where)
-          .join(""),
-    ),
-  );
+  const draw = (f) => {
+    let entries;
+    let keptBytes = kept;
+    if (!f) {
+      entries = d3
+        .range(data.sites.length)
+        .filter((i) => data.sites[i].leaked > 0)
+        .map((i) => [
+          i,
+          { bytes: data.sites[i].leaked, blocks: data.sites[i].leaked_blocks, grown: i },
+        ]);
+    } else {
+      entries = [...f.leaks.bySite.entries()].filter(([site]) => site >= 0);
+      keptBytes = f.leaks.kept.bytes;
+    }
+    entries.sort((a, b) => b[1].bytes - a[1].bytes || a[0] - b[0]);
+    const total = d3.sum(entries, ([, e]) => e.bytes);
+    const blocks = d3.sum(entries, ([, e]) => e.blocks);
+    section.dataset.leakedBytes = total;
+    section.dataset.leakedBlocks = blocks;
+    const what = f ? "Allocated in the window and never freed: " : "Leaks: ";
+    const parts = [
+      F.element(
+        "p",
+        { className: "leaks-total" },
+        entries.length
+          ? what +
+              F.count(total, "byte", "bytes") +
+              " in " +
+              F.count(blocks, "block", "blocks") +
+              ", from " +
+              F.count(entries.length, "site", "sites") +
+              "."
+          : f
+            ? "No block allocated in the window was left unfreed."
+            : "No leaks.",
+        keptBytes > 0
+          ? " Not counted: " +
+              F.count(keptBytes, "byte", "bytes") +
+              " the C/C++ runtime keeps until exit."
+          : "",
+        f && f.leaksSampled ? " Of the blocks the report keeps (the block map's sample)." : "",
+      ),
+    ];
+    parts.push(
+      siteRows(data, entries, "", (e) => {
+        const grown = e.grown === undefined ? [] : data.sites[e.grown].grown || [];
+        return (
+          F.count(e.bytes, "byte", "bytes") +
+          " in " +
+          F.count(e.blocks, "block", "blocks") +
+          grown
+            .filter((g) => g.leaked > 0)
+            .map((g) => ", grown at " + g.where)
+            .join("")
+        );
+      }),
+    );
+    section.replaceChildren(...parts);
+  };
+  view.setWindow = (f) => draw(f && f.leaks ? f : null);
+  draw(null);
+  return view;
 }
 
 // The blocks that lived longer than a duration the user sets, by site, counted as
@@ -586,6 +746,7 @@ class LongLivedView {
     this.input = input;
     this.list = container.querySelector("#long-lived-list");
     this.figures = null;
+    this.window = null;
     const F = ReportFormat;
     const blocks = data.json.blocks;
     if (!blocks || !data.sites) {
@@ -603,10 +764,20 @@ class LongLivedView {
     this.show(tenth / 1000);
   }
 
+  // The selected window (its figures' [t0, t1]), or null for the whole run: only the blocks
+  // whose life began in it are counted, as the window's leaks are.
+  setWindow(figures) {
+    this.window = figures ? [figures.t0, figures.t1] : null;
+    if (this.input.disabled) return;
+    const ms = Number(this.input.value);
+    if (Number.isFinite(ms) && ms >= 0) this.show(ms / 1000);
+  }
+
   // The long-lived blocks' figures for a threshold in seconds.
   compute(threshold) {
     const b = this.data.json.blocks;
     const end = b.end !== undefined ? b.end : this.data.duration;
+    const w = this.window;
     const bySite = new Map();
     const figures = { threshold, blocks: 0, bytes: 0, sites: [], kept: { blocks: 0, bytes: 0 } };
     figures.noSite = { blocks: 0, bytes: 0 };
@@ -614,7 +785,9 @@ class LongLivedView {
     for (let i = 0; i < b.born.length; i++) {
       if (b.resized && b.resized[i]) continue; // its life goes on in a later block
       const died = b.died[i];
-      const lived = (died < 0 ? end : died) - b.born[i] + (b.lived_before ? b.lived_before[i] : 0);
+      const before = b.lived_before ? b.lived_before[i] : 0;
+      if (w && !this.data.eventInWindow(b.born[i] - before, w[0], w[1])) continue;
+      const lived = (died < 0 ? end : died) - b.born[i] + before;
       if (!(lived > threshold)) continue;
       const size = b.size[i];
       if (b.kept && b.kept[i]) {
@@ -697,7 +870,13 @@ class LongLivedView {
           " blocks, those covering most of it (size times lifetime), which favours " +
           "long-lived blocks; memusage --long-lived=DURATION counts every block.",
       );
-    if (data.run.window)
+    if (this.window)
+      note(
+        "Of " +
+          ReportFormat.windowName(this.window) +
+          ": only the blocks allocated in it are counted (a block's life may go on after it).",
+      );
+    else if (data.run.window)
       note("The report covers a window of the run: only the blocks alive in it are counted.");
     if (f.noSite.blocks)
       note(

@@ -41,18 +41,92 @@ class ReportData {
     return (frame.function || "??") + (where ? " (" + where + ")" : "");
   }
 
-  // A site is named by its innermost frame, as the text reports start a site.
+  // A frame as the views show it: the function's name shortened (ReportFormat.shortName), its
+  // file's last component and line, or its module when it has no line.
+  frameLabel(index) {
+    const frame = this.frames[index];
+    if (!frame) return "?";
+    const last = (path) => path.slice(path.lastIndexOf("/") + 1);
+    const file = frame.file ? last(frame.file) : "";
+    let name = frame.function || "??";
+    // Without a symbol, the module's name and the offset ("libz.so.1+0x2f10"), the module
+    // once.
+    if (!frame.file && /^\/.*\+0x[0-9a-f]+$/.test(name)) name = last(name);
+    const module = frame.module ? last(frame.module) : "";
+    const where = file ? file + ":" + frame.line : name.includes(module) ? "" : module;
+    return ReportFormat.shortName(name) + (where ? " (" + where + ")" : "");
+  }
+
+  // A site is named by its innermost frame, as the text reports start a site; the sites that
+  // share that name are told apart by their nearest caller that differs ("f (a.c:3) ← g
+  // (b.c:9)"), or their number when their stacks are alike.
   siteName(site) {
     const record = this.sites && this.sites[site];
     if (!record) return site < 0 ? "no site" : "site " + site;
-    if (record.frames.length === 0) return "site " + record.id + " (no frames)";
+    return this.siteNames()[site];
+  }
+
+  // The full name of a site, for a title: its innermost frame as the text reports give it.
+  siteTitle(site) {
+    const record = this.sites && this.sites[site];
+    if (!record || record.frames.length === 0) return this.siteName(site);
     return this.frameText(record.frames[0]);
+  }
+
+  siteNames() {
+    if (this.names) return this.names;
+    const sites = this.sites || [];
+    const names = sites.map((s) =>
+      s.frames.length ? this.frameLabel(s.frames[0]) : "site " + s.id + " (no frames)",
+    );
+    const groups = new Map();
+    names.forEach((name, i) => {
+      if (!groups.has(name)) groups.set(name, []);
+      groups.get(name).push(i);
+    });
+    for (const [name, members] of groups) {
+      if (members.length < 2) continue;
+      let left = members;
+      // The callers out to `depth`, as one key; a site whose key no other shares is named by
+      // its caller at that depth.
+      for (let depth = 1; depth <= 8 && left.length; depth++) {
+        const key = (i) =>
+          sites[i].frames
+            .slice(1, depth + 1)
+            .map((f) => this.frameText(f))
+            .join("\n");
+        const counts = new Map();
+        for (const i of left) counts.set(key(i), (counts.get(key(i)) || 0) + 1);
+        left = left.filter((i) => {
+          const frames = sites[i].frames;
+          if (counts.get(key(i)) !== 1 || frames.length <= depth) return true;
+          names[i] = name + " ← " + this.frameLabel(frames[depth]);
+          return false;
+        });
+      }
+      // Alike but for the allocator function they went through ("via"), else their number.
+      const vias = new Map();
+      for (const i of left) vias.set(sites[i].via, (vias.get(sites[i].via) || 0) + 1);
+      for (const i of left)
+        names[i] =
+          sites[i].via && vias.get(sites[i].via) === 1
+            ? name + " via " + ReportFormat.shortName(sites[i].via, 60)
+            : name + " [site " + sites[i].id + "]";
+    }
+    this.names = names;
+    return names;
   }
 
   siteFunction(site) {
     const record = this.sites && this.sites[site];
     if (!record || record.frames.length === 0) return site < 0 ? "no site" : "?";
     return this.frames[record.frames[0]].function || "??";
+  }
+
+  // One colour per thread in every view (the threads' chart, the block map coloured by
+  // thread).
+  threadColour(serial) {
+    return d3.schemeTableau10[((serial % 10) + 10) % 10];
   }
 
   threadName(serial) {
@@ -79,7 +153,11 @@ class ReportData {
         { className: "frame", "data-function": frame.function || "" },
         F.element("span", { className: "word" }, k === 0 ? "at" : "by"),
         " ",
-        F.element("span", { className: "function" }, frame.function || "??"),
+        F.element(
+          "span",
+          { className: "function", title: frame.function || null },
+          F.shortName(frame.function || "??"),
+        ),
         " ",
         F.element(
           "span",
@@ -330,6 +408,9 @@ class ReportData {
       }
       Object.assign(figures, { peak, peakTime });
     }
+    figures.breakdown = this.windowBreakdown(figures.t0, figures.t1);
+    figures.leaks = this.windowLeaks(figures.t0, figures.t1);
+    figures.leaksSampled = Boolean(this.json.blocks && this.json.blocks.thinned);
     if (this.blocks) {
       const b = this.blocks;
       if (figures.peakTime !== null && !figures.peakSites) {
@@ -364,6 +445,85 @@ class ReportData {
       figures.liveSites = [...stillLive.entries()].sort((x, y) => y[1].bytes - x[1].bytes);
       // Counted from the blocks the report keeps: a sample when the block map is thinned.
       figures.liveSampled = Boolean(this.json.blocks.thinned);
+    }
+    return figures;
+  }
+
+  // Whether an event at `time` falls in the window [t0, t1]: with buckets, as the writer puts
+  // it in a bucket (its start held, its end not, but the last bucket's); else by its time.
+  eventInWindow(time, t0, t1) {
+    if (!this.buckets) return time >= t0 && time <= t1;
+    return time >= t0 && (time < t1 || t1 >= this.buckets.end);
+  }
+
+  // The window's allocating calls, the bytes they asked for (as the summary counts them: a
+  // resize its growth) and the frees, by site and by thread, from every event of the window:
+  // null when the report keeps only a sample of the events (their sums are then not the
+  // window's). A resize and a free count for the block's site, every call for the thread that
+  // made it, as the writer counts the sites' and threads' figures of the whole run.
+  windowBreakdown(t0, t1) {
+    const e = this.events;
+    if (!e || this.json.events.thinned) return null;
+    const sites = new Map();
+    const threads = new Map();
+    const totals = { calls: 0, bytes: 0, frees: 0 };
+    const add = (map, key, calls, bytes, frees) => {
+      let entry = map.get(key);
+      if (!entry) {
+        entry = { calls: 0, bytes: 0, frees: 0 };
+        map.set(key, entry);
+      }
+      entry.calls += calls;
+      entry.bytes += bytes;
+      entry.frees += frees;
+    };
+    // The heap before the first event: the level carried into the report (a window's report
+    // begins inside the run).
+    let before = this.buckets ? this.buckets.levels[0].heap[0] : 0;
+    for (let i = 0; i < e.time.length; i++) {
+      const heap = e.heap[i];
+      const level = before;
+      before = heap;
+      if (!this.eventInWindow(e.time[i], t0, t1)) {
+        if (e.time[i] > t1) break;
+        continue;
+      }
+      const kind = e.kind[i];
+      const calls = kind === 1 ? 0 : 1;
+      const frees = kind === 1 ? 1 : 0;
+      const bytes = kind === 0 ? e.size[i] : kind === 2 ? Math.max(0, heap - level) : 0;
+      add(sites, e.site[i], calls, bytes, frees);
+      add(threads, e.thread[i], calls, bytes, frees);
+      totals.calls += calls;
+      totals.bytes += bytes;
+      totals.frees += frees;
+    }
+    return { sites, threads, totals };
+  }
+
+  // The blocks whose life began in [t0, t1] (their first allocation: a resize keeps a block's
+  // life) and which were never freed, by site: the window's leaks; the blocks the runtimes
+  // keep until exit apart, as the sites' leaks leave them out.
+  windowLeaks(t0, t1) {
+    const b = this.blocks;
+    if (!b) return null;
+    const bySite = new Map();
+    const figures = { bytes: 0, blocks: 0, kept: { bytes: 0, blocks: 0 }, bySite };
+    for (let i = 0; i < b.born.length; i++) {
+      if (b.died[i] >= 0) continue;
+      const first = b.born[i] - (b.lived_before ? b.lived_before[i] : 0);
+      if (!this.eventInWindow(first, t0, t1)) continue;
+      if (b.kept && b.kept[i]) {
+        figures.kept.bytes += b.size[i];
+        figures.kept.blocks += 1;
+        continue;
+      }
+      const entry = bySite.get(b.site[i]) || { bytes: 0, blocks: 0 };
+      entry.bytes += b.size[i];
+      entry.blocks += 1;
+      bySite.set(b.site[i], entry);
+      figures.bytes += b.size[i];
+      figures.blocks += 1;
     }
     return figures;
   }

@@ -21,7 +21,8 @@ export async function openReport(file, { width = 1400, height = 1000 } = {}) {
   const requests = [];
   const errors = [];
   page.on("request", (request) => {
-    if (request.url() !== url) requests.push(request.url());
+    // The file itself, whatever its fragment (a reload keeps the window there), is no request.
+    if (request.url().split("#")[0] !== url) requests.push(request.url());
   });
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(message.text());

@@ -293,11 +293,16 @@ test("the flame graph's search finds the fixture's functions with their share of
       `${term}: share ${result.share}, not ${expected}`,
     );
     assert.match(result.text, new RegExp((100 * expected).toFixed(1).replace(".", "\\.") + "%"));
-    // d3-flame-graph marks the matching frames in their data.
+    // d3-flame-graph marks the matching frames in their data; each frame is named by its
+    // function and file:line.
     const highlighted = await page.$$eval(
       "#flame g",
       (frames, name) =>
-        frames.filter((g) => g.__data__?.highlight && g.__data__.data.name === name).length,
+        frames.filter(
+          (g) =>
+            g.__data__?.highlight &&
+            new RegExp(`^${name} \\(phases\\.c:\\d+\\)$`).test(g.__data__.data.name),
+        ).length,
       term,
     );
     assert.ok(highlighted >= 1, term + ": no frame highlighted");

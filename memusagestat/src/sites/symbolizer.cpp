@@ -31,6 +31,25 @@ std::string function_name(Dwarf_Die* die) {
     return {};
 }
 
+// A source file's path as the debug information gives it, joined with the compile
+// directory when it is relative: a DWARF 5 line table names a file by a directory relative
+// to the compile directory ("sub" for `cc -g sub/prog.c`), which libdw leaves relative, so
+// the file would be found only from the compile directory. A relative compile directory
+// (-fdebug-prefix-map=DIR=.) gives nothing better: the path is left as it is.
+std::string compiled_path(std::string file, const char* comp_dir) {
+    if (file.empty() || file.front() == '/' || comp_dir == nullptr || comp_dir[0] != '/')
+        return file;
+    std::string directory = comp_dir;
+    while (file.starts_with("./")) file.erase(0, 2);
+    if (directory.back() != '/') directory += '/';
+    return directory + file;
+}
+
+const char* comp_dir_of(Dwarf_Die* cu) {
+    Dwarf_Attribute attribute;
+    return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attribute));
+}
+
 // Where an inlined call was made: the location in the function it was inlined into.
 void call_site(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, int& line) {
     Dwarf_Attribute attribute;
@@ -41,7 +60,7 @@ void call_site(Dwarf_Die* cu, Dwarf_Die* inlined, std::string& file, int& line) 
         const char* name = nullptr;
         if (dwarf_getsrcfiles(cu, &files, &count) == 0 && value < count)
             name = dwarf_filesrc(files, value, nullptr, nullptr);
-        file = name != nullptr ? name : "";
+        file = name != nullptr ? compiled_path(name, comp_dir_of(cu)) : "";
     }
     if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attribute), &value) == 0)
         line = static_cast<int>(value);
@@ -240,7 +259,7 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
     int line = 0;
     if (Dwfl_Line* source = dwfl_module_getsrc(mod, pc)) {
         if (const char* name = dwfl_lineinfo(source, nullptr, &line, nullptr, nullptr, nullptr))
-            file = name;
+            file = compiled_path(name, dwfl_line_comp_dir(source));
         else
             line = 0;
     }
