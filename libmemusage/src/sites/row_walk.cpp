@@ -179,14 +179,17 @@ Row row_of(Word return_address, uint32_t current) {
     return kGivesUp;
 }
 
-// The word at `slot`, kept in the trail.
+// The word at `slot`, kept in the trail. Every word a walk reads lies above its starting
+// SP, at an aligned address (the saved registers' slots); one that does not, or lies too
+// far above, leaves the walk unremembered.
 void keep(Trail& trail, Word start_sp, Word slot, Word value) {
     Word offset = slot - start_sp;
-    if (trail.words >= Trail::kMaxWords || !fits_32_bits(offset)) {
+    if (trail.words >= Trail::kMaxWords || offset % sizeof(Word) != 0 ||
+        offset / sizeof(Word) > UINT16_MAX) {
         trail.words = Trail::kUnkept;
         return;
     }
-    trail.offset[trail.words] = static_cast<int32_t>(offset);
+    trail.place[trail.words] = static_cast<uint16_t>(offset / sizeof(Word));
     trail.value[trail.words] = value;
     ++trail.words;
 }

@@ -13,20 +13,21 @@
 namespace memusage::row_walk {
 
 // What a walk's frames depend on besides the rows, for the stack memo (stack_memo.h): the
-// words of the stack it read and used, in the order read, at their offsets from the
-// starting SP, and whether it used the starting FP. A walk from the same registers over
-// the same words, with the same rows (`generation`), reaches the same frames: each address
-// it reads is a function of the words read before it.
+// words of the stack it read and used, in the order read, at their places above the
+// starting SP (in words), and whether it used the starting FP. A walk from the same
+// registers over the same words, with the same rows (`generation`), reaches the same
+// frames: each address it reads is a function of the words read before it.
 struct Trail {
-    // As many as the memo keeps of a walk (a longer one is not remembered): small, as the
-    // trail is on the stack of every capture, which may be a signal handler's on a small
-    // alternate stack.
-    static constexpr uint32_t kMaxWords = 48;
+    // As many as the memo keeps of a walk: a stack of about as many frames (a deeper one is
+    // not remembered, and takes its outer frames from the spine below). Small, as the trail
+    // is on the stack of every capture, which may be a signal handler's on a small alternate
+    // stack, and a memo entry holds as many.
+    static constexpr uint32_t kMaxWords = 32;
     static constexpr uint32_t kUnkept = kMaxWords + 1;  // `words`: too many, or too far
     uint32_t words;
     uint32_t generation;
     bool uses_start_fp;
-    int32_t offset[kMaxWords];
+    uint16_t place[kMaxWords];  // (address - starting SP) / word size: under 2^16 words
     uintptr_t value[kMaxWords];
 };
 

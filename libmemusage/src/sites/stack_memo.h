@@ -21,36 +21,56 @@ struct Entry {
     uint32_t id;
     uint32_t words;
     bool uses_start_fp;
-    int32_t offset[row_walk::Trail::kMaxWords];
+    uint16_t place[row_walk::Trail::kMaxWords];
     uintptr_t value[row_walk::Trail::kMaxWords];
 };
 
-// Direct-mapped by the starting registers: a thread repeats few call paths at a time.
-inline constexpr uint32_t kEntryBits = 4;
-inline constexpr uint32_t kEntries = 1u << kEntryBits;
-inline __thread Entry memo[kEntries];
+// Any entry may hold any start, and a new walk takes the place of the oldest: a program
+// repeats a round of call paths (a loop's body, a statement's), each path's allocations at
+// their own stack pointers and several paths at the same one, and all of a round's stacks
+// must stay for the next round to find them. Indexed by a start's place (sets of a few
+// entries), a round of 20 stacks left a fifth of them out wherever the stack happened to lie.
+// The entries of a start are found by its bucket: one word, a bit for each entry whose start
+// falls in it.
+inline constexpr uint32_t kEntries = 32;
+inline constexpr uint32_t kBucketBits = 6;
+struct Memo {
+    uint32_t bucket[1u << kBucketBits];
+    uint32_t next;  // the oldest entry, the next to be replaced
+    Entry entry[kEntries];
+};
+inline __thread Memo memo;
 // Set while the thread reads or writes its memo: a signal handler's capture then leaves
 // the memo alone (it would find or leave an entry half written).
 inline __thread bool busy = false;
 
-inline uint32_t index_of(const unwinder_abi::StartRegisters& start) {
-    return static_cast<uint32_t>(((start.sp ^ start.ip) * 0x9e3779b97f4a7c15ULL) >>
-                                 (64 - kEntryBits));
+inline uint32_t bucket_of(uintptr_t ip, uintptr_t sp) {
+    return static_cast<uint32_t>((uint64_t{sp ^ ip} * 0x9e3779b97f4a7c15ULL) >> (64 - kBucketBits));
 }
 
-// The id the walk from `start` gave last time, if the words it used hold what they held;
-// else 0.
+// The id the walk from `start` gave when remembered, if the words it used hold what they
+// held; else 0.
 __attribute__((always_inline)) inline uint32_t recall(const unwinder_abi::StartRegisters& start) {
-    const Entry& entry = memo[index_of(start)];
-    if (entry.sp != start.sp || entry.ip != start.ip || entry.id == 0 ||
-        (entry.uses_start_fp && entry.fp != start.fp) ||
-        entry.generation != row_walk::generation.load(std::memory_order_acquire))
-        return 0;
-    for (uint32_t i = 0; i < entry.words; ++i)
-        if (*reinterpret_cast<const uintptr_t*>(start.sp + static_cast<int64_t>(entry.offset[i])) !=
-            entry.value[i])
-            return 0;
-    return entry.id;
+    static_assert(kEntries <= 32, "one bit an entry");
+    uint32_t found = memo.bucket[bucket_of(start.ip, start.sp)];
+    if (found == 0) return 0;
+    uint32_t current = row_walk::generation.load(std::memory_order_acquire);
+    do {
+        const Entry& entry = memo.entry[__builtin_ctz(found)];
+        found &= found - 1;
+        if (entry.sp != start.sp || entry.ip != start.ip || entry.id == 0 ||
+            (entry.uses_start_fp && entry.fp != start.fp) || entry.generation != current)
+            continue;
+        // In the walk's order: a word is read only if those before it (whence its address
+        // came) held what they held.
+        uint32_t i = 0;
+        while (i < entry.words &&
+               *reinterpret_cast<const uintptr_t*>(start.sp + entry.place[i] * sizeof(uintptr_t)) ==
+                   entry.value[i])
+            ++i;
+        if (i == entry.words) return entry.id;
+    } while (found != 0);
+    return 0;
 }
 
 // The walk from `start` along `trail` (not row_walk::Trail::kUnkept) gave the stack `id`.

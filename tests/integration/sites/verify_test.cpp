@@ -89,10 +89,12 @@ TEST(SitesVerify, Sqlite3) {
         {"/usr/bin/sqlite3", ":memory:", ".read " BENCH_DIR "/sqlite_workload.sql"}, 100000);
 }
 
-// A parser's deep stacks (about 36 frames at each allocation): sqlite3 running INSERT
-// statements one by one in one transaction, then an index and a group by. Most walks stop
-// where they meet the thread's last walk, and take its outer frames from it.
-TEST(SitesVerify, Sqlite3InsertsOneByOneTakeTheOuterFramesFromTheLastWalk) {
+// A parser's deep stacks (15 to 20 frames at each allocation): sqlite3 running INSERT
+// statements one by one in one transaction, then an index and a group by. Each statement
+// allocates from the same round of about 20 stacks, several at the same stack pointer: the
+// memo keeps the whole round and recalls nearly every stack; most of the others stop where
+// they meet the thread's last walk, and take its outer frames from it.
+TEST(SitesVerify, Sqlite3InsertsOneByOneRecalledOrTakeTheOuterFramesFromTheLastWalk) {
     Scratch scratch;
     std::string script = scratch / "inserts.sql";
     {
@@ -107,7 +109,8 @@ TEST(SitesVerify, Sqlite3InsertsOneByOneTakeTheOuterFramesFromTheLastWalk) {
     }
     Outcome run =
         expect_walked_as_libunwind({"/usr/bin/sqlite3", ":memory:", ".read " + script}, 30000);
-    EXPECT_GE(stacks_resumed(run), stacks_compared(run) / 2) << run.err;
+    EXPECT_GE(stacks_recalled(run), stacks_compared(run) / 10 * 9) << run.err;
+    EXPECT_GE(stacks_resumed(run), (stacks_compared(run) - stacks_recalled(run)) / 2) << run.err;
 }
 
 // PYTHONMALLOC=malloc: every object the interpreter makes goes through malloc, from the
