@@ -32,6 +32,16 @@ async function seriousViolations(page) {
     .map((v) => `${v.id} (${v.impact}, ${v.count} elements): ${v.targets.join(" | ")}`);
 }
 
+// The charts (svg, canvas) that are not one picture with a name to assistive technology: their
+// marks and axis labels would be read one by one, out of context.
+async function unnamedCharts(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll("main svg, main canvas")]
+      .filter((e) => e.getAttribute("role") !== "img" || !e.getAttribute("aria-label")?.trim())
+      .map((e) => e.tagName.toLowerCase() + " in #" + e.closest("section").id),
+  );
+}
+
 test("the example's report, the peak's event shown, has no serious accessibility violation", async (t) => {
   const dir = scratchDirectory(t);
   const html = path.join(dir, "word_census.html");
@@ -51,6 +61,7 @@ test("the example's report, the peak's event shown, has no serious accessibility
     return document.querySelectorAll("#event-details dd").length;
   });
   assert.ok(shown > 0, "the peak's event is not shown");
+  assert.deepEqual(await unnamedCharts(report.page), []);
   const found = await seriousViolations(report.page);
   assert.deepEqual(found, [], "axe found:\n" + found.join("\n"));
   assert.deepEqual(report.requests, []);
@@ -78,6 +89,7 @@ test("the fixture's report, a window selected and a site opened, has none either
   });
   assert.match(opened.caption, /\S/, "the sites table names no window");
   assert.ok(opened.expanded > 0, "no row of the sites table opened");
+  assert.deepEqual(await unnamedCharts(page), []);
   const found = await seriousViolations(page);
   assert.deepEqual(found, [], "axe found:\n" + found.join("\n"));
   assert.deepEqual(report.requests, []);
