@@ -79,10 +79,17 @@ class BlockMapView {
     this.plotWidth = this.width - this.margin.left - this.margin.right;
     this.plotHeight = this.height - this.margin.top - this.margin.bottom;
     const wrapper = F.element("div", { className: "block-map-wrapper" });
-    this.canvas = F.element("canvas", { id: "block-map-canvas" });
+    // Pictures to assistive technology: the tooltip's figures of a block need the mouse.
+    this.canvas = F.element("canvas", {
+      id: "block-map-canvas",
+      role: "img",
+      "aria-label": "block map: the blocks' addresses across time",
+    });
     this.context = F.element("canvas", {
       id: "block-map-context",
       title: "the whole address range",
+      role: "img",
+      "aria-label": "block map overview: the whole address range",
     });
     wrapper.append(this.canvas, this.context);
     this.container.append(wrapper);

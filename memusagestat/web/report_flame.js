@@ -199,6 +199,11 @@ class FlameView {
       .setSearchHandler((results, sum, total) => this.searched(results, sum, total))
       .setDetailsElement(this.elements.details);
     d3.select(this.container).datum(root).call(chart);
+    // A picture to assistive technology: the sites table holds the same figures and stacks.
+    d3.select(this.container)
+      .select("svg")
+      .attr("role", "img")
+      .attr("aria-label", "flame graph of the allocating stacks by " + this.metricName());
     this.chart = chart;
     const term = this.elements.search.value.trim();
     if (term) this.search(term);

@@ -431,12 +431,13 @@ class SitesTableView {
     head.addEventListener("click", sort);
     head.addEventListener("keydown", onKey(sort));
     this.body = F.element("tbody");
+    // A click anywhere on a row opens it; the keyboard reaches its button (Enter and Space
+    // click a button), which says to assistive technology whether the row is open.
     const open = (event) => {
       const row = event.target.closest("tr.site-row");
       if (row) this.toggle(row, Number(row.dataset.site));
     };
     this.body.addEventListener("click", open);
-    this.body.addEventListener("keydown", onKey(open));
     const table = F.element(
       "table",
       { className: "sites" },
@@ -461,11 +462,15 @@ class SitesTableView {
       fragment.append(
         F.element(
           "tr",
-          { className: "site-row", "data-site": i, tabIndex: 0, "aria-expanded": "false" },
+          { className: "site-row", "data-site": i },
           F.element(
             "td",
             { className: "site-name", title: this.data.siteTitle(i) },
-            this.data.siteName(i),
+            F.element(
+              "button",
+              { type: "button", className: "site-toggle", "aria-expanded": "false" },
+              this.data.siteName(i),
+            ),
           ),
           ...this.columns
             .slice(1)
@@ -498,11 +503,11 @@ class SitesTableView {
     if (next && next.classList.contains("site-stack")) {
       next.remove();
       row.classList.remove("open");
-      row.setAttribute("aria-expanded", "false");
+      row.querySelector(".site-toggle").setAttribute("aria-expanded", "false");
       return;
     }
     row.classList.add("open");
-    row.setAttribute("aria-expanded", "true");
+    row.querySelector(".site-toggle").setAttribute("aria-expanded", "true");
     const cell = ReportFormat.element(
       "td",
       { colspan: this.columns.length },

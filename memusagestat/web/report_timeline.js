@@ -132,7 +132,11 @@ class TimelineView {
       .append("svg")
       .attr("width", this.width)
       .attr("height", height)
-      .attr("class", "timeline-svg");
+      .attr("class", "timeline-svg")
+      // A picture to assistive technology: its figures are in the summary, the event details
+      // and the window figures, which the keyboard reaches.
+      .attr("role", "img")
+      .attr("aria-label", "the heap and the stack in use over the run");
     this.svg = svg;
     svg
       .append("defs")

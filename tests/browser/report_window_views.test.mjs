@@ -323,10 +323,12 @@ test("the sites table is sorted and opened by keyboard", async () => {
   await page.keyboard.press("Tab");
   const row = await page.evaluate(() => document.activeElement?.dataset?.column ?? "");
   assert.notEqual(row, "allocated");
-  await page.focus("#sites-table tr.site-row");
+  await page.focus("#sites-table tr.site-row .site-toggle");
   await page.keyboard.press("Enter");
   const opened = await page.evaluate(() => ({
-    expanded: document.querySelector("#sites-table tr.site-row").getAttribute("aria-expanded"),
+    expanded: document
+      .querySelector("#sites-table tr.site-row .site-toggle")
+      .getAttribute("aria-expanded"),
     stack: document.querySelectorAll("#sites-table tr.site-stack").length,
   }));
   assert.deepEqual(opened, { expanded: "true", stack: 1 });
