@@ -194,7 +194,7 @@ int report_sites(const SitesRequest& request) {
     return result.leaks_found ? static_cast<int>(leak_exitcode) : 0;
 }
 
-// The pictures of issue 11: each one asked for is drawn; the status says whether all were.
+// The pictures of where and when: each one asked for is drawn; the status says whether all were.
 struct PictureRequest {
     std::string sites, events, flame, flame_metric, stacked, block_map, color_by;
     bool any() const { return !flame.empty() || !stacked.empty() || !block_map.empty(); }
@@ -240,7 +240,7 @@ int draw_pictures(const PictureRequest& request, const memusagestat::PictureOpti
     return status;
 }
 
-// The HTML report of issue 19, from whichever of the run's files are given.
+// The HTML report, from whichever of the run's files are given.
 struct HtmlRequest {
     std::string out, summary, window;
 };

@@ -1,4 +1,4 @@
-// The pictures of where and when (issue 11), drawn by the same library as the memusage graph:
+// The pictures of where and when, drawn by the same library as the memusage graph:
 // the flame graph of a sites file, the heap over time by site and the block map of an event
 // recording. Each returns an empty string on success, else a message for the user (without
 // the program name or a trailing newline); the format follows the output's extension

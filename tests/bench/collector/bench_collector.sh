@@ -15,7 +15,7 @@
 # Then the event recording's rows (MEMUSAGE_EVENTS, alone and with MEMUSAGE_SITES), ours
 # only, with the recording's bytes per event.
 # When heaptrack is installed, a last row gives its ratio on 1 thread (3 runs), for scale.
-# Then the allocation-sites table (issue 9): the same workload bare, under ours without
+# Then the allocation-sites table: the same workload bare, under ours without
 # sites, under unwind_only.c (one unw_backtrace per allocating call and nothing else: the
 # floor under exact sites), with exact sites, with sites sampled every 512 KiB, and under
 # heaptrack (recording, then heaptrack_print's report, summed; 1 thread only), on 1 and 2
@@ -76,7 +76,7 @@ done
 launcher=()
 extra_arguments=()
 
-# The event recording (issue 11), alone and with allocation sites: ours only, against
+# The event recording, alone and with allocation sites: ours only, against
 # the bare run, with the recording's size per event (the trailer's count; the sites file
 # goes to the same directory as the data files).
 events_file=$data_file.events

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark: what the collector keeps for every live thread (issue 17, item 6).
+# Benchmark: what the collector keeps for every live thread.
 #
 #   tests/bench/collector/bench_thread_memory.sh [BUILD_DIR]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark: what the collector costs a program of many short threads (issue 8, item 1),
+# Benchmark: what the collector costs a program of many short threads,
 # side by side with glibc's collector.
 #
 #   tests/bench/collector/bench_threads.sh [BUILD_DIR]

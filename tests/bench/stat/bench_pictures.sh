@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark: the pictures of issue 11 from a 10-million-event recording, each beside the
+# Benchmark: the pictures of where and when from a 10-million-event recording, each beside the
 # time to read the recording once.
 #
 #   tests/bench/stat/bench_pictures.sh [BUILD_DIR]

@@ -1,4 +1,4 @@
-// Issue 17, item 5 and its re-check: the collector leaves the process state the program
+// The collector leaves the process state the program
 // can observe as the program set it: signal masks (a blocked SIGFPE sent by kill() stays
 // pending), handlers' masks and dispositions read back, errno on every call that succeeds,
 // and the program's descriptors. Each check runs bare, with a data file written on every

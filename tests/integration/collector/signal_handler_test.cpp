@@ -1,4 +1,4 @@
-// Issue 8, items 2 and 8: signal handlers that run in the middle of the collector's own
+// Signal handlers that run in the middle of the collector's own
 // work. A handler that calls exit() must not hang the exit, and what a handler allocates
 // is counted as glibc counts it. Each case runs plain, with a data file and with mmap
 // tracing.

@@ -75,7 +75,7 @@ TEST(Threads, HeapReplaysWithoutWrapping) {
     EXPECT_EQ(heaps.back(), event_heaps(idle.records).back());
 }
 
-// Issue 8, item 1: glibc's thread teardown frees memory after the thread's last
+// glibc's thread teardown frees memory after the thread's last
 // thread-specific destructor. Those calls are counted as glibc counts them, and the
 // thread's log is taken back afterwards: 20,000 threads in turn keep the memory of one.
 TEST(Threads, ThreadsComingAndGoingKeepMemoryFlatAndCountsExact) {
@@ -107,7 +107,7 @@ TEST(Threads, ThreadsComingAndGoingKeepMemoryFlatAndCountsExact) {
     EXPECT_EQ(event_heaps(records).back(), got.heap_total - got.row("free").bytes);
 }
 
-// Issue 8, item 6: threads still allocating when the program exits. The run ends at one
+// Threads still allocating when the program exits. The run ends at one
 // instant for the summary and the file alike: every block the summary counts is in the
 // file, and no record is stamped after the header's end time.
 TEST(Threads, ThreadsStillRunningAtExitAgreeWithTheFile) {

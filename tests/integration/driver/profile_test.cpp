@@ -84,7 +84,7 @@ TEST_F(ProfileTest, ProgNameProfilesOnlyThatProcess) {
     EXPECT_EQ(nobody.exit_code, 0);
 }
 
-// issue 8's case: -n with siblings under a shell. The first process of the name writes
+// -n with siblings under a shell. The first process of the name writes
 // the file; the later ones leave it alone. Here the second prints, and so allocates
 // stdout's buffer: its peak would be in the kilobytes, the first one's is 115 bytes.
 TEST_F(ProfileTest, ProgNameWithSiblingsKeepsTheFirstOnesProfile) {

@@ -192,7 +192,7 @@ TEST(EventsRecording, ManyEventsFillChunksCompactlyAndReplayToTheSummarysPeak) {
     expect_complete(decoded);
     EXPECT_EQ(decoded.events.size(), 400000u);
     EXPECT_GT(file_size(events), 2 * kChunkBytes);
-    // Issue 11's aim: no more than 8 bytes an event.
+    // The recording's aim: no more than 8 bytes an event.
     EXPECT_LE(file_size(events), 8 * decoded.events.size());
     EXPECT_EQ(checked_peak(decoded), parse_summary(outcome.err).heap_peak);
     // The clocks give the counter a rate: between 0.1 and 100 GHz, whatever the machine.

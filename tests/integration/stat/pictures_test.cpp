@@ -1,4 +1,4 @@
-// The pictures of issue 11 drawn by the built memusagestat from recordings with known
+// The pictures of where and when drawn by the built memusagestat from recordings with known
 // features (made with the tests' one encoder of recordings, and a fixture's real sites file): the
 // features must be at the places the data puts them, and an SVG must say its labels.
 #include <gtest/gtest.h>

@@ -334,7 +334,7 @@ TEST(RecorderThreads, WithoutAFileTheHandOverPeakIsExact) {
     EXPECT_EQ(totals.heap_peak, 100u);
 }
 
-// Issue 8, item 1: a thread keeps counting after its thread-specific destructor (glibc's
+// A thread keeps counting after its thread-specific destructor (glibc's
 // teardown frees memory then), and its log is taken back once the thread is gone.
 // A thread just joined is still known to the kernel for a moment, while its stack, with
 // the counting slot in its thread-local memory, may already be unmapped: the exit's wait
@@ -402,7 +402,7 @@ TEST(RecorderThreads, AnEndedThreadsLogCountsItsLastCallsAndIsTakenBackOnceItIsG
     EXPECT_EQ(events[3].heap, 8u);
 }
 
-// Issue 8, item 8: a signal handler's call made inside one of the thread's own is counted
+// A signal handler's call made inside one of the thread's own is counted
 // in the thread's nested log, and the thread stops recording directly so that its next
 // events cannot reach the stream ahead of the handler's.
 TEST(Recorder, AHandlersCallCountsInTheNestedLog) {
@@ -431,7 +431,7 @@ TEST(Recorder, AHandlersCallCountsInTheNestedLog) {
     for (size_t i = 0; i < 4; ++i) EXPECT_EQ(events[i].heap, heaps[i]) << i;
 }
 
-// Issue 8, item 6: the end of the run stops every thread's counting, but lets a call in
+// The end of the run stops every thread's counting, but lets a call in
 // progress finish first, so that the summary and the file describe the same events.
 TEST(RecorderThreads, FinishWaitsForACallInProgressAndStopsTheRest) {
     RecorderOnScratch on(32768);
