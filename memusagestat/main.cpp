@@ -455,9 +455,8 @@ int main(int argc, char** argv) {
     std::signal(SIGXFSZ, SIG_IGN);
     int status = run_command(argc, argv);
     // What went to standard output (a report, --help) was written whole, or the run failed:
-    // a buffered write fails only here, with its reason; one that failed earlier left only
-    // the stream's error flag.
-    errno = 0;
+    // a buffered write fails only here; a write that failed earlier returned at once, its
+    // errno still set (nothing after it touches the disk).
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
         std::fprintf(stderr, "memusagestat: cannot write standard output: %s\n",
                      errno != 0 ? std::strerror(errno) : "write error");
