@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "memusage/live_format.h"
 #include "tmux_pane.h"
@@ -76,9 +77,9 @@ std::string figures_file(long pid) {
 
 bool process_exists(long pid) { return kill(static_cast<pid_t>(pid), 0) == 0; }
 
-// A fixture under the collector, in the background, through the driver (no view),
-// publishing as asked in its environment.
-pid_t start_profiled(const Scratch& scratch, int threads = 0) {
+// A program under the collector, in the background, through the driver (no view),
+// publishing as asked in its environment: `program` and its arguments.
+pid_t start_profiled(const Scratch& scratch, const std::vector<std::string>& program) {
     pid_t driver = fork();
     if (driver == 0) {
         // A runner started with some of these ignored (nohup, a background job) would pass
@@ -90,8 +91,11 @@ pid_t start_profiled(const Scratch& scratch, int threads = 0) {
         setenv("MEMUSAGE_LIVE", "1", 1);
         freopen("/dev/null", "w", stdout);
         freopen(scratch.file("summary").c_str(), "w", stderr);
-        execl(kDriver.c_str(), "memusage", kFixture.c_str(), scratch.path().c_str(),
-              std::to_string(threads).c_str(), static_cast<char*>(nullptr));
+        std::vector<char*> arguments{const_cast<char*>("memusage")};
+        for (const std::string& word : program)
+            arguments.push_back(const_cast<char*>(word.c_str()));
+        arguments.push_back(nullptr);
+        execv(kDriver.c_str(), arguments.data());
         _exit(127);
     }
     return driver;
@@ -201,23 +205,9 @@ std::string wrapper(const Scratch& scratch, bool by_exec) {
     return scratch.file("wrapper");
 }
 
-// A process started with the profiler, publishing, in the background: `command` run by
-// the driver.
-pid_t start_profiled_command(const Scratch& scratch, const std::string& command) {
-    pid_t driver = fork();
-    if (driver == 0) {
-        setenv("MEMUSAGE_LIVE", "1", 1);
-        freopen("/dev/null", "w", stdout);
-        freopen(scratch.file("summary").c_str(), "w", stderr);
-        execl(kDriver.c_str(), "memusage", "/bin/sh", command.c_str(), static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    return driver;
-}
-
 TEST(LiveView, WatchFollowsTheProgramThatReplacesTheWatchedOneByExec) {
     Scratch scratch;
-    pid_t driver = start_profiled_command(scratch, wrapper(scratch, true));
+    pid_t driver = start_profiled(scratch, {"/bin/sh", wrapper(scratch, true)});
     long shell = scratch.wait_for("shell");
     ASSERT_GT(shell, 0);
     TmuxPane pane(kDriver + " --watch=" + std::to_string(shell));
@@ -240,7 +230,7 @@ TEST(LiveView, WatchFollowsTheProgramThatReplacesTheWatchedOneByExec) {
 
 TEST(ProcessList, ListsAChildStartedByForkAndExecNextToItsParent) {
     Scratch scratch;
-    pid_t driver = start_profiled_command(scratch, wrapper(scratch, false));
+    pid_t driver = start_profiled(scratch, {"/bin/sh", wrapper(scratch, false)});
     long shell = scratch.wait_for("shell");
     ASSERT_GT(shell, 0);
     std::ofstream(scratch.file("go")) << "go\n";
@@ -321,7 +311,7 @@ TEST(LiveView, WithSitesShowsTheTopSitesHeldNowByNameInOrder) {
 
 TEST(LiveView, FiftyThreadsEachInTheirRowLargestFirst) {
     Scratch scratch;
-    pid_t driver = start_profiled(scratch, 50);
+    pid_t driver = start_profiled(scratch, {kFixture, scratch.path(), "50"});
     long pid = scratch.wait_for("ready");
     ASSERT_GT(pid, 0);
     TmuxPane pane(kDriver + " --watch=" + std::to_string(pid));
@@ -347,7 +337,7 @@ TEST(LiveView, FiftyThreadsEachInTheirRowLargestFirst) {
 
 TEST(LiveView, ColourUnlessNoColorIsSet) {
     Scratch scratch;
-    pid_t driver = start_profiled(scratch);
+    pid_t driver = start_profiled(scratch, {kFixture, scratch.path(), "0"});
     long pid = scratch.wait_for("ready");
     ASSERT_GT(pid, 0);
     for (bool no_color : {false, true}) {
@@ -421,9 +411,9 @@ TEST(LiveView, KeysAndResizesAddNoReadingToTheHeapsCourse) {
 
 TEST(ProcessList, ListsRunningProgramsNotFinishedOrKilledOnesAndCleansUpAfterTheKilled) {
     Scratch first, second, killed;
-    pid_t first_driver = start_profiled(first);
-    pid_t second_driver = start_profiled(second, 3);
-    pid_t killed_driver = start_profiled(killed);
+    pid_t first_driver = start_profiled(first, {kFixture, first.path(), "0"});
+    pid_t second_driver = start_profiled(second, {kFixture, second.path(), "3"});
+    pid_t killed_driver = start_profiled(killed, {kFixture, killed.path(), "0"});
     long first_pid = first.wait_for("ready");
     long second_pid = second.wait_for("ready");
     long killed_pid = killed.wait_for("ready");
@@ -492,7 +482,7 @@ TEST(ProcessList, ProgramsThatDidNotAskAreNotListed) {
 TEST(Publisher, TheFileGoesWithAProgramASignalEnds) {
     for (int signal_number : {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGPIPE}) {
         Scratch scratch;
-        pid_t driver = start_profiled(scratch);
+        pid_t driver = start_profiled(scratch, {kFixture, scratch.path(), "0"});
         long pid = scratch.wait_for("ready");
         ASSERT_GT(pid, 0);
         ASSERT_TRUE(std::filesystem::exists(figures_file(pid))) << "made before main";
