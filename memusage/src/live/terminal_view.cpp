@@ -99,22 +99,6 @@ bool utf8_locale() {
     return codeset != nullptr && std::strcmp(codeset, "UTF-8") == 0;
 }
 
-// What open_process said, less the places where there was simply no file: the problems
-// worth naming (a file refused, another user's, not a live-figures file), "; " between.
-std::string refused_files(const std::string& looked) {
-    std::string kept;
-    for (size_t at = 0; at <= looked.size();) {
-        size_t end = looked.find("; ", at);
-        if (end == std::string::npos) end = looked.size();
-        std::string part = looked.substr(at, end - at);
-        if (!part.ends_with(std::strerror(ENOENT)) &&
-            !part.ends_with("no directory of this user's live figures"))
-            kept += (kept.empty() ? "" : "; ") + part;
-        at = end + 2;
-    }
-    return kept;
-}
-
 // The collector is loaded in process `pid` (one of this user's): a library of its name in
 // the process's maps.
 bool runs_under_memusage(pid_t pid) {
@@ -139,7 +123,7 @@ bool asked_to_publish(pid_t pid) {
 }
 
 // Why --watch has nothing to show of process `pid`, and what would make it publish.
-std::string watch_problem(pid_t pid, const std::string& looked) {
+std::string watch_problem(pid_t pid, const std::vector<LookedAt>& looked) {
     std::string process = "process " + std::to_string(pid);
     struct stat st;
     if (stat(("/proc/" + std::to_string(pid)).c_str(), &st) != 0)
@@ -160,7 +144,8 @@ std::string watch_problem(pid_t pid, const std::string& looked) {
         why = process +
               " is not running under memusage: start the program with memusage --live PROGRAM, "
               "or with MEMUSAGE_LIVE=1 memusage PROGRAM to watch it from another terminal";
-    if (std::string refused = refused_files(looked); !refused.empty()) why += " (" + refused + ")";
+    if (std::string refused = looked_text(looked, false); !refused.empty())
+        why += " (" + refused + ")";
     return why;
 }
 
@@ -178,8 +163,8 @@ std::string terminal_problem() {
 ViewEnd show_live_view(const ViewSource& source, std::string& error) {
     LiveFiguresFile file;
     for (int waited = 0;; waited += 50) {
-        error = file.open_process(source.pid);
-        if (error.empty()) break;
+        std::vector<LookedAt> looked = file.open_process(source.pid);
+        if (looked.empty()) break;
         // What the process said so far, its end included: the collector's warning that it
         // publishes nothing comes before that.
         bool ended = source.ended && source.ended();
@@ -194,8 +179,8 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
         if (waited >= source.wait_for_file_ms) {
             // A program this driver started (--live) runs under memusage, as this user.
             error = source.ended ? "no live figures for process " + std::to_string(source.pid) +
-                                       " (" + error + ")"
-                                 : watch_problem(source.pid, error);
+                                       " (" + looked_text(looked) + ")"
+                                 : watch_problem(source.pid, looked);
             return ViewEnd::no_figures;
         }
         usleep(50'000);
