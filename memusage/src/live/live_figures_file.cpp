@@ -211,6 +211,11 @@ bool LiveFiguresFile::replaced() const {
            (named.st_ino != open_one.st_ino || named.st_dev != open_one.st_dev);
 }
 
+bool LiveFiguresFile::unlinked() const {
+    struct stat open_one;
+    return fd_ >= 0 && ::fstat(fd_, &open_one) == 0 && open_one.st_nlink == 0;
+}
+
 std::vector<RunningProcess> running_processes(const std::vector<std::string>& directories) {
     std::vector<RunningProcess> found;
     uid_t uid = geteuid();

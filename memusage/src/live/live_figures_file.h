@@ -80,6 +80,9 @@ class LiveFiguresFile {
     // Another file has taken the open one's name: the process exec'd another program,
     // whose collector removed this image's file and made its own (same pid, new figures).
     bool replaced() const;
+    // The open file has no name left: its process exec'd, and the image's collector removed
+    // it. The new image's file, if it publishes one, may be in another directory.
+    bool unlinked() const;
 
   private:
     int fd_ = -1;

@@ -25,11 +25,22 @@ namespace {
 
 constexpr int kKeyPollMs = 100;
 constexpr int kRefreshMs = 1000;
+// Readings after an exec with no file of the new program's before the view says it
+// publishes none: its collector makes the file as it starts, well within a second.
+constexpr int kReadingsForANewFile = 2;
 
 uint64_t monotonic_ns() {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
+}
+
+// The name the kernel gives process `pid` (its program's, cut to 15 bytes).
+std::string process_name(pid_t pid) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    return name;
 }
 
 class ThreadNames {
@@ -202,25 +213,39 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
     ThreadNames names(source.pid, state.unicode);
     CursesScreen screen;
     uint64_t next_reading = 0;
+    int readings_without_file = 0;  // since the open file lost its name
     bool redraw = false;
     ViewEnd end = ViewEnd::quit;
     for (;;) {
         bool ended = source.ended ? source.ended() : is_stale(file.header());
         uint64_t now = monotonic_ns();
         bool reading_due = ended || now >= next_reading;
-        // The process exec'd another program under the collector: its file is a new one,
-        // of the same pid. The view follows it, with figures of its own from their start.
-        if (reading_due && !ended && file.replaced() && file.open_process(source.pid).empty()) {
-            state.exec_from = state.program;
-            state.program = printable(file.program(), state.unicode);
-            state.sites = (file.header().flags & live_format::kSites) != 0;
-            site_names = std::make_unique<LiveSiteNames>(source.pid);
-            history = FigureHistory();
-            names = ThreadNames(source.pid, state.unicode);
+        // The process exec'd another program: under the collector, its file is a new one of
+        // the same pid (in this directory, or another when the program's environment chose
+        // another). The view follows it, with figures of its own from their start.
+        if (reading_due && !ended && (file.replaced() || file.unlinked())) {
+            if (file.open_process(source.pid).empty()) {
+                state.exec_from = state.program;
+                state.program = printable(file.program(), state.unicode);
+                state.sites = (file.header().flags & live_format::kSites) != 0;
+                state.not_profiled = false;
+                site_names = std::make_unique<LiveSiteNames>(source.pid);
+                history = FigureHistory();
+                names = ThreadNames(source.pid, state.unicode);
+                readings_without_file = 0;
+            } else if (!state.not_profiled && ++readings_without_file >= kReadingsForANewFile) {
+                // No file yet: the program publishes none (not under the collector). The
+                // old image's figures are not this program's: none are shown.
+                state.exec_from = state.program;
+                state.program = printable(process_name(source.pid), state.unicode);
+                state.sites = false;
+                state.not_profiled = true;
+                history = FigureHistory();
+            }
         }
         if (reading_due) {
             live_format::Figures figures;
-            if (!state.paused && file.read(figures)) history.add(figures);
+            if (!state.paused && !state.not_profiled && file.read(figures)) history.add(figures);
             next_reading = now + kRefreshMs * 1'000'000ULL;
         }
         if (reading_due || redraw) {

@@ -195,6 +195,59 @@ TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExec) {
     ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
 }
 
+// A wrapper that execs the program with another XDG_RUNTIME_DIR: the program publishes in
+// the other directory of the user's live figures, and the view finds it there.
+TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExecIntoAnotherDirectory) {
+    Scratch scratch;
+    ASSERT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
+    std::ofstream(scratch.file("wrapper"))
+        << "read line < " << scratch.file("go") << "\nexec env -u XDG_RUNTIME_DIR " << kFixture
+        << " " << scratch.path() << "\n";
+    // The scratch directory is the user's own, closed to others: a runtime directory.
+    TmuxPane pane("XDG_RUNTIME_DIR=" + scratch.path() + " " + kDriver + " --live /bin/sh " +
+                  scratch.file("wrapper"));
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("memusage: sh (pid ", screen)) << screen;
+    EXPECT_TRUE(std::filesystem::exists(scratch.file("memusage"))) << "sh publishes there";
+    std::ofstream(scratch.file("go")) << "go\n";
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    EXPECT_TRUE(pane.wait_for("now: live_fixture (exec, was sh)", screen)) << screen;
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    EXPECT_TRUE(pane.wait_for("heap now          1048576 bytes", screen)) << screen;
+    for (const char* name : {"step2", "step3", "quit"}) scratch.touch(name);
+    ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+}
+
+// A wrapper that execs the program without the collector (LD_PRELOAD unset): the view, on
+// the wrapper first, says the program now running publishes nothing, and shows none of the
+// wrapper's figures as if they were its.
+TEST(LiveView, SaysWhenTheProgramThatReplacesTheWatchedOneByExecIsNotProfiled) {
+    Scratch scratch;
+    ASSERT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
+    std::ofstream(scratch.file("wrapper"))
+        << "read line < " << scratch.file("go") << "\nexec env -u LD_PRELOAD " << kFixture << " "
+        << scratch.path() << "\n";
+    TmuxPane pane(kDriver + " --live /bin/sh " + scratch.file("wrapper"));
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("memusage: sh (pid ", screen)) << screen;
+    EXPECT_TRUE(pane.wait_for("heap now ", screen)) << screen;
+    std::ofstream(scratch.file("go")) << "go\n";
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    EXPECT_TRUE(pane.wait_for("now: live_fixture (exec, not profiled)", screen)) << screen;
+    EXPECT_NE(screen.find("memusage: live_fixture (pid " + std::to_string(pid) + ")"),
+              std::string::npos)
+        << screen;
+    EXPECT_NE(screen.find("no live figures: the program it exec'd publishes none"),
+              std::string::npos)
+        << screen;
+    EXPECT_EQ(screen.find("heap now "), std::string::npos) << screen;
+    for (const char* name : {"step1", "step2", "step3", "quit"}) scratch.touch(name);
+    EXPECT_TRUE(pane.wait_for("PANE-EXIT=", screen)) << screen;
+}
+
 // A /bin/sh script in `scratch` that writes its pid to DIR/shell, waits for a line in the
 // FIFO DIR/go, then starts the fixture on DIR: by exec (its pid kept), or as its child.
 std::string wrapper(const Scratch& scratch, bool by_exec) {
