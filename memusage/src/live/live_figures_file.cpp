@@ -133,11 +133,14 @@ LiveFiguresFile::~LiveFiguresFile() {
 LiveFiguresFile::LiveFiguresFile(LiveFiguresFile&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), header_(other.header_) {}
 
-std::string LiveFiguresFile::open(const std::string& path, std::optional<pid_t> pid) {
+std::string LiveFiguresFile::open(const std::string& path, std::optional<pid_t> pid,
+                                  int* open_error) {
     // O_NONBLOCK: a FIFO's open would wait for a writer, for ever.
     int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int error = fd < 0 ? errno : 0;
+    if (open_error != nullptr) *open_error = error;
     if (fd < 0)
-        return errno == ELOOP ? "a symbolic link, not a live-figures file" : std::strerror(errno);
+        return error == ELOOP ? "a symbolic link, not a live-figures file" : std::strerror(error);
     struct stat st;
     const char* problem = nullptr;
     live_format::Header header{};
@@ -169,21 +172,29 @@ std::string LiveFiguresFile::open(const std::string& path, std::optional<pid_t> 
     return {};
 }
 
-std::string LiveFiguresFile::open_process(pid_t pid) {
+std::vector<LookedAt> LiveFiguresFile::open_process(pid_t pid) {
     std::vector<std::string> directories = figures_directories();
     if (directories.empty()) {
         char path[live_format::kPathBytes];
         live_format::directory_path(live_format::Place::shared_memory, geteuid(), nullptr, path);
-        return std::string(path) + ": no directory of this user's live figures";
+        return {{path, ENOENT, "no directory of this user's live figures"}};
     }
-    std::string why;
+    std::vector<LookedAt> looked;
     for (const std::string& directory : directories) {
-        std::string path = directory + "/" + std::to_string(pid);
-        std::string problem = open(path, pid);
-        if (problem.empty()) return {};
-        why += (why.empty() ? "" : "; ") + path + ": " + problem;
+        LookedAt place{directory + "/" + std::to_string(pid), 0, {}};
+        place.problem = open(place.path, pid, &place.error);
+        if (place.problem.empty()) return {};
+        looked.push_back(std::move(place));
     }
-    return why;
+    return looked;
+}
+
+std::string looked_text(const std::vector<LookedAt>& looked, bool missing) {
+    std::string text;
+    for (const LookedAt& place : looked)
+        if (missing || place.error != ENOENT)
+            text += (text.empty() ? "" : "; ") + place.path + ": " + place.problem;
+    return text;
 }
 
 std::string LiveFiguresFile::program() const {
@@ -198,6 +209,11 @@ bool LiveFiguresFile::replaced() const {
     struct stat named, open_one;
     return fd_ >= 0 && ::lstat(path_.c_str(), &named) == 0 && ::fstat(fd_, &open_one) == 0 &&
            (named.st_ino != open_one.st_ino || named.st_dev != open_one.st_dev);
+}
+
+bool LiveFiguresFile::unlinked() const {
+    struct stat open_one;
+    return fd_ >= 0 && ::fstat(fd_, &open_one) == 0 && open_one.st_nlink == 0;
 }
 
 std::vector<RunningProcess> running_processes(const std::vector<std::string>& directories) {

@@ -42,6 +42,18 @@ bool copy_figures(int fd, live_format::Figures& out, int attempts = 1000);
 // one that made the file (a tick or so earlier is the writer itself, under an emulator).
 bool is_stale(const live_format::Header& header);
 
+// A place LiveFiguresFile::open_process looked for a process's file, and why the file
+// was not read from there.
+struct LookedAt {
+    std::string path;
+    int error = 0;        // the open's errno (ENOENT: no file there), 0 when it opened
+    std::string problem;  // in words, for a message
+};
+
+// The places looked at, "PATH: PROBLEM" each, "; " between; with `missing` false, only
+// those where a file was met and refused (the problems worth naming).
+std::string looked_text(const std::vector<LookedAt>& looked, bool missing = true);
+
 class LiveFiguresFile {
   public:
     LiveFiguresFile() = default;
@@ -53,11 +65,13 @@ class LiveFiguresFile {
 
     // Opens `path` (never blocking: a FIFO or a device under the name is refused, as a
     // link is, and a file of another owner); empty on success, else why not. With `pid`,
-    // the file must be that process's.
-    std::string open(const std::string& path, std::optional<pid_t> pid = std::nullopt);
-    // The file of process `pid`, in whichever of figures_directories() holds it; empty on
-    // success, else why not, naming where it looked.
-    std::string open_process(pid_t pid);
+    // the file must be that process's. `open_error`, when given, gets the open's errno
+    // (0 when the file opened, whatever else refused it).
+    std::string open(const std::string& path, std::optional<pid_t> pid = std::nullopt,
+                     int* open_error = nullptr);
+    // The file of process `pid`, in whichever of figures_directories() holds it: empty
+    // when it opened, else every place it looked and why not there.
+    std::vector<LookedAt> open_process(pid_t pid);
     // The header as it was read at open (its figures those of that moment).
     const live_format::Header& header() const { return header_; }
     // The program's name as the file gives it: at most its 64 bytes, unescaped.
@@ -66,6 +80,9 @@ class LiveFiguresFile {
     // Another file has taken the open one's name: the process exec'd another program,
     // whose collector removed this image's file and made its own (same pid, new figures).
     bool replaced() const;
+    // The open file has no name left: its process exec'd, and the image's collector removed
+    // it. The new image's file, if it publishes one, may be in another directory.
+    bool unlinked() const;
 
   private:
     int fd_ = -1;

@@ -64,12 +64,14 @@ std::vector<std::string> screen_lines(const FigureHistory& history, const Screen
     lines.push_back(format("memusage: %s (pid %ld)  elapsed %s%s", state.program.c_str(), state.pid,
                            elapsed_text(state.elapsed_seconds).c_str(), status.c_str()));
     // Under the title, in the line otherwise left blank: the rows below keep their places.
-    std::string followed = state.exec_from.empty()
+    std::string followed = state.not_profiled ? "now: " + state.program + " (exec, not profiled)"
+                           : state.exec_from.empty()
                                ? std::string()
                                : "now: " + state.program + " (exec, was " + state.exec_from + ")";
     if (history.empty()) {
         lines.push_back(followed);
-        lines.push_back("waiting for the first figures...");
+        lines.push_back(state.not_profiled ? "no live figures: the program it exec'd publishes none"
+                                           : "waiting for the first figures...");
     } else {
         const live_format::Figures& now = history.latest();
         auto calls = [&](Call call) { return now.calls[static_cast<unsigned>(call)]; };

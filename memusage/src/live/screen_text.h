@@ -22,6 +22,9 @@ struct ScreenState {
     bool sites = false;   // the process keeps its sites (--sites): their table is shown
     // The program this one replaced by exec (same pid), when the view followed it.
     std::string exec_from;
+    // The process exec'd a program that publishes no figures (not under the collector):
+    // `program` is its name, and there are no figures of it to show.
+    bool not_profiled = false;
 };
 
 // A site holding blocks now, named as the sites report names it.

@@ -25,11 +25,22 @@ namespace {
 
 constexpr int kKeyPollMs = 100;
 constexpr int kRefreshMs = 1000;
+// Readings after an exec with no file of the new program's before the view says it
+// publishes none: its collector makes the file as it starts, well within a second.
+constexpr int kReadingsForANewFile = 2;
 
 uint64_t monotonic_ns() {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(now.tv_nsec);
+}
+
+// The name the kernel gives process `pid` (its program's, cut to 15 bytes).
+std::string process_name(pid_t pid) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    return name;
 }
 
 class ThreadNames {
@@ -99,22 +110,6 @@ bool utf8_locale() {
     return codeset != nullptr && std::strcmp(codeset, "UTF-8") == 0;
 }
 
-// What open_process said, less the places where there was simply no file: the problems
-// worth naming (a file refused, another user's, not a live-figures file), "; " between.
-std::string refused_files(const std::string& looked) {
-    std::string kept;
-    for (size_t at = 0; at <= looked.size();) {
-        size_t end = looked.find("; ", at);
-        if (end == std::string::npos) end = looked.size();
-        std::string part = looked.substr(at, end - at);
-        if (!part.ends_with(std::strerror(ENOENT)) &&
-            !part.ends_with("no directory of this user's live figures"))
-            kept += (kept.empty() ? "" : "; ") + part;
-        at = end + 2;
-    }
-    return kept;
-}
-
 // The collector is loaded in process `pid` (one of this user's): a library of its name in
 // the process's maps.
 bool runs_under_memusage(pid_t pid) {
@@ -139,7 +134,7 @@ bool asked_to_publish(pid_t pid) {
 }
 
 // Why --watch has nothing to show of process `pid`, and what would make it publish.
-std::string watch_problem(pid_t pid, const std::string& looked) {
+std::string watch_problem(pid_t pid, const std::vector<LookedAt>& looked) {
     std::string process = "process " + std::to_string(pid);
     struct stat st;
     if (stat(("/proc/" + std::to_string(pid)).c_str(), &st) != 0)
@@ -160,7 +155,8 @@ std::string watch_problem(pid_t pid, const std::string& looked) {
         why = process +
               " is not running under memusage: start the program with memusage --live PROGRAM, "
               "or with MEMUSAGE_LIVE=1 memusage PROGRAM to watch it from another terminal";
-    if (std::string refused = refused_files(looked); !refused.empty()) why += " (" + refused + ")";
+    if (std::string refused = looked_text(looked, false); !refused.empty())
+        why += " (" + refused + ")";
     return why;
 }
 
@@ -178,8 +174,8 @@ std::string terminal_problem() {
 ViewEnd show_live_view(const ViewSource& source, std::string& error) {
     LiveFiguresFile file;
     for (int waited = 0;; waited += 50) {
-        error = file.open_process(source.pid);
-        if (error.empty()) break;
+        std::vector<LookedAt> looked = file.open_process(source.pid);
+        if (looked.empty()) break;
         // What the process said so far, its end included: the collector's warning that it
         // publishes nothing comes before that.
         bool ended = source.ended && source.ended();
@@ -194,8 +190,8 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
         if (waited >= source.wait_for_file_ms) {
             // A program this driver started (--live) runs under memusage, as this user.
             error = source.ended ? "no live figures for process " + std::to_string(source.pid) +
-                                       " (" + error + ")"
-                                 : watch_problem(source.pid, error);
+                                       " (" + looked_text(looked) + ")"
+                                 : watch_problem(source.pid, looked);
             return ViewEnd::no_figures;
         }
         usleep(50'000);
@@ -217,25 +213,39 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
     ThreadNames names(source.pid, state.unicode);
     CursesScreen screen;
     uint64_t next_reading = 0;
+    int readings_without_file = 0;  // since the open file lost its name
     bool redraw = false;
     ViewEnd end = ViewEnd::quit;
     for (;;) {
         bool ended = source.ended ? source.ended() : is_stale(file.header());
         uint64_t now = monotonic_ns();
         bool reading_due = ended || now >= next_reading;
-        // The process exec'd another program under the collector: its file is a new one,
-        // of the same pid. The view follows it, with figures of its own from their start.
-        if (reading_due && !ended && file.replaced() && file.open_process(source.pid).empty()) {
-            state.exec_from = state.program;
-            state.program = printable(file.program(), state.unicode);
-            state.sites = (file.header().flags & live_format::kSites) != 0;
-            site_names = std::make_unique<LiveSiteNames>(source.pid);
-            history = FigureHistory();
-            names = ThreadNames(source.pid, state.unicode);
+        // The process exec'd another program: under the collector, its file is a new one of
+        // the same pid (in this directory, or another when the program's environment chose
+        // another). The view follows it, with figures of its own from their start.
+        if (reading_due && !ended && (file.replaced() || file.unlinked())) {
+            if (file.open_process(source.pid).empty()) {
+                state.exec_from = state.program;
+                state.program = printable(file.program(), state.unicode);
+                state.sites = (file.header().flags & live_format::kSites) != 0;
+                state.not_profiled = false;
+                site_names = std::make_unique<LiveSiteNames>(source.pid);
+                history = FigureHistory();
+                names = ThreadNames(source.pid, state.unicode);
+                readings_without_file = 0;
+            } else if (!state.not_profiled && ++readings_without_file >= kReadingsForANewFile) {
+                // No file yet: the program publishes none (not under the collector). The
+                // old image's figures are not this program's: none are shown.
+                state.exec_from = state.program;
+                state.program = printable(process_name(source.pid), state.unicode);
+                state.sites = false;
+                state.not_profiled = true;
+                history = FigureHistory();
+            }
         }
         if (reading_due) {
             live_format::Figures figures;
-            if (!state.paused && file.read(figures)) history.add(figures);
+            if (!state.paused && !state.not_profiled && file.read(figures)) history.add(figures);
             next_reading = now + kRefreshMs * 1'000'000ULL;
         }
         if (reading_due || redraw) {

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "draw/lettering.h"
+#include "output/whole_file.h"
 
 namespace memusagestat {
 
@@ -62,8 +63,7 @@ std::string PictureOutput::open(const std::string& path, unsigned width, unsigne
     format_ = format_of(path);
     if (format_ != PictureFormat::png) {
         file_.reset(std::fopen(path.c_str(), "wb"));
-        if (file_ == nullptr)
-            return "cannot create output file " + path + ": " + std::strerror(errno);
+        if (file_ == nullptr) return cannot_write(path, errno);
     }
     if (format_ == PictureFormat::svg)
         surface_.reset(cairo_svg_surface_create_for_stream(write_to_file, this, width, height));
@@ -110,7 +110,7 @@ cairo_status_t PictureOutput::write_to_file(void* closure, const unsigned char* 
 // buffered one fails only now).
 std::string PictureOutput::closed_file() {
     if (std::fclose(file_.release()) != 0 && write_error_ == 0) write_error_ = errno;
-    if (write_error_ != 0) return "cannot write " + path_ + ": " + std::strerror(write_error_);
+    if (write_error_ != 0) return cannot_write(path_, write_error_);
     return {};
 }
 
@@ -160,10 +160,7 @@ std::string PictureOutput::add_text_layer() {
     }
     layer += "</g>\n";
     svg.insert(end, layer);
-    file_.reset(std::fopen(path_.c_str(), "wb"));
-    if (file_ == nullptr) return "cannot create output file " + path_ + ": " + std::strerror(errno);
-    if (std::fwrite(svg.data(), 1, svg.size(), file_.get()) != svg.size()) write_error_ = errno;
-    return closed_file();
+    return write_whole_file(path_, svg);
 }
 
 }  // namespace memusagestat

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "output/whole_file.h"
+
 namespace memusagestat {
 
 namespace {
@@ -85,7 +87,7 @@ std::string write_png(const std::string& path, cairo_surface_t* image,
     }
 
     FILE* file = std::fopen(path.c_str(), "wb");
-    if (file == nullptr) return "cannot create output file " + path + ": " + std::strerror(errno);
+    if (file == nullptr) return cannot_write(path, errno);
     PngJob job{file,
                cairo_image_surface_get_data(image),
                cairo_image_surface_get_stride(image),
@@ -98,10 +100,9 @@ std::string write_png(const std::string& path, cairo_surface_t* image,
                0};
     const bool encoded = encode(job);
     const bool closed = std::fclose(file) == 0;
-    if (!encoded && job.write_error != 0)
-        return "cannot write " + path + ": " + std::strerror(job.write_error);
+    if (!encoded && job.write_error != 0) return cannot_write(path, job.write_error);
     if (!encoded) return "cannot write PNG file " + path + ": " + job.message;
-    if (!closed) return "cannot write " + path + ": " + std::strerror(errno);
+    if (!closed) return cannot_write(path, errno);
     return {};
 }
 

@@ -1,9 +1,6 @@
 #include "report/html_report.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
+#include "output/whole_file.h"
 #include "report_page.h"
 
 namespace memusagestat {
@@ -32,17 +29,7 @@ std::string write_html_report(const HtmlReportRequest& request, const std::strin
     nlohmann::json data;
     if (std::string error = build_report_data(request, bounds, data, warnings); !error.empty())
         return error;
-    const std::string html = report_html(data);
-    std::FILE* file = std::fopen(out_path.c_str(), "w");
-    if (file == nullptr) return "cannot write " + out_path + ": " + std::strerror(errno);
-    bool written = std::fwrite(html.data(), 1, html.size(), file) == html.size();
-    int error = errno;
-    if (std::fclose(file) != 0 && written) {
-        written = false;
-        error = errno;
-    }
-    if (!written) return "cannot write " + out_path + ": " + std::strerror(error);
-    return {};
+    return write_whole_file(out_path, report_html(data));
 }
 
 }  // namespace memusagestat

@@ -2,13 +2,10 @@
 
 #include <sys/stat.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
 #include "exports/dhat_export.h"
 #include "exports/massif_export.h"
 #include "exports/pprof_export.h"
+#include "output/whole_file.h"
 #include "reports/leak_report.h"
 #include "reports/long_lived_report.h"
 #include "reports/sites_report.h"
@@ -18,19 +15,6 @@
 
 namespace memusagestat {
 namespace {
-
-std::string write_file(const std::string& path, const std::string& text) {
-    std::FILE* file = std::fopen(path.c_str(), "w");
-    if (file == nullptr) return "cannot write " + path + ": " + std::strerror(errno);
-    bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-    int error = errno;
-    if (std::fclose(file) != 0 && written) {
-        written = false;
-        error = errno;
-    }
-    if (!written) return "cannot write " + path + ": " + std::strerror(error);
-    return {};
-}
 
 // When the run began and how long it took: as the driver saw it, else from the sites file's
 // time of writing (the collector writes it at exit) less the recording's length when the
@@ -116,7 +100,7 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         for (RunLifetimes::HeapSample& sample : lifetimes.heap_samples)
             run.heap_over_time.push_back({static_cast<double>(sample.bytes_churned), sample.heap,
                                           sample.detailed, std::move(sample.held)});
-        std::string error = write_file(outputs.massif_path, massif_text(profile, sites, run));
+        std::string error = write_whole_file(outputs.massif_path, massif_text(profile, sites, run));
         if (!error.empty()) return error;
     } else if (!outputs.massif_path.empty() && deferred_error.empty()) {
         deferred_error = outputs.events_path.empty()
@@ -126,7 +110,7 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
     }
     if (!outputs.folded_path.empty()) {
         std::string error =
-            write_file(outputs.folded_path, folded_stacks(sites, outputs.folded_metric));
+            write_whole_file(outputs.folded_path, folded_stacks(sites, outputs.folded_metric));
         if (!error.empty()) return error;
     }
     if (!outputs.dhat_path.empty()) {
@@ -141,9 +125,9 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
             replayed = false;
             no_lifetimes = kSampledNoLifetimes;
         }
-        std::string error =
-            write_file(outputs.dhat_path, dhat_json(profile, sites, replayed ? &lifetimes : nullptr,
-                                                    outputs.command, no_lifetimes, end_seconds));
+        std::string error = write_whole_file(
+            outputs.dhat_path, dhat_json(profile, sites, replayed ? &lifetimes : nullptr,
+                                         outputs.command, no_lifetimes, end_seconds));
         if (!error.empty()) return error;
         if (!replayed && deferred_error.empty())
             result.warning =
@@ -152,9 +136,9 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
             result.warning = "the DHAT file's lifetimes: " + lifetimes.problem;
     }
     if (!outputs.pprof_path.empty()) {
-        std::string error =
-            write_file(outputs.pprof_path,
-                       pprof_profile(profile, sites, pprof_run(sites_path, outputs, lifetimes)));
+        std::string error = write_whole_file(
+            outputs.pprof_path,
+            pprof_profile(profile, sites, pprof_run(sites_path, outputs, lifetimes)));
         if (!error.empty()) return error;
     }
     return deferred_error;

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "memusage/live_format.h"
 #include "tmux_pane.h"
@@ -76,9 +77,9 @@ std::string figures_file(long pid) {
 
 bool process_exists(long pid) { return kill(static_cast<pid_t>(pid), 0) == 0; }
 
-// A fixture under the collector, in the background, through the driver (no view),
-// publishing as asked in its environment.
-pid_t start_profiled(const Scratch& scratch, int threads = 0) {
+// A program under the collector, in the background, through the driver (no view),
+// publishing as asked in its environment: `program` and its arguments.
+pid_t start_profiled(const Scratch& scratch, const std::vector<std::string>& program) {
     pid_t driver = fork();
     if (driver == 0) {
         // A runner started with some of these ignored (nohup, a background job) would pass
@@ -90,8 +91,11 @@ pid_t start_profiled(const Scratch& scratch, int threads = 0) {
         setenv("MEMUSAGE_LIVE", "1", 1);
         freopen("/dev/null", "w", stdout);
         freopen(scratch.file("summary").c_str(), "w", stderr);
-        execl(kDriver.c_str(), "memusage", kFixture.c_str(), scratch.path().c_str(),
-              std::to_string(threads).c_str(), static_cast<char*>(nullptr));
+        std::vector<char*> arguments{const_cast<char*>("memusage")};
+        for (const std::string& word : program)
+            arguments.push_back(const_cast<char*>(word.c_str()));
+        arguments.push_back(nullptr);
+        execv(kDriver.c_str(), arguments.data());
         _exit(127);
     }
     return driver;
@@ -191,6 +195,59 @@ TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExec) {
     ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
 }
 
+// A wrapper that execs the program with another XDG_RUNTIME_DIR: the program publishes in
+// the other directory of the user's live figures, and the view finds it there.
+TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExecIntoAnotherDirectory) {
+    Scratch scratch;
+    ASSERT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
+    std::ofstream(scratch.file("wrapper"))
+        << "read line < " << scratch.file("go") << "\nexec env -u XDG_RUNTIME_DIR " << kFixture
+        << " " << scratch.path() << "\n";
+    // The scratch directory is the user's own, closed to others: a runtime directory.
+    TmuxPane pane("XDG_RUNTIME_DIR=" + scratch.path() + " " + kDriver + " --live /bin/sh " +
+                  scratch.file("wrapper"));
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("memusage: sh (pid ", screen)) << screen;
+    EXPECT_TRUE(std::filesystem::exists(scratch.file("memusage"))) << "sh publishes there";
+    std::ofstream(scratch.file("go")) << "go\n";
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    EXPECT_TRUE(pane.wait_for("now: live_fixture (exec, was sh)", screen)) << screen;
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    EXPECT_TRUE(pane.wait_for("heap now          1048576 bytes", screen)) << screen;
+    for (const char* name : {"step2", "step3", "quit"}) scratch.touch(name);
+    ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
+}
+
+// A wrapper that execs the program without the collector (LD_PRELOAD unset): the view, on
+// the wrapper first, says the program now running publishes nothing, and shows none of the
+// wrapper's figures as if they were its.
+TEST(LiveView, SaysWhenTheProgramThatReplacesTheWatchedOneByExecIsNotProfiled) {
+    Scratch scratch;
+    ASSERT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
+    std::ofstream(scratch.file("wrapper"))
+        << "read line < " << scratch.file("go") << "\nexec env -u LD_PRELOAD " << kFixture << " "
+        << scratch.path() << "\n";
+    TmuxPane pane(kDriver + " --live /bin/sh " + scratch.file("wrapper"));
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("memusage: sh (pid ", screen)) << screen;
+    EXPECT_TRUE(pane.wait_for("heap now ", screen)) << screen;
+    std::ofstream(scratch.file("go")) << "go\n";
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    EXPECT_TRUE(pane.wait_for("now: live_fixture (exec, not profiled)", screen)) << screen;
+    EXPECT_NE(screen.find("memusage: live_fixture (pid " + std::to_string(pid) + ")"),
+              std::string::npos)
+        << screen;
+    EXPECT_NE(screen.find("no live figures: the program it exec'd publishes none"),
+              std::string::npos)
+        << screen;
+    EXPECT_EQ(screen.find("heap now "), std::string::npos) << screen;
+    for (const char* name : {"step1", "step2", "step3", "quit"}) scratch.touch(name);
+    EXPECT_TRUE(pane.wait_for("PANE-EXIT=", screen)) << screen;
+}
+
 // A /bin/sh script in `scratch` that writes its pid to DIR/shell, waits for a line in the
 // FIFO DIR/go, then starts the fixture on DIR: by exec (its pid kept), or as its child.
 std::string wrapper(const Scratch& scratch, bool by_exec) {
@@ -201,23 +258,9 @@ std::string wrapper(const Scratch& scratch, bool by_exec) {
     return scratch.file("wrapper");
 }
 
-// A process started with the profiler, publishing, in the background: `command` run by
-// the driver.
-pid_t start_profiled_command(const Scratch& scratch, const std::string& command) {
-    pid_t driver = fork();
-    if (driver == 0) {
-        setenv("MEMUSAGE_LIVE", "1", 1);
-        freopen("/dev/null", "w", stdout);
-        freopen(scratch.file("summary").c_str(), "w", stderr);
-        execl(kDriver.c_str(), "memusage", "/bin/sh", command.c_str(), static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    return driver;
-}
-
 TEST(LiveView, WatchFollowsTheProgramThatReplacesTheWatchedOneByExec) {
     Scratch scratch;
-    pid_t driver = start_profiled_command(scratch, wrapper(scratch, true));
+    pid_t driver = start_profiled(scratch, {"/bin/sh", wrapper(scratch, true)});
     long shell = scratch.wait_for("shell");
     ASSERT_GT(shell, 0);
     TmuxPane pane(kDriver + " --watch=" + std::to_string(shell));
@@ -240,7 +283,7 @@ TEST(LiveView, WatchFollowsTheProgramThatReplacesTheWatchedOneByExec) {
 
 TEST(ProcessList, ListsAChildStartedByForkAndExecNextToItsParent) {
     Scratch scratch;
-    pid_t driver = start_profiled_command(scratch, wrapper(scratch, false));
+    pid_t driver = start_profiled(scratch, {"/bin/sh", wrapper(scratch, false)});
     long shell = scratch.wait_for("shell");
     ASSERT_GT(shell, 0);
     std::ofstream(scratch.file("go")) << "go\n";
@@ -321,7 +364,7 @@ TEST(LiveView, WithSitesShowsTheTopSitesHeldNowByNameInOrder) {
 
 TEST(LiveView, FiftyThreadsEachInTheirRowLargestFirst) {
     Scratch scratch;
-    pid_t driver = start_profiled(scratch, 50);
+    pid_t driver = start_profiled(scratch, {kFixture, scratch.path(), "50"});
     long pid = scratch.wait_for("ready");
     ASSERT_GT(pid, 0);
     TmuxPane pane(kDriver + " --watch=" + std::to_string(pid));
@@ -347,7 +390,7 @@ TEST(LiveView, FiftyThreadsEachInTheirRowLargestFirst) {
 
 TEST(LiveView, ColourUnlessNoColorIsSet) {
     Scratch scratch;
-    pid_t driver = start_profiled(scratch);
+    pid_t driver = start_profiled(scratch, {kFixture, scratch.path(), "0"});
     long pid = scratch.wait_for("ready");
     ASSERT_GT(pid, 0);
     for (bool no_color : {false, true}) {
@@ -421,9 +464,9 @@ TEST(LiveView, KeysAndResizesAddNoReadingToTheHeapsCourse) {
 
 TEST(ProcessList, ListsRunningProgramsNotFinishedOrKilledOnesAndCleansUpAfterTheKilled) {
     Scratch first, second, killed;
-    pid_t first_driver = start_profiled(first);
-    pid_t second_driver = start_profiled(second, 3);
-    pid_t killed_driver = start_profiled(killed);
+    pid_t first_driver = start_profiled(first, {kFixture, first.path(), "0"});
+    pid_t second_driver = start_profiled(second, {kFixture, second.path(), "3"});
+    pid_t killed_driver = start_profiled(killed, {kFixture, killed.path(), "0"});
     long first_pid = first.wait_for("ready");
     long second_pid = second.wait_for("ready");
     long killed_pid = killed.wait_for("ready");
@@ -492,7 +535,7 @@ TEST(ProcessList, ProgramsThatDidNotAskAreNotListed) {
 TEST(Publisher, TheFileGoesWithAProgramASignalEnds) {
     for (int signal_number : {SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGPIPE}) {
         Scratch scratch;
-        pid_t driver = start_profiled(scratch);
+        pid_t driver = start_profiled(scratch, {kFixture, scratch.path(), "0"});
         long pid = scratch.wait_for("ready");
         ASSERT_GT(pid, 0);
         ASSERT_TRUE(std::filesystem::exists(figures_file(pid))) << "made before main";

@@ -120,8 +120,13 @@ TEST(CommandLine, UnreadableInputsAreRefused) {
     expect_refused(run({MEMUSAGESTAT, "--diff", dir / "missing", dir / "before.dat"}),
                    dir / "missing" + ": cannot open input file: No such file or directory");
     small_run().write(dir / "run.dat");
-    expect_refused(run({MEMUSAGESTAT, dir / "run.dat", dir / "no/such/dir/out.png"}),
-                   "cannot create output file");
+    // Made or written, an output that fails says so one way, whichever kind it is.
+    const std::string missing_dir = dir / "no/such/dir";
+    for (const char* name : {"/out.png", "/out.svg", "/out.pdf"})
+        expect_refused(run({MEMUSAGESTAT, dir / "run.dat", missing_dir + name}),
+                       "cannot write " + missing_dir + name + ": No such file or directory");
+    expect_refused(run({MEMUSAGESTAT, "--html=" + missing_dir + "/out.html", dir / "run.dat"}),
+                   "cannot write " + missing_dir + "/out.html: No such file or directory");
 }
 
 TEST(CommandLine, RandomBytesGiveAPictureOrAMessageNeverACrash) {

@@ -103,6 +103,18 @@ TEST(Screen, AProgramFollowedThroughExecIsSaidUnderTheTitleTheRowsKeepTheirPlace
               "now: python3.12 (exec, was bash)");
 }
 
+TEST(Screen, AProgramExecdWithoutTheCollectorIsNamedAndNoFiguresAreShown) {
+    ScreenState state;
+    state.program = "live_fixture";
+    state.pid = 42;
+    state.exec_from = "sh";
+    state.not_profiled = true;
+    std::vector<std::string> lines = screen_lines(FigureHistory(), state, {}, 80, 24);
+    EXPECT_EQ(lines[0].rfind("memusage: live_fixture (pid 42)", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[1], "now: live_fixture (exec, not profiled)");
+    EXPECT_EQ(lines[2], "no live figures: the program it exec'd publishes none");
+}
+
 TEST(Screen, WithSitesTheThreadsTakeAFewRowsAndTheSitesTheRest) {
     FigureHistory history;
     history.add(reading(0, 4096, 1, 4096));

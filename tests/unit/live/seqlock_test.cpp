@@ -69,7 +69,7 @@ TEST(Seqlock, ReaderGetsOnlyWholeCopiesFromABusyWriter) {
     memusage::live::SharedFigures writer;
     ASSERT_EQ(writer.create("seqlock_test", 0), nullptr);
     memusage::live::LiveFiguresFile reader;
-    ASSERT_EQ(reader.open_process(getpid()), "");
+    ASSERT_TRUE(reader.open_process(getpid()).empty());
     EXPECT_EQ(reader.program(), "seqlock_test");
     EXPECT_EQ(reader.header().pid, static_cast<uint32_t>(getpid()));
 

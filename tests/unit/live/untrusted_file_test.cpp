@@ -124,9 +124,9 @@ TEST(UntrustedFile, AFifoUnderTheNameIsRefusedWithoutWaitingForAWriter) {
     memusage::live::LiveFiguresFile file;
     // Without O_NONBLOCK the open waits for a writer for ever (the test's time limit).
     // (Then what /dev/shm holds, as the second place.)
-    EXPECT_EQ(
-        file.open_process(getpid()).find(path + ": not a regular file, not a live-figures file"),
-        0u);
+    EXPECT_EQ(looked_text(file.open_process(getpid()))
+                  .find(path + ": not a regular file, not a live-figures file"),
+              0u);
     EXPECT_FALSE(listed());
     EXPECT_TRUE(std::filesystem::exists(path)) << "not this reader's to remove";
 }
@@ -137,7 +137,7 @@ TEST(UntrustedFile, ALinkUnderTheNameIsRefused) {
     write_file(target, *live_header("linked"));
     ASSERT_EQ(symlink(target.c_str(), runtime.file(getpid()).c_str()), 0);
     memusage::live::LiveFiguresFile file;
-    EXPECT_NE(file.open_process(getpid()).find("a symbolic link"), std::string::npos);
+    EXPECT_NE(looked_text(file.open_process(getpid())).find("a symbolic link"), std::string::npos);
     EXPECT_FALSE(listed());
 }
 
@@ -148,10 +148,12 @@ TEST(UntrustedFile, AFileOfAnotherUserIsNotRead) {
     std::string path = runtime.file(getpid());
     write_file(path, *live_header("forged"));
     memusage::live::LiveFiguresFile file;
-    ASSERT_EQ(file.open_process(getpid()), "") << "the user's own is read";
+    ASSERT_TRUE(file.open_process(getpid()).empty()) << "the user's own is read";
     ASSERT_TRUE(listed());
     ASSERT_EQ(chown(path.c_str(), nobody(), 0), 0);
-    EXPECT_EQ(file.open_process(getpid()).find(path + ": a file of another user's, not read"), 0u);
+    EXPECT_EQ(looked_text(file.open_process(getpid()))
+                  .find(path + ": a file of another user's, not read"),
+              0u);
     EXPECT_FALSE(listed());
     EXPECT_TRUE(std::filesystem::exists(path)) << "another user's file is left alone";
 }
@@ -162,7 +164,7 @@ TEST(UntrustedFile, AFileNamedForOneProcessWithAnothersFiguresIsRefused) {
     header->pid = 1;
     write_file(runtime.file(getpid()), *header);
     memusage::live::LiveFiguresFile file;
-    EXPECT_NE(file.open_process(getpid()).find("another process"), std::string::npos);
+    EXPECT_NE(looked_text(file.open_process(getpid())).find("another process"), std::string::npos);
     EXPECT_FALSE(listed());
 }
 
@@ -175,7 +177,7 @@ TEST(UntrustedFile, CountsPastTheLayoutAreCut) {
     for (auto& site : header->figures.sites) site.depth = 1u << 31;
     write_file(runtime.file(getpid()), *header);
     memusage::live::LiveFiguresFile file;
-    ASSERT_EQ(file.open_process(getpid()), "");
+    ASSERT_TRUE(file.open_process(getpid()).empty());
     memusage::live_format::Figures figures;
     ASSERT_TRUE(file.read(figures));
     EXPECT_EQ(figures.thread_rows, memusage::live_format::kThreadRows);
@@ -186,7 +188,7 @@ TEST(UntrustedFile, CountsPastTheLayoutAreCut) {
     // The program's name: its 64 bytes at most, with no terminating zero.
     std::memset(header->program, 'x', sizeof header->program);
     write_file(runtime.file(getpid()), *header);
-    ASSERT_EQ(file.open_process(getpid()), "");
+    ASSERT_TRUE(file.open_process(getpid()).empty());
     EXPECT_EQ(file.program(), std::string(sizeof header->program, 'x'));
 }
 
@@ -197,7 +199,7 @@ TEST(UntrustedFile, AFileTruncatedUnderItsReaderFailsToReadAndDoesNotCrashIt) {
     memusage::live::SharedFigures writer;
     ASSERT_EQ(writer.create("truncated_test", 0), nullptr);
     memusage::live::LiveFiguresFile reader;
-    ASSERT_EQ(reader.open_process(getpid()), "");
+    ASSERT_TRUE(reader.open_process(getpid()).empty());
     memusage::live_format::Figures figures;
     ASSERT_TRUE(reader.read(figures));
     std::string path = runtime.file(getpid());
