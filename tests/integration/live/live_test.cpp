@@ -171,14 +171,29 @@ TEST(LiveView, ShowsTheHeapStepByStepAndQuittingLeavesTheProgramAndItsSummary) {
     EXPECT_FALSE(std::filesystem::exists(figures_file(pid))) << "the file goes at exit";
 }
 
+// A /bin/sh script in `scratch` that writes its pid to DIR/shell, waits for a line in the
+// FIFO DIR/go, then starts the fixture on DIR with `start` before it: "exec " (its pid
+// kept, with `env -u VARIABLE` to run it without one), or nothing (as its child).
+std::string wrapper(const Scratch& scratch, const std::string& start) {
+    EXPECT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
+    std::ofstream(scratch.file("wrapper"))
+        << "echo $$ > " << scratch.file("shell") << "\nread line < " << scratch.file("go") << "\n"
+        << start << kFixture << " " << scratch.path() << "\n";
+    return scratch.file("wrapper");
+}
+
+// The fixture's first step, a mebibyte allocated, seen in the view `pane`.
+void expect_the_first_step_in_view(const Scratch& scratch, TmuxPane& pane, std::string& screen) {
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    EXPECT_TRUE(pane.wait_for("heap now          1048576 bytes", screen)) << screen;
+}
+
 // A wrapper that execs the real program, as version managers' shims do: the view, on the
 // wrapper first, follows the pid to the program and says so.
 TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExec) {
     Scratch scratch;
-    ASSERT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
-    std::ofstream(scratch.file("wrapper")) << "read line < " << scratch.file("go") << "\nexec "
-                                           << kFixture << " " << scratch.path() << "\n";
-    TmuxPane pane(kDriver + " --live /bin/sh " + scratch.file("wrapper"));
+    TmuxPane pane(kDriver + " --live /bin/sh " + wrapper(scratch, "exec "));
     std::string screen;
     ASSERT_TRUE(pane.wait_for("memusage: sh (pid ", screen)) << screen;
     // The wrapper goes on: it waits in the FIFO's open until this end opens too.
@@ -188,9 +203,7 @@ TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExec) {
     EXPECT_TRUE(pane.wait_for("memusage: live_fixture (pid " + std::to_string(pid) + ")", screen))
         << screen;
     EXPECT_NE(screen.find("now: live_fixture (exec, was sh)"), std::string::npos) << screen;
-    scratch.touch("step1");
-    ASSERT_GT(scratch.wait_for("done1"), 0);
-    EXPECT_TRUE(pane.wait_for("heap now          1048576 bytes", screen)) << screen;
+    expect_the_first_step_in_view(scratch, pane, screen);
     for (const char* name : {"step2", "step3", "quit"}) scratch.touch(name);
     ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
 }
@@ -199,13 +212,9 @@ TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExec) {
 // the other directory of the user's live figures, and the view finds it there.
 TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExecIntoAnotherDirectory) {
     Scratch scratch;
-    ASSERT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
-    std::ofstream(scratch.file("wrapper"))
-        << "read line < " << scratch.file("go") << "\nexec env -u XDG_RUNTIME_DIR " << kFixture
-        << " " << scratch.path() << "\n";
     // The scratch directory is the user's own, closed to others: a runtime directory.
     TmuxPane pane("XDG_RUNTIME_DIR=" + scratch.path() + " " + kDriver + " --live /bin/sh " +
-                  scratch.file("wrapper"));
+                  wrapper(scratch, "exec env -u XDG_RUNTIME_DIR "));
     std::string screen;
     ASSERT_TRUE(pane.wait_for("memusage: sh (pid ", screen)) << screen;
     EXPECT_TRUE(std::filesystem::exists(scratch.file("memusage"))) << "sh publishes there";
@@ -213,9 +222,7 @@ TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExecIntoAnotherDirect
     long pid = scratch.wait_for("ready");
     ASSERT_GT(pid, 0);
     EXPECT_TRUE(pane.wait_for("now: live_fixture (exec, was sh)", screen)) << screen;
-    scratch.touch("step1");
-    ASSERT_GT(scratch.wait_for("done1"), 0);
-    EXPECT_TRUE(pane.wait_for("heap now          1048576 bytes", screen)) << screen;
+    expect_the_first_step_in_view(scratch, pane, screen);
     for (const char* name : {"step2", "step3", "quit"}) scratch.touch(name);
     ASSERT_TRUE(pane.wait_for("PANE-EXIT=0", screen)) << screen;
 }
@@ -225,11 +232,7 @@ TEST(LiveView, FollowsTheProgramThatReplacesTheWatchedOneByExecIntoAnotherDirect
 // wrapper's figures as if they were its.
 TEST(LiveView, SaysWhenTheProgramThatReplacesTheWatchedOneByExecIsNotProfiled) {
     Scratch scratch;
-    ASSERT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
-    std::ofstream(scratch.file("wrapper"))
-        << "read line < " << scratch.file("go") << "\nexec env -u LD_PRELOAD " << kFixture << " "
-        << scratch.path() << "\n";
-    TmuxPane pane(kDriver + " --live /bin/sh " + scratch.file("wrapper"));
+    TmuxPane pane(kDriver + " --live /bin/sh " + wrapper(scratch, "exec env -u LD_PRELOAD "));
     std::string screen;
     ASSERT_TRUE(pane.wait_for("memusage: sh (pid ", screen)) << screen;
     EXPECT_TRUE(pane.wait_for("heap now ", screen)) << screen;
@@ -248,19 +251,9 @@ TEST(LiveView, SaysWhenTheProgramThatReplacesTheWatchedOneByExecIsNotProfiled) {
     EXPECT_TRUE(pane.wait_for("PANE-EXIT=", screen)) << screen;
 }
 
-// A /bin/sh script in `scratch` that writes its pid to DIR/shell, waits for a line in the
-// FIFO DIR/go, then starts the fixture on DIR: by exec (its pid kept), or as its child.
-std::string wrapper(const Scratch& scratch, bool by_exec) {
-    EXPECT_EQ(mkfifo(scratch.file("go").c_str(), 0600), 0);
-    std::ofstream(scratch.file("wrapper"))
-        << "echo $$ > " << scratch.file("shell") << "\nread line < " << scratch.file("go") << "\n"
-        << (by_exec ? "exec " : "") << kFixture << " " << scratch.path() << "\n";
-    return scratch.file("wrapper");
-}
-
 TEST(LiveView, WatchFollowsTheProgramThatReplacesTheWatchedOneByExec) {
     Scratch scratch;
-    pid_t driver = start_profiled(scratch, {"/bin/sh", wrapper(scratch, true)});
+    pid_t driver = start_profiled(scratch, {"/bin/sh", wrapper(scratch, "exec ")});
     long shell = scratch.wait_for("shell");
     ASSERT_GT(shell, 0);
     TmuxPane pane(kDriver + " --watch=" + std::to_string(shell));
@@ -269,9 +262,7 @@ TEST(LiveView, WatchFollowsTheProgramThatReplacesTheWatchedOneByExec) {
         << screen;
     std::ofstream(scratch.file("go")) << "go\n";
     ASSERT_EQ(scratch.wait_for("ready"), shell) << "exec keeps the pid";
-    scratch.touch("step1");
-    ASSERT_GT(scratch.wait_for("done1"), 0);
-    EXPECT_TRUE(pane.wait_for("heap now          1048576 bytes", screen)) << screen;
+    expect_the_first_step_in_view(scratch, pane, screen);
     EXPECT_NE(screen.find("memusage: live_fixture (pid " + std::to_string(shell) + ")"),
               std::string::npos)
         << screen;
@@ -283,7 +274,7 @@ TEST(LiveView, WatchFollowsTheProgramThatReplacesTheWatchedOneByExec) {
 
 TEST(ProcessList, ListsAChildStartedByForkAndExecNextToItsParent) {
     Scratch scratch;
-    pid_t driver = start_profiled(scratch, {"/bin/sh", wrapper(scratch, false)});
+    pid_t driver = start_profiled(scratch, {"/bin/sh", wrapper(scratch, "")});
     long shell = scratch.wait_for("shell");
     ASSERT_GT(shell, 0);
     std::ofstream(scratch.file("go")) << "go\n";
