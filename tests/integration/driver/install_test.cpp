@@ -12,6 +12,13 @@ namespace {
 
 using InstallTest = ScratchDirectoryTest;
 
+// `command` through the shell, its output into `log`; true when it exited 0 (else said).
+bool runs_whole(const std::string& command, const std::string& log) {
+    int status = std::system((command + " > '" + log + "' 2>&1").c_str());
+    EXPECT_EQ(status, 0) << command << "\n" << read_file(log);
+    return status == 0;
+}
+
 TEST_F(InstallTest, InstalledDriverPreloadsTheInstalledCollector) {
     std::string prefix = in_scratch("prefix");
     std::string command = std::string("'") + CMAKE_COMMAND_PATH + "' --install '" +
@@ -91,11 +98,7 @@ TEST_F(InstallTest, TheCollectorGoesToTheArchitecturesPrivateDirectory) {
 TEST_F(InstallTest, TheApiHeaderBuildsThroughPkgConfigAndCMake) {
     std::string prefix = in_scratch("prefix");
     std::string log = in_scratch("log");
-    auto system_ok = [&](const std::string& command) {
-        int status = std::system((command + " > '" + log + "' 2>&1").c_str());
-        EXPECT_EQ(status, 0) << command << "\n" << read_file(log);
-        return status == 0;
-    };
+    auto system_ok = [&](const std::string& command) { return runs_whole(command, log); };
     ASSERT_TRUE(system_ok(std::string("'") + CMAKE_COMMAND_PATH + "' --install '" +
                           PROJECT_BUILD_DIR + "' --prefix '" + prefix + "'"));
     ASSERT_TRUE(std::filesystem::exists(prefix + "/include/memusage/memusage.h"));
@@ -145,11 +148,7 @@ TEST_F(InstallTest, TheApiHeaderBuildsThroughPkgConfigAndCMake) {
 TEST_F(InstallTest, TheLiveFiguresHeadersBuildAReaderOfOnesOwn) {
     std::string prefix = in_scratch("prefix");
     std::string log = in_scratch("log");
-    auto system_ok = [&](const std::string& command) {
-        int status = std::system((command + " > '" + log + "' 2>&1").c_str());
-        EXPECT_EQ(status, 0) << command << "\n" << read_file(log);
-        return status == 0;
-    };
+    auto system_ok = [&](const std::string& command) { return runs_whole(command, log); };
     ASSERT_TRUE(system_ok(std::string("'") + CMAKE_COMMAND_PATH + "' --install '" +
                           PROJECT_BUILD_DIR + "' --prefix '" + prefix + "'"));
     for (const char* header : {"live_format.h", "live_directory.h"})
