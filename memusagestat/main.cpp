@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "commit_id.h"  // generated at every build: MEMUSAGE_COMMIT
+#include "html/html_report.h"
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
 #include "memusagestat/symbols.h"
-#include "report/html_report.h"
 #include "reports/diff_report.h"
 #include "reports/duration.h"
 #include "reports/sites_outputs.h"

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "report/html_report.h"
+#include "html/html_report.h"
 
 namespace memusage {
 namespace {

@@ -16,9 +16,8 @@
 #include "heap/allocation_gate.h"
 #include "heap/block.h"
 #include "heap/counting_extras.h"
-#include "intercept/fatal_signals.h"
+#include "intercept/ending_signals.h"
 #include "intercept/sampler.h"
-#include "live/publisher.h"
 #include "memusage/live_format.h"
 #include "memusage/summary.h"
 #include "memusage/summary_format.h"
@@ -26,6 +25,7 @@
 #include "platform/owned_file.h"
 #include "platform/quiet_writes.h"
 #include "platform/stacks.h"
+#include "publish/publisher.h"
 #include "record/events_file.h"
 #include "record/output_claim.h"
 #include "record/summary_file.h"
@@ -160,7 +160,7 @@ bool use_color(int fd) {
 void on_thread_exit(void* value) {
     auto* log = static_cast<ThreadLog*>(value);
     if (config.thread_table || config.events != nullptr) prctl(PR_GET_NAME, log->name);
-    fatal_signals::take_back_thread_stack(log->signal_stack);
+    ending_signals::take_back_thread_stack(log->signal_stack);
     sites::end_thread();
     recorder.end_thread(log);
 }
@@ -171,9 +171,9 @@ void on_thread_exit(void* value) {
 // without waiting. Its own calls are not counted meanwhile: a signal handler that
 // allocates there would find the recorder half-repaired.
 void after_fork_in_child() {
-    live::after_fork_in_child();   // the live figures' file is the parent's
-    sites::after_fork_in_child();  // the sites file is the parent's, whatever the state
-    figures_file.close();          // and so is the summary file
+    publish::after_fork_in_child();  // the live figures' file is the parent's
+    sites::after_fork_in_child();    // the sites file is the parent's, whatever the state
+    figures_file.close();            // and so is the summary file
     if (state.load(std::memory_order_acquire) != State::active) return;
     ThreadLog* counting = counting_log;
     counting_log = nullptr;
@@ -217,7 +217,7 @@ void on_fatal_signal(int signal_number) {
     State expected = State::active;
     if (state.compare_exchange_strong(expected, State::finished)) {
         sampler::stop();
-        live::stop();
+        publish::stop();
         if (recorder.finish_file_after_crash(cycle_counter(), thread_log)) finish_sites(true);
     }
     raise(signal_number);
@@ -237,7 +237,7 @@ void install_where_default(const int (&signals)[N], void (*handler)(int), int fl
         action.sa_flags = SA_RESETHAND | SA_NODEFER | flags;
         sigemptyset(&action.sa_mask);
         if (original::sigaction(signal_number, &action, nullptr) != 0) continue;
-        fatal_signals::hold(signal_number);
+        ending_signals::hold(signal_number);
     }
 }
 
@@ -249,7 +249,7 @@ void install_fatal_signal_handlers() {
     install_where_default(kFatalSignals, on_fatal_signal, SA_ONSTACK);
     sigset_t inherited;
     if (original::pthread_sigmask(SIG_BLOCK, nullptr, &inherited) == 0 &&
-        fatal_signals::blocks_held_fault(&inherited))
+        ending_signals::blocks_held_fault(&inherited))
         recorder.keep_file_complete(nullptr, false);
 }
 
@@ -258,7 +258,7 @@ void install_fatal_signal_handlers() {
 // done here: without the live figures these signals end the program as under glibc's
 // collector, and they still do.
 void on_ending_signal(int signal_number) {
-    live::before_signal_death();
+    publish::before_signal_death();
     raise(signal_number);
 }
 
@@ -384,8 +384,8 @@ void start_live_publisher() {
     ThreadLog* counting = counting_log;
     counting_log = nullptr;
     collector_busy = true;
-    if (const char* problem = live::start(recorder, program_invocation_short_name,
-                                          config.trace_mmap ? live_format::kMmapRows : 0))
+    if (const char* problem = publish::start(recorder, program_invocation_short_name,
+                                             config.trace_mmap ? live_format::kMmapRows : 0))
         warn(live_format::kNotPublished, problem);
     else
         install_ending_signal_handlers();
@@ -402,7 +402,7 @@ __attribute__((destructor)) void finish_with_program() {
     if (!state.compare_exchange_strong(expected, State::finished)) return;
     counting_log = nullptr;
     sampler::stop();
-    live::stop();
+    publish::stop();
     if ((config.thread_table || config.events != nullptr) && thread_log != nullptr)
         prctl(PR_GET_NAME, thread_log->name);
     bool complete = recorder.finish(totals, cycle_counter(), thread_log);
@@ -437,7 +437,7 @@ ThreadLog* attach_calling_thread(uintptr_t stack_start, StackRange own_stack) {
         log->stack_capture_above = stack_peaks::enabled ? 0 : UINT64_MAX;
         thread_log = log;
         pthread_setspecific(thread_key, log);
-        fatal_signals::give_thread_a_stack(log->signal_stack);
+        ending_signals::give_thread_a_stack(log->signal_stack);
         sites::prepare_thread();  // what it allocates is the collector's, not the program's
     }
     collector_busy = false;

@@ -12,13 +12,13 @@
 
 #include "heap/tracked_heap.h"
 #include "intercept/collector.h"
-#include "intercept/fatal_signals.h"
+#include "intercept/ending_signals.h"
 #include "intercept/sampler.h"
 #include "intercept/thread_start.h"
 #include "intercept/traced_maps.h"
-#include "live/publisher.h"
 #include "platform/originals.h"
 #include "platform/pages.h"
+#include "publish/publisher.h"
 
 #define MEMUSAGE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -88,10 +88,10 @@ void* aligned_allocation(void* (*original_function)(size_t, size_t), size_t alig
 template <typename Exec>
 int with_sampling_paused(Exec exec) {
     bool was_sampling = sampler::pause_for_exec();
-    live::before_exec();
+    publish::before_exec();
     int result = exec();
     int saved_errno = errno;
-    live::after_failed_exec();
+    publish::after_failed_exec();
     sampler::resume_after_failed_exec(was_sampling);
     errno = saved_errno;
     return result;
@@ -139,12 +139,12 @@ int exec_searching(const char* file, char* const argv[]) {
 void program_takes_signal(int signal_number) {
     if (collector::current_state() != State::active) return;
     sampler::yield_to_program(signal_number);
-    fatal_signals::release_to_program(signal_number);
+    ending_signals::release_to_program(signal_number);
 }
 
 // Our handler stands where the program set nothing: it reads the default back.
 bool ours(int signal_number) {
-    return fatal_signals::holds(signal_number) || sampler::holds(signal_number);
+    return ending_signals::holds(signal_number) || sampler::holds(signal_number);
 }
 
 // The program blocks a fault our handler holds, now (a mask) or whenever its handler
@@ -164,7 +164,7 @@ int set_action(Original original_function, int signal_number, const struct sigac
         program_takes_signal(signal_number);
         bool handler = (action->sa_flags & SA_SIGINFO) != 0 ||
                        (action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN);
-        note_blocked_faults(handler && fatal_signals::blocks_held_fault(&action->sa_mask));
+        note_blocked_faults(handler && ending_signals::blocks_held_fault(&action->sa_mask));
     }
     int result = original_function(signal_number, action, old_action);
     if (result == 0 && old_action != nullptr && ours_before) {
@@ -187,7 +187,7 @@ sighandler_t set_handler(Original original_function, int signal_number, sighandl
 // True when `mask`, set with `how`, blocks a fault our handler holds.
 bool blocks_held_fault(int how, const sigset_t* mask) {
     collector::current_state();  // the originals are known
-    return mask != nullptr && how != SIG_UNBLOCK && fatal_signals::blocks_held_fault(mask);
+    return mask != nullptr && how != SIG_UNBLOCK && ending_signals::blocks_held_fault(mask);
 }
 
 }  // namespace
@@ -430,7 +430,7 @@ MEMUSAGE_EXPORT sighandler_t sigset(int signal_number, sighandler_t disposition)
         sigset_t held;
         sigemptyset(&held);
         sigaddset(&held, signal_number);
-        note_blocked_faults(fatal_signals::blocks_held_fault(&held));
+        note_blocked_faults(ending_signals::blocks_held_fault(&held));
         sighandler_t previous = original::sigset(signal_number, disposition);
         return ours(signal_number) && previous != SIG_ERR && previous != SIG_HOLD ? SIG_DFL
                                                                                   : previous;
@@ -483,13 +483,13 @@ MEMUSAGE_EXPORT int pthread_sigmask(int how, const sigset_t* mask, sigset_t* old
 
 MEMUSAGE_EXPORT int sigblock(int mask) {
     collector::current_state();  // the originals are known
-    note_blocked_faults(fatal_signals::blocks_held_fault(mask));
+    note_blocked_faults(ending_signals::blocks_held_fault(mask));
     return original::sigblock(mask);
 }
 
 MEMUSAGE_EXPORT int sigsetmask(int mask) {
     collector::current_state();
-    note_blocked_faults(fatal_signals::blocks_held_fault(mask));
+    note_blocked_faults(ending_signals::blocks_held_fault(mask));
     return original::sigsetmask(mask);
 }
 

@@ -143,7 +143,7 @@ class Recorder {
     // The whole process's counters and peaks as they stand: exact for the asking thread
     // and for threads that ended, a moment's reading for threads still running.
     void snapshot(Stats& totals, ThreadLog* own);
-    // The live figures (live/publisher.h), from a thread that records nothing: the same
+    // The live figures (publish/publisher.h), from a thread that records nothing: the same
     // snapshot, the current heap, and each running thread's own counters through `visit`.
     // False, with nothing read, once the run is ending.
     struct RunningThread {

@@ -54,7 +54,7 @@ struct ThreadLog {
     uint64_t latest_block;
     uint64_t latest_calls;
     // The alternate signal stack of the thread that has the log, kept with the log so
-    // that the next thread to have it needs no new one (fatal_signals.h).
+    // that the next thread to have it needs no new one (ending_signals.h).
     void* signal_stack;
     // For the per-thread table (owner only, and kept only while the table is on).
     uint64_t stack_peak;  // the deepest this thread's stack went

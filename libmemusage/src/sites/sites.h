@@ -43,7 +43,7 @@ const char* start_stack_peaks_only(const char* path, long owner);
 // What the recorder's stream keeps the figures in; null when sites are off.
 SiteAccounts* accounts();
 
-// A site holding blocks now, for the live figures (live/publisher.h).
+// A site holding blocks now, for the live figures (publish/publisher.h).
 struct HeldNow {
     uint64_t bytes, blocks;   // in bytes and blocks (sampled: the weighted estimates)
     const uintptr_t* frames;  // innermost first, the collector's own left out

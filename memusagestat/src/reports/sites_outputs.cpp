@@ -9,7 +9,7 @@
 #include "reports/leak_report.h"
 #include "reports/long_lived_report.h"
 #include "reports/sites_report.h"
-#include "reports/stack_peak_report.h"
+#include "reports/stack_peaks_report.h"
 #include "sites/shown_sites.h"
 #include "sites/site_replay.h"
 

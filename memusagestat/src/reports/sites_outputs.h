@@ -14,7 +14,7 @@ namespace memusagestat {
 struct SitesOutputs {
     bool rankings = false;    // the three rankings (sites_report.h)
     unsigned top = 10;        // sites per ranking, and threads besides the main one
-    bool stack_peak = false;  // the stack peak report (stack_peak_report.h), if the file has one
+    bool stack_peak = false;  // the stack peak report (stack_peaks_report.h), if the file has one
     bool leaks = false;       // the leak report (leak_report.h)
     std::string folded_path;  // write folded stacks here, if not empty
     FoldedMetric folded_metric = FoldedMetric::peak;

@@ -39,7 +39,7 @@ for piece in "${pieces[@]}" "${file_pieces[@]}"; do
     dir=$build_dir/pieces/$piece
     cmake -S "$source_dir" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF \
         -DMEMUSAGE_BENCH_OFF="$piece" >/dev/null
-    cmake --build "$dir" -j"$(nproc)" --target memusage >/dev/null
+    cmake --build "$dir" -j"$(nproc)" --target memusage_collector >/dev/null
     collector_of[$piece]=$(find "$dir" -name libmemusage.so -print -quit)
 done
 

@@ -9,7 +9,7 @@ build_dir=${1:-$source_dir/build-bench}
 glibc=${GLIBC_LIBMEMUSAGE:-/usr/lib/x86_64-linux-gnu/libmemusage.so}
 
 cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMUSAGE_TESTS=OFF >/dev/null
-cmake --build "$build_dir" -j"$(nproc)" --target memusage >/dev/null
+cmake --build "$build_dir" -j"$(nproc)" --target memusage_collector >/dev/null
 # The build's own library, not one of bench_pieces.sh's (built beside it, in pieces/).
 # (Its directory, lib/<multiarch>/memusage or lib/memusage, is the one CMake chose.)
 ours=$build_dir/$(sed -n 's/^MEMUSAGE_COLLECTOR_DIR:INTERNAL=//p' "$build_dir/CMakeCache.txt")/libmemusage.so

@@ -34,7 +34,7 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DMEMUSAGE_TESTS=OFF >/dev/null
 fi
-cmake --build "$build_dir" -j2 --target memusagestat memusage memusage_driver >/dev/null
+cmake --build "$build_dir" -j2 --target memusagestat memusage_collector memusage_driver >/dev/null
 ours=${MEMUSAGESTAT:-$build_dir/bin/memusagestat}
 driver=$build_dir/bin/memusage
 helpers=$build_dir/bench-stat

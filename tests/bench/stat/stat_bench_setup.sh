@@ -9,7 +9,7 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DMEMUSAGE_TESTS=OFF >/dev/null
 fi
-cmake --build "$build_dir" -j2 --target memusagestat memusage >/dev/null
+cmake --build "$build_dir" -j2 --target memusagestat memusage_collector >/dev/null
 ours=$build_dir/bin/memusagestat
 helpers=$build_dir/bench-stat
 mkdir -p "$helpers"

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "live/live_figures_file.h"
-#include "live/shared_figures.h"
+#include "publish/shared_figures.h"
 #include "runtime_directory.h"
 
 namespace {
@@ -66,7 +66,7 @@ TEST(Seqlock, AnOddCounterMeansAWriteInProgress) {
 // the writer publishing as fast as it can.
 TEST(Seqlock, ReaderGetsOnlyWholeCopiesFromABusyWriter) {
     RuntimeDirectory directory;
-    memusage::live::SharedFigures writer;
+    memusage::publish::SharedFigures writer;
     ASSERT_EQ(writer.create("seqlock_test", 0), nullptr);
     memusage::live::LiveFiguresFile reader;
     ASSERT_TRUE(reader.open_process(getpid()).empty());

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "live/live_figures_file.h"
-#include "live/shared_figures.h"
+#include "publish/shared_figures.h"
 
 namespace {
 
@@ -40,7 +40,7 @@ TEST(Staleness, TheProcessItselfIsLive) {
     ASSERT_TRUE(start.has_value());
     EXPECT_GT(*start, 0u);
     // The collector's reading (async-signal-safe, no allocation) agrees with the driver's.
-    EXPECT_EQ(memusage::live::start_ticks_of(getpid()), *start);
+    EXPECT_EQ(memusage::publish::start_ticks_of(getpid()), *start);
     EXPECT_FALSE(memusage::live::is_stale(*header_for(getpid(), *start)));
 }
 

@@ -14,8 +14,8 @@
 #include <memory>
 
 #include "live/live_figures_file.h"
-#include "live/shared_figures.h"
 #include "memusage/live_directory.h"
+#include "publish/shared_figures.h"
 #include "runtime_directory.h"
 
 namespace {
@@ -90,7 +90,7 @@ TEST(LiveDirectory, TheCollectorPublishesOnlyInARealDirectoryOfTheUsersClosedToO
     std::string elsewhere = runtime.base() + "/elsewhere";
     mkdir(elsewhere.c_str(), 0700);
     auto refusal = [&] {
-        memusage::live::SharedFigures figures;
+        memusage::publish::SharedFigures figures;
         const char* problem = figures.create("untrusted_test", 0);
         std::string said = problem != nullptr ? problem : "";
         if (problem == nullptr) figures.remove();
@@ -196,7 +196,7 @@ TEST(UntrustedFile, CountsPastTheLayoutAreCut) {
 // open: the reader's copies fail; a mapped reader would die of SIGBUS.
 TEST(UntrustedFile, AFileTruncatedUnderItsReaderFailsToReadAndDoesNotCrashIt) {
     RuntimeDirectory runtime;
-    memusage::live::SharedFigures writer;
+    memusage::publish::SharedFigures writer;
     ASSERT_EQ(writer.create("truncated_test", 0), nullptr);
     memusage::live::LiveFiguresFile reader;
     ASSERT_TRUE(reader.open_process(getpid()).empty());

@@ -1,0 +1,22 @@
+// memusagestat --html and memusage --html: the one HTML file of a run, the page
+// (web/report_page.h) with the report's data (page_data.h) in it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "html/page_data.h"
+
+namespace memusagestat {
+
+// The page with `data` in its place: JSON in which every "<" is written "\u003c", so that
+// no text of the run ("</script>" in a name) can end the element that holds it.
+std::string report_html(const nlohmann::json& data);
+
+// Builds the report of the request's files and writes it to `out_path`. An empty string on
+// success, else a message for the user; `warnings` as build_report_data's.
+std::string write_html_report(const HtmlReportRequest& request, const std::string& out_path,
+                              std::vector<std::string>& warnings, const ReportBounds& bounds = {});
+
+}  // namespace memusagestat
