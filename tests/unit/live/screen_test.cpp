@@ -10,7 +10,7 @@ namespace {
 
 using memusage::Call;
 using memusage::live_format::Figures;
-using namespace memusage::publish;
+using namespace memusage::live;
 
 Figures reading(uint64_t second, uint64_t heap, uint64_t mallocs, uint64_t bytes) {
     Figures figures{};
