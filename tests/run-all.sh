@@ -8,6 +8,18 @@ timed() {
     "$@"
     echo "run-all.sh: $* took $((SECONDS - start)) s" >&2
 }
+# The product's line and branch coverage by the asan preset's tests (gcovr): the totals,
+# then the ten files least covered. Branches the compiler adds for exceptions are left out:
+# they are not the code's own decisions.
+coverage() {
+    local report
+    report=$(gcovr --root . --filter 'libmemusage/' --filter 'memusage/' --filter 'memusagestat/' \
+        --exclude-throw-branches --exclude-unreachable-branches --sort-percentage \
+        --print-summary build-asan)
+    echo "run-all.sh: the ten files the tests cover least (lines):"
+    awk '/^-+$/ { rules++; next } rules == 2 && n < 10 { print; n++ }' <<<"$report"
+    grep -E '^(lines|branches): ' <<<"$report"
+}
 # The sources keep the root .clang-format's layout.
 find libmemusage memusage memusagestat tests -name '*.c' -o -name '*.cpp' -o -name '*.h' |
     xargs clang-format --dry-run --Werror
@@ -15,10 +27,17 @@ find libmemusage memusage memusagestat tests -name '*.c' -o -name '*.cpp' -o -na
 # (eslint.config.mjs), with the versions package-lock.json pins.
 npx --no-install prettier --check memusagestat/web tests/browser
 npx --no-install eslint memusagestat/web tests/browser
-timed cmake --workflow --preset asan   # the tools and the unit tests under ASan and UBSan
+# The tools and the unit tests under ASan and UBSan; the same build counts the lines and
+# branches its tests run (MEMUSAGE_COVERAGE), from counters zeroed first.
+[ ! -d build-asan ] || find build-asan -name '*.gcda' -delete
+timed cmake --workflow --preset asan
+timed coverage
 timed cmake --workflow --preset tsan   # the collector's threaded tests under TSan
-timed cmake --workflow --preset fuzz   # the data-file reader under libFuzzer, for a bounded time
+timed cmake --workflow --preset fuzz   # the three readers under libFuzzer, for a bounded time
 timed cmake --workflow --preset default  # the release build with -Werror
+# clang-tidy (.clang-tidy: its checks, and why some are left out) on the product's sources,
+# from the release build's compile database: any finding fails the run.
+timed run-clang-tidy -p build -j2 -quiet "^$PWD/(libmemusage|memusage|memusagestat)/.*\.(c|cpp)\$"
 # The Debian package from the release build: lintian, installed beside glibc's tools, run,
 # removed (tests/package/check.sh).
 timed tests/package/check.sh
