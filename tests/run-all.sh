@@ -16,9 +16,12 @@ coverage() {
     report=$(gcovr --root . --filter 'libmemusage/' --filter 'memusage/' --filter 'memusagestat/' \
         --exclude-throw-branches --exclude-unreachable-branches --sort-percentage \
         --print-summary build-asan)
-    echo "run-all.sh: the ten files the tests cover least (lines):"
-    awk '/^-+$/ { rules++; next } rules == 2 && n < 10 { print; n++ }' <<<"$report"
+    echo "run-all.sh: the product's coverage by the asan preset's tests, then the ten files least covered (lines, lines run, share):"
     grep -E '^(lines|branches): ' <<<"$report"
+    # gcovr's table (file, lines, lines run, percentage, the lines missed) between its rules,
+    # the least covered last (--sort-percentage).
+    awk '/^-+$/ { rules++; next } rules == 3 { row[n++] = sprintf("  %-60s %6s %6s %5s", $1, $2, $3, $4) }
+        END { for (i = n - 1; i >= 0 && i >= n - 10; i--) print row[i] }' <<<"$report"
 }
 # The sources keep the root .clang-format's layout.
 find libmemusage memusage memusagestat tests -name '*.c' -o -name '*.cpp' -o -name '*.h' |
@@ -45,7 +48,36 @@ timed tests/package/check.sh
 # text outputs, the 25 MB bound on 10 million events, the README's screenshot).
 MEMUSAGE_BUILD_DIR=build timed node --test tests/browser/
 # The boards: the collector, the driver and the fixtures cross-built, the collector's
-# integration tests run on them under qemu-user (tests/cross/run.sh).
-for arch in aarch64 armhf riscv64; do timed tests/cross/run.sh "$arch"; done
-timed tests/cross/run.sh i686 --smoke
+# integration tests run on them under qemu-user (tests/cross/run.sh). Two boards at a
+# time: a board's tests run one program at a time under qemu, leaving the second core to
+# the other board's build. Each pair's output is printed when it is done (each board's
+# time is then its share of the machine).
+boards() { # LOG ARCH[:smoke]...: the boards in turn, their output in LOG; the first failure ends them
+    local log=$1 board start status
+    shift
+    for board in "$@"; do
+        local run=(tests/cross/run.sh "${board%:smoke}")
+        [ "${board%:smoke}" = "$board" ] || run+=(--smoke)
+        start=$SECONDS
+        status=0
+        "${run[@]}" || status=$?
+        echo "run-all.sh: ${run[*]} took $((SECONDS - start)) s"
+        [ "$status" = 0 ] || return "$status"
+    done >"$log" 2>&1
+}
+logs=$(mktemp -d)
+boards "$logs/first" aarch64 i686:smoke &
+first=$!
+boards "$logs/second" armhf riscv64 &
+second=$!
+failed=0
+wait "$first" || failed=1
+cat "$logs/first"
+wait "$second" || failed=1
+cat "$logs/second"
+rm -rf "$logs"
+[ "$failed" = 0 ] || {
+    echo "run-all.sh: a board's tests failed (above)" >&2
+    exit 1
+}
 cmake --workflow --preset test   # every test of the release build (last: its count closes the run)
