@@ -21,7 +21,7 @@ __thread bool thread_exiting = false;
 size_t stack_bytes() {
     // Our handler merges and writes with a few kilobytes; the rest is for a program's
     // SA_ONSTACK handlers, which may find the stack and use it.
-    constexpr size_t kAtLeast = 64 * 1024;
+    constexpr size_t kAtLeast = size_t{64} * 1024;
     long wanted = sysconf(_SC_SIGSTKSZ);
     return wanted > 0 && static_cast<size_t>(wanted) > kAtLeast ? static_cast<size_t>(wanted)
                                                                 : kAtLeast;

@@ -98,7 +98,7 @@ bool resolve() {
     bool found = true;
 #define MEMUSAGE_RESOLVE_ORIGINAL(name)                                 \
     name = reinterpret_cast<decltype(&::name)>(next_definition(#name)); \
-    found = found && name != nullptr;
+    found = found && (name) != nullptr;
 #define MEMUSAGE_RESOLVE_OPTIONAL(name) \
     name = reinterpret_cast<decltype(&::name)>(next_definition(#name));
     MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_RESOLVE_ORIGINAL)

@@ -58,12 +58,16 @@
 // Exported by glibc, but declared by its headers only for other standards, or not at all.
 extern "C" {
 sighandler_t bsd_signal(int signal_number, sighandler_t handler) noexcept;
+// glibc's own name for sigaction, which programs may call: the collector stands in for it.
+// NOLINTNEXTLINE(bugprone-reserved-identifier)
 int __sigaction(int signal_number, const struct sigaction* action,
                 struct sigaction* old_action) noexcept;
 }
 
 namespace memusage::original {
 
+// The argument names the variable declared: a declarator, which parentheses would not guard.
+// NOLINTNEXTLINE(bugprone-macro-parentheses)
 #define MEMUSAGE_DECLARE_ORIGINAL(name) inline decltype(&::name) name = nullptr;
 MEMUSAGE_HOOKED_FUNCTIONS(MEMUSAGE_DECLARE_ORIGINAL)
 MEMUSAGE_OPTIONAL_FUNCTIONS(MEMUSAGE_DECLARE_ORIGINAL)
@@ -85,7 +89,7 @@ bool resolve();
 namespace memusage::bootstrap {
 
 // A small static arena for the allocations made before the real allocator is known.
-inline constexpr size_t kArenaBytes = 64 * 1024;
+inline constexpr size_t kArenaBytes = size_t{64} * 1024;
 extern unsigned char arena[kArenaBytes];
 
 void* allocate(size_t size, size_t alignment = 16);

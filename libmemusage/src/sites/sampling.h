@@ -23,7 +23,7 @@ inline constexpr uint32_t kMaxCode = 1023;
 // The largest interval whose one-byte blocks still have a code (their weight is about the
 // interval): 1 GiB, far below 2^31.9.
 inline constexpr uint64_t kMaxInterval = kMaxSampleInterval;
-inline constexpr uint64_t kDefaultInterval = 512 * 1024;
+inline constexpr uint64_t kDefaultInterval = uint64_t{512} * 1024;
 // The code of weight 1: a block of at least the interval, always sampled.
 inline constexpr uint32_t kUnitCode = 1;
 
