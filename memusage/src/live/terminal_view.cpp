@@ -110,6 +110,109 @@ bool utf8_locale() {
     return codeset != nullptr && std::strcmp(codeset, "UTF-8") == 0;
 }
 
+// What the view shows of the process it follows, begun anew when the process execs.
+struct FollowedProcess {
+    FollowedProcess(pid_t pid, bool unicode) : names(pid, unicode) {}
+    ScreenState state;
+    std::unique_ptr<LiveSiteNames> site_names;
+    FigureHistory history;
+    ThreadNames names;
+    int readings_without_file = 0;  // since the open file lost its name
+};
+
+// The process exec'd another program: under the collector, its file is a new one of the
+// same pid (in this directory, or another when the program's environment chose another).
+// The view follows it, with figures of its own from their start.
+void follow_exec(LiveFiguresFile& file, pid_t pid, FollowedProcess& followed) {
+    ScreenState& state = followed.state;
+    if (file.open_process(pid).empty()) {
+        state.exec_from = state.program;
+        state.program = printable(file.program(), state.unicode);
+        state.sites = (file.header().flags & live_format::kSites) != 0;
+        state.not_profiled = false;
+        followed.site_names = std::make_unique<LiveSiteNames>(pid);
+        followed.history = FigureHistory();
+        followed.names = ThreadNames(pid, state.unicode);
+        followed.readings_without_file = 0;
+    } else if (!state.not_profiled && ++followed.readings_without_file >= kReadingsForANewFile) {
+        // No file yet: the program publishes none (not under the collector). The old
+        // image's figures are not this program's: none are shown.
+        state.exec_from = state.program;
+        state.program = printable(process_name(pid), state.unicode);
+        state.sites = false;
+        state.not_profiled = true;
+        followed.history = FigureHistory();
+    }
+}
+
+// The screen drawn from the readings kept, at `now`.
+void draw_view(CursesScreen& screen, const LiveFiguresFile& file, FollowedProcess& followed,
+               uint64_t now, bool ended) {
+    ScreenState& state = followed.state;
+    // The start is the file's word: one in the future is no time at all.
+    uint64_t start = file.header().start_ns;
+    state.elapsed_seconds = now > start ? static_cast<double>(now - start) / 1e9 : 0;
+    state.ended = ended;
+    std::vector<ThreadLine> threads =
+        followed.history.threads(state.order, std::ref(followed.names));
+    std::vector<SiteLine> sites;
+    if (state.sites && !followed.history.empty())
+        sites = followed.site_names->lines(followed.history.latest());
+    for (SiteLine& site : sites) site.name = printable(site.name, state.unicode);
+    screen.draw(screen_lines(followed.history, state, threads, COLS, LINES, sites));
+}
+
+// A key pressed: false for quit. `redraw` is set when the key changes what is shown.
+bool take_key(int key, ScreenState& state, bool& redraw) {
+    if (key == 'q' || key == 'Q') return false;
+    if (key == 's' || key == 'S') state.order = next_order(state.order);
+    if (key == 'p' || key == 'P' || key == ' ') state.paused = !state.paused;
+    // Drawn again at once from the readings kept, not read anew: the history holds one
+    // reading a second, whatever the keys and resizes between.
+    if (key == 's' || key == 'S' || key == 'p' || key == 'P' || key == ' ' || key == KEY_RESIZE)
+        redraw = true;
+    return true;
+}
+
+// The view of the figures in `file` (open, of a running process) until the process ends
+// or the user quits.
+ViewEnd watch_figures(LiveFiguresFile& file, const ViewSource& source) {
+    setlocale(LC_ALL, "");
+    const bool unicode = utf8_locale();
+    FollowedProcess followed(source.pid, unicode);
+    ScreenState& state = followed.state;
+    state.unicode = unicode;
+    // Names are another process's word: none reaches the terminal unescaped.
+    state.program = printable(file.program(), state.unicode);
+    state.pid = source.pid;
+    state.sites = (file.header().flags & live_format::kSites) != 0;
+    followed.site_names = std::make_unique<LiveSiteNames>(source.pid);
+    CursesScreen screen;
+    uint64_t next_reading = 0;
+    bool redraw = false;
+    for (;;) {
+        bool ended = source.ended ? source.ended() : is_stale(file.header());
+        uint64_t now = monotonic_ns();
+        bool reading_due = ended || now >= next_reading;
+        if (reading_due && !ended && (file.replaced() || file.unlinked()))
+            follow_exec(file, source.pid, followed);
+        if (reading_due) {
+            live_format::Figures figures;
+            if (!state.paused && !state.not_profiled && file.read(figures))
+                followed.history.add(figures);
+            next_reading = now + kRefreshMs * 1'000'000ULL;
+        }
+        if (reading_due || redraw) {
+            redraw = false;
+            draw_view(screen, file, followed, now, ended);
+        }
+        if (ended) return ViewEnd::process_ended;
+        int key = getch();
+        if (source.tick) source.tick();
+        if (!take_key(key, state, redraw)) return ViewEnd::quit;
+    }
+}
+
 // The collector is loaded in process `pid` (one of this user's): a library of its name in
 // the process's maps.
 bool runs_under_memusage(pid_t pid) {
@@ -201,80 +304,7 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
         return ViewEnd::no_figures;
     }
 
-    setlocale(LC_ALL, "");
-    ScreenState state;
-    state.unicode = utf8_locale();
-    // Names are another process's word: none reaches the terminal unescaped.
-    state.program = printable(file.program(), state.unicode);
-    state.pid = source.pid;
-    state.sites = (file.header().flags & live_format::kSites) != 0;
-    auto site_names = std::make_unique<LiveSiteNames>(source.pid);
-    FigureHistory history;
-    ThreadNames names(source.pid, state.unicode);
-    CursesScreen screen;
-    uint64_t next_reading = 0;
-    int readings_without_file = 0;  // since the open file lost its name
-    bool redraw = false;
-    ViewEnd end = ViewEnd::quit;
-    for (;;) {
-        bool ended = source.ended ? source.ended() : is_stale(file.header());
-        uint64_t now = monotonic_ns();
-        bool reading_due = ended || now >= next_reading;
-        // The process exec'd another program: under the collector, its file is a new one of
-        // the same pid (in this directory, or another when the program's environment chose
-        // another). The view follows it, with figures of its own from their start.
-        if (reading_due && !ended && (file.replaced() || file.unlinked())) {
-            if (file.open_process(source.pid).empty()) {
-                state.exec_from = state.program;
-                state.program = printable(file.program(), state.unicode);
-                state.sites = (file.header().flags & live_format::kSites) != 0;
-                state.not_profiled = false;
-                site_names = std::make_unique<LiveSiteNames>(source.pid);
-                history = FigureHistory();
-                names = ThreadNames(source.pid, state.unicode);
-                readings_without_file = 0;
-            } else if (!state.not_profiled && ++readings_without_file >= kReadingsForANewFile) {
-                // No file yet: the program publishes none (not under the collector). The
-                // old image's figures are not this program's: none are shown.
-                state.exec_from = state.program;
-                state.program = printable(process_name(source.pid), state.unicode);
-                state.sites = false;
-                state.not_profiled = true;
-                history = FigureHistory();
-            }
-        }
-        if (reading_due) {
-            live_format::Figures figures;
-            if (!state.paused && !state.not_profiled && file.read(figures)) history.add(figures);
-            next_reading = now + kRefreshMs * 1'000'000ULL;
-        }
-        if (reading_due || redraw) {
-            redraw = false;
-            // The start is the file's word: one in the future is no time at all.
-            uint64_t start = file.header().start_ns;
-            state.elapsed_seconds = now > start ? static_cast<double>(now - start) / 1e9 : 0;
-            state.ended = ended;
-            std::vector<ThreadLine> threads = history.threads(state.order, std::ref(names));
-            std::vector<SiteLine> sites;
-            if (state.sites && !history.empty()) sites = site_names->lines(history.latest());
-            for (SiteLine& site : sites) site.name = printable(site.name, state.unicode);
-            screen.draw(screen_lines(history, state, threads, COLS, LINES, sites));
-        }
-        if (ended) {
-            end = ViewEnd::process_ended;
-            break;
-        }
-        int key = getch();
-        if (source.tick) source.tick();
-        if (key == 'q' || key == 'Q') break;
-        if (key == 's' || key == 'S') state.order = next_order(state.order);
-        if (key == 'p' || key == 'P' || key == ' ') state.paused = !state.paused;
-        // Drawn again at once from the readings kept, not read anew: the history holds one
-        // reading a second, whatever the keys and resizes between.
-        if (key == 's' || key == 'S' || key == 'p' || key == 'P' || key == ' ' || key == KEY_RESIZE)
-            redraw = true;
-    }
-    return end;
+    return watch_figures(file, source);
 }
 
 }  // namespace memusage::live
