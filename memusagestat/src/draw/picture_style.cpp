@@ -137,7 +137,8 @@ void draw_event_axis(cairo_t* cr, const TextPainter& text, const PlotFrame& fram
     }
     text.draw("0", frame.left, baseline, Align::centre, 40);
     text.draw(right, frame.right, baseline, Align::centre, 76);
-    const double room = frame.width() - 2 * text.base_size() * 0.6 * (right.size() / 2.0 + 1);
+    const double room =
+        frame.width() - 2 * text.base_size() * 0.6 * (static_cast<double>(right.size()) / 2.0 + 1);
     const std::string full = axis.time_based ? (axis.seconds > 0 ? "time" : "time (cycles)")
                                              : "# memory handling function calls";
     const std::string brief = axis.time_based ? "time" : "# calls";
@@ -185,7 +186,7 @@ void draw_legend(cairo_t* cr, const TextPainter& text, const std::vector<LegendE
     cairo_set_font_size(cr, size);
     for (size_t i = 0; i < shown; ++i) {
         const LegendEntry& entry = entries[i];
-        const double top = y + i * line;
+        const double top = y + static_cast<double>(i) * line;
         cairo_rectangle(cr, x + 0.5, top + 0.5, swatch, swatch);
         set_colour(cr, entry.colour);
         cairo_fill_preserve(cr);
@@ -203,7 +204,8 @@ void draw_legend(cairo_t* cr, const TextPainter& text, const std::vector<LegendE
     if (cut && fit > 0) {
         set_colour(cr, kFrameBlue);
         const std::string more = "\u2026 " + std::to_string(entries.size() - shown) + " more";
-        cairo_move_to(cr, x, y + shown * line + swatch * 0.5 + text.centring_offset());
+        cairo_move_to(
+            cr, x, y + static_cast<double>(shown) * line + swatch * 0.5 + text.centring_offset());
         show_text(cr, fitted_text(cr, more, width), more);
     }
 }

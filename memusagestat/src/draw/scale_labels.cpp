@@ -5,7 +5,7 @@
 namespace memusagestat {
 
 std::string scale_label(uint64_t value, uint64_t scale_top) {
-    constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
+    constexpr uint64_t kKiB = 1024, kMiB = kKiB * 1024;
     if (scale_top < kKiB) return std::to_string(value);
     const uint64_t unit = scale_top < 100 * kMiB ? kKiB : kMiB;
     const char* suffix = unit == kKiB ? "k" : "M";

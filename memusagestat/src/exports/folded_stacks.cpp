@@ -68,12 +68,17 @@ std::string folded_stacks(const std::vector<ShownSite>& sites, FoldedMetric metr
         uint64_t value = value_of(site, metric);
         if (value == 0) continue;
         std::string stack;
-        for (auto frame = site.frames.rbegin(); frame != site.frames.rend(); ++frame)
-            stack += (stack.empty() ? "" : ";") + frame_name(**frame);
+        for (auto frame = site.frames.rbegin(); frame != site.frames.rend(); ++frame) {
+            if (!stack.empty()) stack += ';';
+            stack += frame_name(**frame);
+        }
         // No frames: the placeholder ("(no stack)") is the only frame.
         if (site.frames.empty())
             stack = cleaned(site.placeholder.empty() ? "(no stack)" : site.placeholder);
-        if (site.cut_at != 0) stack = cut_root(site.cut_at) + ";" + stack;
+        if (site.cut_at != 0) {
+            stack.insert(0, 1, ';');
+            stack.insert(0, cut_root(site.cut_at));
+        }
         if (!site.via.empty()) stack += ";" + cleaned(site.via);
         stacks[stack] += value;
     }

@@ -147,6 +147,7 @@ std::string massif_text(const SitesProfile& profile, const std::vector<ShownSite
     };
     const auto of_sites = [&](uint64_t (*value)(const AllocationSite&)) {
         std::vector<uint64_t> bytes;
+        bytes.reserve(sites.size());
         for (const ShownSite& site : sites) bytes.push_back(value(site.figures));
         return bytes;
     };

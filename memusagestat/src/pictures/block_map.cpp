@@ -90,7 +90,7 @@ Colour size_colour(uint64_t size, uint64_t smallest, uint64_t largest) {
     const double t = high > low ? std::clamp((at - low) / (high - low), 0.0, 1.0) : 0.0;
     const double scaled = t * (std::size(kRamp) - 1);
     const size_t i = std::min(static_cast<size_t>(scaled), std::size(kRamp) - 2);
-    return mix(kRamp[i], kRamp[i + 1], scaled - i);
+    return mix(kRamp[i], kRamp[i + 1], scaled - static_cast<double>(i));
 }
 
 void BlockPainting::operator()(const BlockLife& life) {
@@ -107,34 +107,13 @@ void BlockPainting::operator()(const BlockLife& life) {
     ++blocks;
 }
 
-void plot_block_map(cairo_t* cr, const BlockMapSpec& spec, const CoverageBuffer& buffer,
-                    const AddressFolding& folding) {
-    const TextPainter text = begin_picture(cr, spec.width, spec.height, spec.title);
+namespace {
+
+// The folds: a band across the plot saying how much address space is left out; the
+// regions' ends in hex on the left.
+void draw_folds(cairo_t* cr, const TextPainter& text, const PlotFrame& frame,
+                const AddressFolding& folding) {
     const double size = text.base_size();
-    const PlotFrame frame = block_map_frame(spec.width, spec.height);
-
-    if (folding.empty()) {
-        draw_frame(cr, frame);
-        draw_centred_message(cr, text, frame, spec.note.empty() ? "no blocks" : spec.note);
-        return;
-    }
-    SurfacePtr image = blended_image(buffer);
-    cairo_save(cr);
-    cairo_set_source_surface(cr, image.get(), frame.left, frame.top);
-    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_rectangle(cr, frame.left, frame.top, buffer.width(), buffer.height());
-    cairo_fill(cr);
-    cairo_restore(cr);
-
-    // Leaks: a red mark beside every row where a block reaches the right edge unfreed.
-    set_colour(cr, kLeakRed);
-    for (unsigned y = 0; y < buffer.height(); ++y)
-        if (buffer.pixel(buffer.width() - 1, y).leaked != 0)
-            cairo_rectangle(cr, frame.right + 2, frame.top + y, 5, 1);
-    cairo_fill(cr);
-
-    // The folds: a band across the plot saying how much address space is left out; the
-    // regions' ends in hex on the left.
     const auto& regions = folding.regions();
     const double label_room = frame.left - 4;
     for (size_t i = 0; i < regions.size(); ++i) {
@@ -170,9 +149,12 @@ void plot_block_map(cairo_t* cr, const BlockMapSpec& spec, const CoverageBuffer&
         text.draw("\u2248 " + bytes_text(gap), frame.left - 3, mid + size * 0.3, Align::right,
                   label_room, size * 0.8);
     }
-    draw_frame(cr, frame);
-    draw_event_axis(cr, text, frame, spec.axis, spec.height - std::round(size * 0.4));
+}
 
+// The legend right of the plot, the count of blocks and the note under it.
+void draw_block_map_legend(cairo_t* cr, const TextPainter& text, const PlotFrame& frame,
+                           const BlockMapSpec& spec) {
+    const double size = text.base_size();
     const double legend_x = frame.right + 14;
     const double legend_room = spec.width - legend_x - 4;
     std::vector<LegendEntry> entries = spec.legend;
@@ -189,6 +171,41 @@ void plot_block_map(cairo_t* cr, const BlockMapSpec& spec, const CoverageBuffer&
         cairo_move_to(cr, legend_x, frame.bottom);
         show_text(cr, fitted_text(cr, spec.note, legend_room), spec.note);
     }
+}
+
+}  // namespace
+
+void plot_block_map(cairo_t* cr, const BlockMapSpec& spec, const CoverageBuffer& buffer,
+                    const AddressFolding& folding) {
+    const TextPainter text = begin_picture(cr, spec.width, spec.height, spec.title);
+    const double size = text.base_size();
+    const PlotFrame frame = block_map_frame(spec.width, spec.height);
+
+    if (folding.empty()) {
+        draw_frame(cr, frame);
+        draw_centred_message(cr, text, frame, spec.note.empty() ? "no blocks" : spec.note);
+        return;
+    }
+    SurfacePtr image = blended_image(buffer);
+    cairo_save(cr);
+    cairo_set_source_surface(cr, image.get(), frame.left, frame.top);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_rectangle(cr, frame.left, frame.top, buffer.width(), buffer.height());
+    cairo_fill(cr);
+    cairo_restore(cr);
+
+    // Leaks: a red mark beside every row where a block reaches the right edge unfreed.
+    set_colour(cr, kLeakRed);
+    for (unsigned y = 0; y < buffer.height(); ++y)
+        if (buffer.pixel(buffer.width() - 1, y).leaked != 0)
+            cairo_rectangle(cr, frame.right + 2, frame.top + y, 5, 1);
+    cairo_fill(cr);
+
+    draw_folds(cr, text, frame, folding);
+    draw_frame(cr, frame);
+    draw_event_axis(cr, text, frame, spec.axis, spec.height - std::round(size * 0.4));
+
+    draw_block_map_legend(cr, text, frame, spec);
 }
 
 }  // namespace memusagestat
