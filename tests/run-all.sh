@@ -17,7 +17,7 @@ npx --no-install prettier --check memusagestat/web tests/browser
 npx --no-install eslint memusagestat/web tests/browser
 timed cmake --workflow --preset asan   # the tools and the unit tests under ASan and UBSan
 timed cmake --workflow --preset tsan   # the collector's threaded tests under TSan
-timed cmake --workflow --preset fuzz   # the data-file reader under libFuzzer, for a bounded time
+timed cmake --workflow --preset fuzz   # the data-file, sites-file and event-recording readers under libFuzzer, for a bounded time
 timed cmake --workflow --preset default  # the release build with -Werror
 # The Debian package from the release build: lintian, installed beside glibc's tools, run,
 # removed (tests/package/check.sh).

@@ -90,7 +90,7 @@ __attribute__((always_inline)) inline void* allocate(Counter counter, size_t siz
                            detail::plain_block(size, counter.site(size)));
 }
 
-// Inlined into the hooks, as allocate() and release(): called, the Counting would be
+// Inlined into the hooks, as allocate() and release(), so that the Counting need not be
 // passed through memory.
 template <typename Counter>
 __attribute__((always_inline)) inline void* allocate_zeroed(Counter counter, size_t count,
@@ -203,7 +203,7 @@ __attribute__((noinline)) inline void release_foreign(void* block) {
     original::free(freed_before != nullptr ? freed_before : block);
 }
 
-// Inlined into the hooks: called out of line, the Counting would go through memory.
+// Inlined into the hooks, so that the Counting need not go through memory.
 template <typename Counter>
 __attribute__((always_inline)) inline void release(Counter counter, void* block) {
     if (block == nullptr) {

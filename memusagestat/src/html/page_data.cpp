@@ -135,12 +135,10 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
 
     // One clock for every file: the collector's counter, and the data file's times on it.
     uint64_t recording_events = 0;
-    bool counted = false;
     if (with_events) {
         if (reader.seconds_per_cycle() <= 0 || !reader.complete()) {
             // A cut recording knows its rate and its end only after a pass.
             recording_events = scan_events(reader).events;
-            counted = true;
         } else {
             recording_events = reader.trailer_event_count();
         }
@@ -171,9 +169,7 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
         RecordedEvent event;
         while (reader.next(event))
             recording_events += request.window->holds(clock.seconds(event.time));
-        counted = true;
     }
-    (void)counted;
 
     // The driver's words, else the command line the summary file keeps.
     const std::string command = !request.command.empty() ? request.command
