@@ -1,10 +1,13 @@
 // glibc's counting rules (what each outcome of each call adds to the summary's rows, the
 // heap and the data file), one function per outcome. The hooks decide what happened; these
 // decide what it counts as. Uncounted has the same functions
-// doing nothing: the heap code is written once and serves both.
+// doing nothing: the heap code is written once and serves both. HeapCounter lists them, and
+// every counter is checked against it, so that a function added to one and not the other
+// does not compile.
 #pragma once
 
 #include <cerrno>
+#include <concepts>
 #include <cstdint>
 
 #include "heap/counting_extras.h"
@@ -16,6 +19,36 @@
 #include "sites/stack_peaks.h"
 
 namespace memusage {
+
+// What the heap code (tracked_heap.h, intercept/traced_maps.h) may ask of a counter: every
+// outcome it counts. A new one goes here, into BasicCounting and into Uncounted.
+template <typename C>
+concept HeapCounter = requires(C counter, Call call, uint64_t size, int64_t change, uint32_t tag,
+                               bool moved, const void* block) {
+    { counter.allocation_requested(call, size) } -> std::same_as<void>;
+    { counter.impossible_request(call) } -> std::same_as<void>;
+    { counter.failed(call) } -> std::same_as<void>;
+    { counter.admit(call, size) } -> std::same_as<bool>;
+    { counter.admission_unused(size) } -> std::same_as<void>;
+    { counter.allocated(size, block) } -> std::same_as<void>;
+    { counter.mapped(size, size) } -> std::same_as<void>;
+    { counter.protection_changed(change) } -> std::same_as<void>;
+    { counter.resize_requested(call, size, size) } -> std::same_as<void>;
+    { counter.realloc_call() } -> std::same_as<void>;
+    { counter.realloc_freed(size, block) } -> std::same_as<void>;
+    { counter.reallocated(size, size, moved, block, block) } -> std::same_as<void>;
+    { counter.free_null() } -> std::same_as<void>;
+    { counter.freed(size, block) } -> std::same_as<void>;
+    { counter.site(size) } -> std::same_as<uint32_t>;
+    { counter.keep_site(tag) } -> std::same_as<void>;
+    { counter.resized_site(tag, size, size) } -> std::same_as<uint32_t>;
+    { counter.reweighed(tag, tag, size) } -> std::same_as<void>;
+    { counter.grown_at(tag, tag, size, size) } -> std::same_as<uint32_t>;
+    { counter.regrown(tag, tag, size, tag, tag, size) } -> std::same_as<void>;
+    { counter.unmap_requested() } -> std::same_as<void>;
+    { counter.unmapped(size, size) } -> std::same_as<void>;
+    { counter.remapped(size, size, moved, size, size) } -> std::same_as<void>;
+};
 
 // kShort: the short way (ShortCounting), for calls while nothing beyond the counters
 // and the stream is on (counting_extras::calls_do_more() false): the tests of the extras,
@@ -348,5 +381,10 @@ struct Uncounted {
     void unmapped(uint64_t, uint64_t) {}
     void remapped(uint64_t, uint64_t, bool, uint64_t, uint64_t) {}
 };
+
+static_assert(HeapCounter<Counting>);
+static_assert(HeapCounter<ShortCounting>);
+static_assert(HeapCounter<SampledCounting>);
+static_assert(HeapCounter<Uncounted>);
 
 }  // namespace memusage
