@@ -11,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -202,10 +203,10 @@ std::string kept_summary_path(const DriverOptions& options) {
     return {};
 }
 
-int run(const DriverOptions& given) {
-    DriverOptions options = given;
-    if (options.list_processes) return list_processes();
-    if (options.watch_pid) return watch(*options.watch_pid);
+// The checks before the program runs, so that a request that cannot be met costs no run:
+// --keep's directory, the terminal --live needs, and the report module with the requests it
+// judges (loaded into `reports` when the options need it). The exit status when one fails.
+std::optional<int> refused_request(DriverOptions& options, const ReportFunctions*& reports) {
     if (!options.keep_dir.empty()) {
         if (std::string error = keep_files(options); !error.empty()) {
             complain(error);
@@ -221,7 +222,6 @@ int run(const DriverOptions& given) {
     // A run that only prints the summary never loads the module: nor Cairo, Pango, libdw or
     // protobuf. One that needs it loads it now, before the program runs, so that a module
     // missing or of another build costs no run.
-    const ReportFunctions* reports = nullptr;
     if (needs_report_module(options)) {
         reports = load_report_module();
         if (reports == nullptr) return kSetupError;
@@ -236,7 +236,12 @@ int run(const DriverOptions& given) {
             return kUsageError;
         }
     }
-    CollectorLocation collector = locate_collector();
+    return std::nullopt;
+}
+
+// The collector, found and fit for LD_PRELOAD; else the exit status, having said why.
+std::optional<int> missing_collector(CollectorLocation& collector) {
+    collector = locate_collector();
     if (!collector.error.empty()) {
         complain(collector.error);
         return kSetupError;
@@ -247,6 +252,180 @@ int run(const DriverOptions& given) {
                  kCollectorOverrideVariable + " to a path without them");
         return kSetupError;
     }
+    return std::nullopt;
+}
+
+// The files of the run: where the collector writes them, and the temporaries among them,
+// gone with the driver.
+struct RunFiles {
+    TemporaryFile private_data;
+    std::string data_path;
+    TemporaryFile private_sites;
+    std::string sites_path;
+    std::string sites_kept_note;
+    TemporaryFile private_events;
+    TemporaryFile private_summary;
+    DriverOptions run_options;
+    bool check_profiled = false;
+};
+
+// The data file and the sites file: the ones the options name, else kept beside the
+// recording, else temporaries when something needs them. The exit status when one fails.
+std::optional<int> place_data_and_sites(const DriverOptions& options, RunFiles& files) {
+    std::string& data_path = files.data_path;
+    if (!options.data_path.empty()) {
+        data_path = absolute_path(options.data_path);
+    } else if (wants_html(options) && !options.events_path.empty()) {
+        // Kept beside the recording, as its sites and summary are: a window's report of
+        // the recording draws its timeline from it.
+        data_path = absolute_path(options.events_path) + ".dat";
+    } else if (!options.png_path.empty() || wants_html(options)) {
+        if (std::string error = files.private_data.create(); !error.empty()) {
+            complain(error);
+            return kSetupError;
+        }
+        data_path = files.private_data.path();
+    }
+
+    // The report holds the sites and the events too.
+    const bool needs_sites = wants_sites(options) || wants_html(options);
+    std::string& sites_path = files.sites_path;
+    std::string& sites_kept_note = files.sites_kept_note;
+    if (!options.sites_path.empty()) {
+        sites_path = absolute_path(options.sites_path);
+    } else if (needs_sites && !options.events_path.empty()) {
+        // The recording kept with --events names its blocks' sites by their ids in this
+        // run's sites file: a private one would be gone with the run, leaving memusagestat's
+        // pictures of the recording without sites. So it is kept beside the recording.
+        sites_path = absolute_path(options.events_path) + ".sites";
+        sites_kept_note =
+            "the allocation sites of " + options.events_path + " are kept in " +
+            options.events_path + ".sites (memusagestat --sites=" + options.events_path +
+            ".sites --events=" + options.events_path + "; --sites-file=FILE names another file)";
+    } else if (needs_sites || options.stack_peak) {
+        if (std::string error = files.private_sites.create(); !error.empty()) {
+            complain(error);
+            return kSetupError;
+        }
+        sites_path = files.private_sites.path();
+    }
+
+    if (std::string error = file_in_use(
+            options,
+            options.sites_path.empty() && sites_kept_note.empty() ? std::string() : sites_path);
+        !error.empty()) {
+        complain(error);
+        return kSetupError;
+    }
+    return std::nullopt;
+}
+
+// The event recording and the summary file, in files.run_options. The exit status when
+// one fails.
+std::optional<int> place_events_and_summary(const DriverOptions& options, RunFiles& files) {
+    // Lifetimes (--dhat, --long-lived) come from the run's event recording: the one
+    // --events keeps, or a private one.
+    DriverOptions& run_options = files.run_options;
+    run_options = options;
+    if (!run_options.events_path.empty()) {
+        run_options.events_path = absolute_path(run_options.events_path);
+    } else if (wants_events(options) || wants_html(options)) {
+        if (std::string error = files.private_events.create(); !error.empty()) {
+            complain(error);
+            return kSetupError;
+        }
+        run_options.events_path = files.private_events.path();
+    }
+    // The summary's figures, for the report: the collector prints them and writes them here.
+    // With -n, the file also tells whether any process was profiled: it starts with a mark
+    // that only a profiled process's collector removes (it truncates the file when it
+    // starts), whether or not that process gets to write its figures.
+    files.check_profiled = !options.progname.empty();
+    if (std::string kept = kept_summary_path(options); !kept.empty()) {
+        run_options.summary_path = absolute_path(kept);
+    } else if (wants_html(options) || files.check_profiled) {
+        if (std::string error = files.private_summary.create(); !error.empty()) {
+            complain(error);
+            return kSetupError;
+        }
+        run_options.summary_path = files.private_summary.path();
+    }
+    if (files.check_profiled) mark_unprofiled(run_options.summary_path);
+    return std::nullopt;
+}
+
+// The program run with the collector, under the live view if asked; `run_times`: when it
+// started and how long it took.
+ProgramOutcome run_program(const ProgramLookup& lookup, const DriverOptions& options,
+                           const std::vector<std::string>& environment, RunTimes& run_times) {
+    timespec started{}, ended{};
+    ::clock_gettime(CLOCK_REALTIME, &started);
+    std::string view_error;
+    ProgramOutcome outcome = options.live ? live::run_with_live_view(lookup.path, options.command,
+                                                                     environment, view_error)
+                                          : run_child(lookup.path, options.command, environment);
+    ::clock_gettime(CLOCK_REALTIME, &ended);
+    if (!view_error.empty()) complain(view_error);
+    auto nanoseconds = [](const timespec& t) {
+        return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
+    };
+    run_times.start_ns = nanoseconds(started);
+    run_times.duration_ns = nanoseconds(ended) - run_times.start_ns;
+    return outcome;
+}
+
+// -p: the graph of the data file.
+void draw_graph(const ReportFunctions* reports, const DriverOptions& options, const RunFiles& files,
+                int& status) {
+    GraphResult graph = reports->draw_requested_graph(options, files.data_path);
+    if (graph.outcome != GraphOutcome::drawn) complain(graph.message);
+    // A picture asked for and not made is a failure, even of a successful program.
+    if (graph.outcome == GraphOutcome::failed && status == 0) status = kGraphError;
+}
+
+// The sites' reports and exports, and the leaks' exit status.
+void write_sites_outputs(const ReportFunctions* reports, const DriverOptions& options,
+                         const RunFiles& files, const RunTimes& run_times,
+                         const ProgramOutcome& outcome, int& status) {
+    SitesOutcome sites;
+    std::string error = reports->requested_sites_outputs(
+        options, files.sites_path, files.run_options.events_path, run_times, sites);
+    if (!sites.report.empty()) print(stderr, "\n" + sites.report);
+    if (!sites.warning.empty()) complain(sites.warning);
+    if (!error.empty()) complain(error);
+    // An export or report asked for and not made is a failure, as a graph is.
+    if (!error.empty() && !sites.nothing_recorded && status == 0) status = kGraphError;
+    if (!files.sites_kept_note.empty()) complain(files.sites_kept_note);
+    // Leaks turn the status into --leak-exitcode's, as valgrind's --error-exitcode
+    // does; a program killed by a signal keeps 128+N.
+    if (sites.leaks_found && options.leak_exitcode.value_or(0) != 0 &&
+        outcome.kind == ProgramOutcome::Kind::exited)
+        status = static_cast<int>(*options.leak_exitcode);
+}
+
+// --html: the report of the run's files.
+void write_html(const ReportFunctions* reports, const DriverOptions& options, const RunFiles& files,
+                int& status) {
+    const DriverOptions& run_options = files.run_options;
+    std::vector<std::string> warnings;
+    std::string error =
+        reports->write_requested_html(options, files.data_path, files.sites_path,
+                                      run_options.events_path, run_options.summary_path, warnings);
+    for (const std::string& warning : warnings) complain(warning);
+    if (!error.empty()) complain(error);
+    if (!files.sites_kept_note.empty() && !wants_sites(options)) complain(files.sites_kept_note);
+    // A report asked for and not written is a failure, even of a successful program.
+    if (!error.empty() && status == 0) status = kGraphError;
+}
+
+int run(const DriverOptions& given) {
+    DriverOptions options = given;
+    if (options.list_processes) return list_processes();
+    if (options.watch_pid) return watch(*options.watch_pid);
+    const ReportFunctions* reports = nullptr;
+    if (std::optional<int> status = refused_request(options, reports)) return *status;
+    CollectorLocation collector;
+    if (std::optional<int> status = missing_collector(collector)) return *status;
 
     const std::string& program = options.command.front();
     ProgramLookup lookup = find_program(program, std::getenv("PATH"));
@@ -263,100 +442,15 @@ int run(const DriverOptions& given) {
                  "profile will come");
     }
 
-    TemporaryFile private_data;
-    std::string data_path;
-    if (!options.data_path.empty()) {
-        data_path = absolute_path(options.data_path);
-    } else if (wants_html(options) && !options.events_path.empty()) {
-        // Kept beside the recording, as its sites and summary are: a window's report of
-        // the recording draws its timeline from it.
-        data_path = absolute_path(options.events_path) + ".dat";
-    } else if (!options.png_path.empty() || wants_html(options)) {
-        if (std::string error = private_data.create(); !error.empty()) {
-            complain(error);
-            return kSetupError;
-        }
-        data_path = private_data.path();
-    }
+    RunFiles files;
+    if (std::optional<int> status = place_data_and_sites(options, files)) return *status;
+    if (std::optional<int> status = place_events_and_summary(options, files)) return *status;
+    const DriverOptions& run_options = files.run_options;
 
-    // The report holds the sites and the events too.
-    const bool needs_sites = wants_sites(options) || wants_html(options);
-    TemporaryFile private_sites;
-    std::string sites_path;
-    std::string sites_kept_note;
-    if (!options.sites_path.empty()) {
-        sites_path = absolute_path(options.sites_path);
-    } else if (needs_sites && !options.events_path.empty()) {
-        // The recording kept with --events names its blocks' sites by their ids in this
-        // run's sites file: a private one would be gone with the run, leaving memusagestat's
-        // pictures of the recording without sites. So it is kept beside the recording.
-        sites_path = absolute_path(options.events_path) + ".sites";
-        sites_kept_note =
-            "the allocation sites of " + options.events_path + " are kept in " +
-            options.events_path + ".sites (memusagestat --sites=" + options.events_path +
-            ".sites --events=" + options.events_path + "; --sites-file=FILE names another file)";
-    } else if (needs_sites || options.stack_peak) {
-        if (std::string error = private_sites.create(); !error.empty()) {
-            complain(error);
-            return kSetupError;
-        }
-        sites_path = private_sites.path();
-    }
-
-    if (std::string error = file_in_use(
-            options,
-            options.sites_path.empty() && sites_kept_note.empty() ? std::string() : sites_path);
-        !error.empty()) {
-        complain(error);
-        return kSetupError;
-    }
-
-    // Lifetimes (--dhat, --long-lived) come from the run's event recording: the one
-    // --events keeps, or a private one.
-    TemporaryFile private_events;
-    DriverOptions run_options = options;
-    if (!run_options.events_path.empty()) {
-        run_options.events_path = absolute_path(run_options.events_path);
-    } else if (wants_events(options) || wants_html(options)) {
-        if (std::string error = private_events.create(); !error.empty()) {
-            complain(error);
-            return kSetupError;
-        }
-        run_options.events_path = private_events.path();
-    }
-    // The summary's figures, for the report: the collector prints them and writes them here.
-    // With -n, the file also tells whether any process was profiled: it starts with a mark
-    // that only a profiled process's collector removes (it truncates the file when it
-    // starts), whether or not that process gets to write its figures.
-    TemporaryFile private_summary;
-    const bool check_profiled = !options.progname.empty();
-    if (std::string kept = kept_summary_path(options); !kept.empty()) {
-        run_options.summary_path = absolute_path(kept);
-    } else if (wants_html(options) || check_profiled) {
-        if (std::string error = private_summary.create(); !error.empty()) {
-            complain(error);
-            return kSetupError;
-        }
-        run_options.summary_path = private_summary.path();
-    }
-    if (check_profiled) mark_unprofiled(run_options.summary_path);
-
-    std::vector<std::string> environment = child_environment(inherited_environment(), run_options,
-                                                             collector.path, data_path, sites_path);
+    std::vector<std::string> environment = child_environment(
+        inherited_environment(), run_options, collector.path, files.data_path, files.sites_path);
     RunTimes run_times;
-    timespec started{}, ended{};
-    ::clock_gettime(CLOCK_REALTIME, &started);
-    std::string view_error;
-    ProgramOutcome outcome = options.live ? live::run_with_live_view(lookup.path, options.command,
-                                                                     environment, view_error)
-                                          : run_child(lookup.path, options.command, environment);
-    ::clock_gettime(CLOCK_REALTIME, &ended);
-    if (!view_error.empty()) complain(view_error);
-    auto nanoseconds = [](const timespec& t) {
-        return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
-    };
-    run_times.start_ns = nanoseconds(started);
-    run_times.duration_ns = nanoseconds(ended) - run_times.start_ns;
+    ProgramOutcome outcome = run_program(lookup, options, environment, run_times);
     // Messages after the run must not kill the driver before it cleans up, should the
     // reader of standard error be gone; nor may a file size limit (ulimit -f) while it
     // writes a picture or a report: that write fails, and says so.
@@ -369,45 +463,16 @@ int run(const DriverOptions& given) {
     int status = driver_exit_status(outcome);
     bool may_have_profile =
         obstacle == PreloadObstacle::none && outcome.kind != ProgramOutcome::Kind::not_run;
-    if (check_profiled && may_have_profile && still_unprofiled(run_options.summary_path)) {
+    if (files.check_profiled && may_have_profile && still_unprofiled(run_options.summary_path)) {
         complain("no process was profiled: none of those the run started is named '" +
                  options.progname + "' (-n takes the program's file name, without its directory)");
         // No figures for the report either.
         [[maybe_unused]] int ignored = ::truncate(run_options.summary_path.c_str(), 0);
     }
-    if (!options.png_path.empty() && may_have_profile) {
-        GraphResult graph = reports->draw_requested_graph(options, data_path);
-        if (graph.outcome != GraphOutcome::drawn) complain(graph.message);
-        // A picture asked for and not made is a failure, even of a successful program.
-        if (graph.outcome == GraphOutcome::failed && status == 0) status = kGraphError;
-    }
-    if ((wants_sites(options) || options.stack_peak) && may_have_profile) {
-        SitesOutcome sites;
-        std::string error = reports->requested_sites_outputs(
-            options, sites_path, run_options.events_path, run_times, sites);
-        if (!sites.report.empty()) print(stderr, "\n" + sites.report);
-        if (!sites.warning.empty()) complain(sites.warning);
-        if (!error.empty()) complain(error);
-        // An export or report asked for and not made is a failure, as a graph is.
-        if (!error.empty() && !sites.nothing_recorded && status == 0) status = kGraphError;
-        if (!sites_kept_note.empty()) complain(sites_kept_note);
-        // Leaks turn the status into --leak-exitcode's, as valgrind's --error-exitcode
-        // does; a program killed by a signal keeps 128+N.
-        if (sites.leaks_found && options.leak_exitcode.value_or(0) != 0 &&
-            outcome.kind == ProgramOutcome::Kind::exited)
-            status = static_cast<int>(*options.leak_exitcode);
-    }
-    if (wants_html(options) && may_have_profile) {
-        std::vector<std::string> warnings;
-        std::string error =
-            reports->write_requested_html(options, data_path, sites_path, run_options.events_path,
-                                          run_options.summary_path, warnings);
-        for (const std::string& warning : warnings) complain(warning);
-        if (!error.empty()) complain(error);
-        if (!sites_kept_note.empty() && !wants_sites(options)) complain(sites_kept_note);
-        // A report asked for and not written is a failure, even of a successful program.
-        if (!error.empty() && status == 0) status = kGraphError;
-    }
+    if (!options.png_path.empty() && may_have_profile) draw_graph(reports, options, files, status);
+    if ((wants_sites(options) || options.stack_peak) && may_have_profile)
+        write_sites_outputs(reports, options, files, run_times, outcome, status);
+    if (wants_html(options) && may_have_profile) write_html(reports, options, files, status);
     return status;
 }
 

@@ -8,7 +8,8 @@
 
 namespace memusage {
 
-// One row of the summary each. The order is the order the rows are printed in.
+// One row of the summary each. The order is the order the rows are printed in; munmap
+// stays the last (kCallKinds).
 enum class Call : unsigned {
     malloc,
     realloc,
@@ -21,7 +22,7 @@ enum class Call : unsigned {
     mremap,
     munmap
 };
-inline constexpr size_t kCallKinds = 10;
+inline constexpr size_t kCallKinds = static_cast<size_t>(Call::munmap) + 1;
 
 inline constexpr size_t kHistogramBucketBytes = 16;
 inline constexpr size_t kHistogramSmallBuckets = 65536 / kHistogramBucketBytes;  // sizes 0..65535

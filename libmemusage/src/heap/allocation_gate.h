@@ -1,6 +1,6 @@
 // The allocation limit and failure injection: which of the program's allocation calls
 // to refuse, decided before the real allocator is asked, so that a program can be
-// tested running out of memory. Off, it costs the hooks one predictable branch.
+// tested running out of memory. Off, the hooks only test that it is off.
 #pragma once
 
 #include <atomic>

@@ -1,10 +1,13 @@
 // glibc's counting rules (what each outcome of each call adds to the summary's rows, the
 // heap and the data file), one function per outcome. The hooks decide what happened; these
 // decide what it counts as. Uncounted has the same functions
-// doing nothing: the heap code is written once and serves both.
+// doing nothing: the heap code is written once and serves both. HeapCounter lists them, and
+// every counter is checked against it, so that a function added to one and not the other
+// does not compile.
 #pragma once
 
 #include <cerrno>
+#include <concepts>
 #include <cstdint>
 
 #include "heap/counting_extras.h"
@@ -17,10 +20,40 @@
 
 namespace memusage {
 
+// What the heap code (tracked_heap.h, intercept/traced_maps.h) may ask of a counter: every
+// outcome it counts. A new one goes here, into BasicCounting and into Uncounted.
+template <typename C>
+concept HeapCounter = requires(C counter, Call call, uint64_t size, int64_t change, uint32_t tag,
+                               bool moved, const void* block) {
+    { counter.allocation_requested(call, size) } -> std::same_as<void>;
+    { counter.impossible_request(call) } -> std::same_as<void>;
+    { counter.failed(call) } -> std::same_as<void>;
+    { counter.admit(call, size) } -> std::same_as<bool>;
+    { counter.admission_unused(size) } -> std::same_as<void>;
+    { counter.allocated(size, block) } -> std::same_as<void>;
+    { counter.mapped(size, size) } -> std::same_as<void>;
+    { counter.protection_changed(change) } -> std::same_as<void>;
+    { counter.resize_requested(call, size, size) } -> std::same_as<void>;
+    { counter.realloc_call() } -> std::same_as<void>;
+    { counter.realloc_freed(size, block) } -> std::same_as<void>;
+    { counter.reallocated(size, size, moved, block, block) } -> std::same_as<void>;
+    { counter.free_null() } -> std::same_as<void>;
+    { counter.freed(size, block) } -> std::same_as<void>;
+    { counter.site(size) } -> std::same_as<uint32_t>;
+    { counter.keep_site(tag) } -> std::same_as<void>;
+    { counter.resized_site(tag, size, size) } -> std::same_as<uint32_t>;
+    { counter.reweighed(tag, tag, size) } -> std::same_as<void>;
+    { counter.grown_at(tag, tag, size, size) } -> std::same_as<uint32_t>;
+    { counter.regrown(tag, tag, size, tag, tag, size) } -> std::same_as<void>;
+    { counter.unmap_requested() } -> std::same_as<void>;
+    { counter.unmapped(size, size) } -> std::same_as<void>;
+    { counter.remapped(size, size, moved, size, size) } -> std::same_as<void>;
+};
+
 // kShort: the short way (ShortCounting), for calls while nothing beyond the counters
 // and the stream is on (counting_extras::calls_do_more() false): the tests of the extras,
 // the allocation sites and the event recording are constants, and the stack pointer is
-// read when the event is recorded, so the hooks keep fewer registers across the real
+// read when the event is recorded, so that the hooks have less to keep across the real
 // allocator's call. kSampled (with kShort): the sampled short way (SampledCounting), for
 // calls while only sampled allocation sites are on (counting_extras::calls_only_sample()):
 // the short way, with the sample's countdown on each new block's bytes; the few blocks in
@@ -249,15 +282,16 @@ class BasicCounting {
         return site_word(is_latest_block(block) ? SiteChange::freed_temporary : SiteChange::freed,
                          site_);
     }
-    // Inlined, as allocated() and freed() are, into the hooks: out of line, each was a call
-    // that saved and restored six registers on every counted call (bench_pieces.sh).
+    // Inlined, as allocated() and freed() are, into the hooks, so that a counted call
+    // makes no call of its own to count (bench_pieces.sh measures the pieces).
     // `released_bytes`: what the call took from the heap, released to the extras here.
     __attribute__((always_inline)) void record(int64_t heap_change, uint32_t site = 0,
                                                uint64_t released_bytes = 0) {
         if constexpr (bench_off::record) return;
         uint64_t stack = 0;
         if constexpr (!bench_off::stack) stack = stack_use(log_, kShort ? stack_pointer() : sp_);
-        // What stack_use() promises, told to the compiler: the recorder's saturation goes.
+        // What stack_use() promises, told to the compiler, so that it may drop the
+        // recorder's saturation.
         if (stack > UINT32_MAX) __builtin_unreachable();
         if (__builtin_expect(extras_on(), 0)) {
             if (released_bytes != 0) counting_extras::release(released_bytes);
@@ -268,11 +302,11 @@ class BasicCounting {
     // The event recording (MEMUSAGE_EVENTS) keeps what each heap event did to which block:
     // the block the event made (`address`), the one it ended (`old_address`) and the
     // block's size now. Out of line, and chosen in the heap functions, so that record()
-    // and the hooks are what they are without it, registers included.
+    // and the hooks carry none of it.
     bool recording_blocks() const { return !kShort && recorder_.logs_have_blocks(); }
     static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
-    // Static, as stack_use_measured(): a call that took the Counting's address would keep it
-    // in memory, reloaded after every call the hot path makes.
+    // Static, as stack_use_measured(): a call that took the Counting's address would make it
+    // live in memory, to be reloaded after every call the hot path makes.
     __attribute__((noinline)) static void record_block(Recorder& recorder, ThreadLog& log,
                                                        uintptr_t sp, int64_t heap_change,
                                                        uint32_t site, uint64_t address,
@@ -347,5 +381,10 @@ struct Uncounted {
     void unmapped(uint64_t, uint64_t) {}
     void remapped(uint64_t, uint64_t, bool, uint64_t, uint64_t) {}
 };
+
+static_assert(HeapCounter<Counting>);
+static_assert(HeapCounter<ShortCounting>);
+static_assert(HeapCounter<SampledCounting>);
+static_assert(HeapCounter<Uncounted>);
 
 }  // namespace memusage

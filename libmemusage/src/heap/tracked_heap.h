@@ -68,7 +68,7 @@ inline void free_real(void* user, const OurBlock& block) {
     original::free(block.real);
 }
 
-template <typename Counter>
+template <HeapCounter Counter>
 __attribute__((always_inline)) inline void* counted(Counter& counter, Call call, size_t size,
                                                     void* block) {
     if (block == nullptr) {
@@ -82,7 +82,7 @@ __attribute__((always_inline)) inline void* counted(Counter& counter, Call call,
 
 }  // namespace detail
 
-template <typename Counter>
+template <HeapCounter Counter>
 __attribute__((always_inline)) inline void* allocate(Counter counter, size_t size) {
     counter.allocation_requested(Call::malloc, size);
     if (!counter.admit(Call::malloc, size)) return nullptr;
@@ -90,9 +90,9 @@ __attribute__((always_inline)) inline void* allocate(Counter counter, size_t siz
                            detail::plain_block(size, counter.site(size)));
 }
 
-// Inlined into the hooks, as allocate() and release(): called, the Counting would be
+// Inlined into the hooks, as allocate() and release(), so that the Counting need not be
 // passed through memory.
-template <typename Counter>
+template <HeapCounter Counter>
 __attribute__((always_inline)) inline void* allocate_zeroed(Counter counter, size_t count,
                                                             size_t size) {
     size_t bytes;
@@ -121,7 +121,7 @@ __attribute__((always_inline)) inline void* allocate_zeroed(Counter counter, siz
     return detail::counted(counter, Call::calloc, bytes, block);
 }
 
-template <typename Counter>
+template <HeapCounter Counter>
 __attribute__((always_inline)) inline void* reallocate(Counter counter, void* block, size_t size) {
     if (block == nullptr) {
         counter.resize_requested(Call::realloc, 0, size);
@@ -185,7 +185,7 @@ __attribute__((always_inline)) inline void* reallocate(Counter counter, void* bl
     return resized;
 }
 
-template <typename Counter>
+template <HeapCounter Counter>
 void* reallocate_array(Counter counter, void* block, size_t count, size_t size) {
     size_t bytes;
     if (__builtin_mul_overflow(count, size, &bytes)) {
@@ -203,8 +203,8 @@ __attribute__((noinline)) inline void release_foreign(void* block) {
     original::free(freed_before != nullptr ? freed_before : block);
 }
 
-// Inlined into the hooks: called out of line, the Counting would go through memory.
-template <typename Counter>
+// Inlined into the hooks, so that the Counting need not go through memory.
+template <HeapCounter Counter>
 __attribute__((always_inline)) inline void release(Counter counter, void* block) {
     if (block == nullptr) {
         counter.free_null();
@@ -240,7 +240,7 @@ inline size_t usable_size(void* block) {
 }
 
 // memalign and aligned_alloc (the same function in glibc 2.36).
-template <typename Counter>
+template <HeapCounter Counter>
 void* allocate_aligned(Counter counter, size_t alignment, size_t size) {
     counter.allocation_requested(Call::aligned, size);
     if (!counter.admit(Call::aligned, size)) return nullptr;
@@ -257,7 +257,7 @@ void* allocate_aligned(Counter counter, size_t alignment, size_t size) {
 }
 
 // valloc, and pvalloc (which also rounds the size up to whole pages).
-template <typename Counter>
+template <HeapCounter Counter>
 void* allocate_page_aligned(Counter counter, size_t size, bool round_size_up) {
     size_t page = static_cast<size_t>(getpagesize());
     if (round_size_up) {
@@ -272,7 +272,7 @@ void* allocate_page_aligned(Counter counter, size_t size, bool round_size_up) {
     return allocate_aligned(counter, page, size);
 }
 
-template <typename Counter>
+template <HeapCounter Counter>
 int posix_allocate_aligned(Counter counter, void** result, size_t alignment, size_t size) {
     bool valid = alignment != 0 && alignment % sizeof(void*) == 0 &&
                  ((alignment / sizeof(void*)) & (alignment / sizeof(void*) - 1)) == 0;

@@ -54,8 +54,8 @@ struct UncommonCount {
     ThreadLog* restore;  // counting_log once the call is over
 };
 // The calls the fast path does not take: a thread's first, a call made inside another,
-// and calls that must not count. (Returned by value: nothing of the scope escapes, and
-// the fast path keeps it all in registers.)
+// and calls that must not count. (Returned by value: nothing of the scope escapes, so
+// that the fast path can keep it in registers.)
 UncommonCount begin_uncommon_count();
 // A thread the program created enters its start routine: it is counted from here, its
 // stack measured from `stack_start` within `own_stack`.
@@ -85,9 +85,9 @@ struct ShortCall {
     ShortWay way;    // none: `log` is null
 };
 __attribute__((always_inline)) inline ThreadLog* claim_for_short_call(ThreadLog* log);
-// Inlined into the hooks with nothing else to keep: the log is the one register the call
-// needs across the real allocator's. One load of the flag for both ways, and one test
-// more for the second.
+// Inlined into the hooks, and kept to the log alone, which is all the call has to keep
+// across the real allocator's. The flag is read once for both ways, and tested once more
+// for the second.
 __attribute__((always_inline)) inline ShortCall begin_short_call_or_sampled() {
     ThreadLog* log = counting_log;
     counting_extras::More more = counting_extras::more.load(std::memory_order_relaxed);

@@ -223,7 +223,7 @@ __attribute__((always_inline)) inline auto short_or_general(Counted counted, Gen
 
 // malloc's and free's general ways: a thread's first call, a signal handler's, calls that
 // must not count, and every call while more than counting (or sampled sites) is on. Out of
-// line, so that the short ways in the hook keep their registers to themselves.
+// line, so that the short ways in the hook carry none of the general way's state.
 __attribute__((noinline)) void* allocate_general(size_t size) {
     CountingScope scope;
     if (__builtin_expect(scope.counting() != nullptr, 1))

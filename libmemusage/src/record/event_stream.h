@@ -35,8 +35,8 @@ struct EventStream {
     SiteAccounts* sites = nullptr;  // null unless allocation sites are on
 
     // One event; true when the record buffer is full and must be written. Inlined into
-    // the hooks (a thread recording directly adds here on every call): out of line, with
-    // the sites' accounting inlined into it, it was a call saving five registers.
+    // the hooks (a thread recording directly adds here on every call), so that the call
+    // costs no saving and restoring of what the hook holds.
     // kOnlyCounting: the caller (a call taking the short way) knows that the event recording
     // is off, so that only the data file needs a time: it is read here, when there is a
     // record to write, and `time` is not looked at. Only an event with a site (`site` not
@@ -52,8 +52,8 @@ struct EventStream {
             heap -= heap_change;
             return false;
         }
-        // A new peak is rare once a program runs: a branch the processor predicts costs
-        // less than a conditional move and a store on every event.
+        // A new peak is rare once a program runs: tested and marked unlikely, rather than
+        // a maximum stored on every event.
         if constexpr (!bench_off::peak) {
             if (__builtin_expect(current > heap_peak, 0)) {
                 heap_peak = current;

@@ -69,9 +69,10 @@ void LogMerge::merge_locked(ThreadLog* logs, ThreadLog* own, uint64_t cutoff) {
     }
 }
 
-// The hot loop of the merge: the stream's state stays in registers. Whenever the
-// stream is stored, the log says how far it is merged: a fork that catches a merge
-// (during a write, most likely) leaves the child a stream and logs that agree.
+// The hot loop of the merge, on a local copy of the stream's state so that it can stay in
+// registers. Whenever the stream is stored, the log says how far it is merged: a fork that
+// catches a merge (during a write, most likely) leaves the child a stream and logs that
+// agree.
 template <bool kRecordingEvents>
 inline const Event* LogMerge::emit_run_as(ThreadLog& log, const Event* event, const Event* end,
                                           uint64_t bound) {

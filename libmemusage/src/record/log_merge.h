@@ -38,7 +38,8 @@ class LogMerge {
     __attribute__((always_inline)) inline const Event* emit_run(ThreadLog& log, const Event* event,
                                                                 const Event* end, uint64_t bound);
     // The loop itself: inlined into emit_run without the recording, so that the merge's
-    // common path costs what it did; out of line with it (emit_run_recording).
+    // common path carries none of the recording's work; out of line with it
+    // (emit_run_recording).
     template <bool kRecordingEvents>
     __attribute__((always_inline)) inline const Event* emit_run_as(ThreadLog& log,
                                                                    const Event* event,

@@ -88,8 +88,8 @@ class Recorder {
     template <bool kOnlyCounting = false>
     __attribute__((always_inline)) void record(ThreadLog& log, int64_t heap_change, uint64_t stack,
                                                uint32_t site = 0) {
-        // record_directly() reads the flag: a first test here would save a thread that
-        // logs two stores, and cost the thread alone three instructions.
+        // record_directly() reads the flag: a first test here would spare a thread that
+        // logs a little work, and add a test to the thread alone, the common case.
         if (__builtin_expect(
                 record_directly<kOnlyCounting>(log, heap_change, stack, site, nullptr, nullptr), 1))
             return;
@@ -102,8 +102,8 @@ class Recorder {
         if (__builtin_expect(n + 1 == log.capacity, 0)) merge_full_log(log);
     }
     // The same with the event recording on (logs_have_blocks()): `block` is what the event
-    // did to which heap block. Out of line, so that the recording costs the calls nothing
-    // when it is off (inlined, its registers would be saved and restored on every call).
+    // did to which heap block. Out of line, so that the recording weighs nothing on the
+    // calls when it is off.
     __attribute__((noinline)) void record_with_block(ThreadLog& log, int64_t heap_change,
                                                      uint64_t stack, uint32_t site,
                                                      const BlockChange& block);
@@ -219,10 +219,8 @@ class Recorder {
             stop_others_recording_directly(log);
         return false;
     }
-    // The hot path's two calls out, each with the recorder as its only argument: as cheap
-    // at the call as one call can be, and with nothing to keep across it, the inlined
-    // recording keeps its registers to itself (with the parts as arguments, the compiler
-    // saved six registers on every counted call).
+    // The hot path's two calls out, each with the recorder as its only argument: kept
+    // that small so that the inlined recording has nothing to keep across them.
     void merge_full_log(ThreadLog& log);
     void write_output();
     // Another thread records directly: that ends before this thread logs an event.

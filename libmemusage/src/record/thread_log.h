@@ -37,8 +37,8 @@ struct ThreadLog {
     uintptr_t stack_start;  // the first stack pointer seen on this thread's own stack
     StackRange own_stack;   // where that stack lies (platform/stacks.h)
     // Stack peaks (sites/stack_peaks.h): a depth above this is captured; UINT64_MAX while
-    // they are off. A hint kept where the hot path has it in a register: the capture
-    // decides from the thread's own figure.
+    // they are off. A hint kept where the hot path reads it with the thread's other
+    // figures: the capture decides from the thread's own figure.
     uint64_t stack_capture_above;
     // A call whose stack use is below this needs nothing but the subtraction (counting.h):
     // it is on the thread's own stack at or below its start, at most the capture hint, and

@@ -95,9 +95,9 @@ bool on_known_page(Word page) {
 // opens files gets them read and written. This reads a word that may not be mapped
 // without the program's descriptors (own_memory.h), and leaves errno as the program had
 // it. libunwind's trace reads the stack directly, but its initialisation of every unwind
-// reads two words through this (from the context on our own stack, a known page;
-// callgrind: 66 instructions a capture): so the read from a known page is a leaf with
-// nothing to save, and the slow way is out of line.
+// reads two words through this (from the context on our own stack, a known page, on
+// every capture): so the read from a known page is kept small, calling nothing, and the
+// slow way is out of line.
 __attribute__((noinline, cold)) int read_unknown_page(Word address, Word* value, Word page);
 
 int read_memory(void* space, Word address, Word* value, int write, void* arg) {

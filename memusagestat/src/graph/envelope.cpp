@@ -89,7 +89,8 @@ void EnvelopeSeries::add(std::span<const Record> events) {
 
 namespace {
 
-// One run of events that share a column; kept in locals so the loop stays in registers.
+// One run of events that share a column; kept in locals so that the loop can keep them in
+// registers.
 // Returns how many were timeless, and left out; `implausible` gains the records whose heap
 // is left out of the heap and total curves.
 template <bool kWithTotal>

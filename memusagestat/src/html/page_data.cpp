@@ -51,6 +51,257 @@ std::string window_command(const std::string& data, const std::string& sites,
     return command;
 }
 
+// The run's files the request names, open; a file not given, or given empty, is without.
+struct RunFiles {
+    MappedDataFile data_file;
+    bool with_data = false;
+    SitesProfile sites_profile;
+    bool with_sites = false;
+    EventsReader reader;
+    bool with_events = false;
+    RunSummary summary;
+    bool with_summary = false;
+};
+
+// The report's notes, and the warnings among them, which the user is told as well.
+struct Notes {
+    std::vector<std::string>& warnings;
+    std::vector<std::string> lines;
+
+    void push_back(const std::string& text) { lines.push_back(text); }
+    void warn(const std::string& text) {
+        warnings.push_back(text);
+        lines.push_back(text);
+    }
+};
+
+std::string open_data_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+    MappedDataFile& data_file = files.data_file;
+    files.with_data = !request.data_path.empty();
+    if (files.with_data) {
+        if (std::string error = data_file.open(request.data_path); !error.empty())
+            return request.data_path + ": " + error;
+        const Profile& profile = data_file.profile();
+        if (profile.ignored_tail_bytes != 0 || profile.header.repaired)
+            notes.push_back(
+                "The data file was cut short (the run was killed): its peaks were "
+                "rebuilt from its records.");
+    }
+    return {};
+}
+
+std::string open_sites_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+    files.with_sites = !request.sites_path.empty();
+    if (files.with_sites && empty_file(request.sites_path)) {
+        notes.warn("The sites file " + request.sites_path +
+                   " is empty: the run did not write it, so the report has no sites.");
+        files.with_sites = false;
+    } else if (files.with_sites) {
+        if (std::string error = read_sites_file(request.sites_path, files.sites_profile);
+            !error.empty())
+            return error;
+    }
+    return {};
+}
+
+std::string open_events_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+    EventsReader& reader = files.reader;
+    const SitesProfile& sites_profile = files.sites_profile;
+    files.with_events = !request.events_path.empty();
+    if (files.with_events && empty_file(request.events_path)) {
+        notes.warn("The event recording " + request.events_path +
+                   " is empty: the run did not write it, so the report has no events.");
+        files.with_events = false;
+    } else if (files.with_events) {
+        if (std::string error = open_recording(reader, request.events_path); !error.empty())
+            return error;
+        if (files.with_sites && reader.pid() != sites_profile.pid)
+            notes.warn(request.events_path + " is the recording of another run (process " +
+                       std::to_string(reader.pid()) + "; the sites file's is " +
+                       std::to_string(sites_profile.pid) + "): its sites may be named wrongly.");
+        else if (files.with_sites && !reader.has_sites())
+            notes.push_back(
+                "The event recording was made without allocation sites: its events "
+                "name none.");
+    }
+    return {};
+}
+
+std::string open_summary_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+    RunSummary& summary = files.summary;
+    files.with_summary = !request.summary_path.empty();
+    if (files.with_summary && empty_file(request.summary_path)) {
+        notes.warn("The summary file " + request.summary_path +
+                   " is empty: the run did not write it, so the report has no summary.");
+        files.with_summary = false;
+    } else if (files.with_summary) {
+        if (std::string error = read_summary_file(request.summary_path, summary); !error.empty())
+            return error;
+        const uint64_t other_pid = files.with_sites    ? files.sites_profile.pid
+                                   : files.with_events ? files.reader.pid()
+                                                       : 0;
+        if (other_pid != 0 && summary.pid != other_pid)
+            notes.warn(request.summary_path + " is the summary of another run (process " +
+                       std::to_string(summary.pid) + "; the other files' is " +
+                       std::to_string(other_pid) + ").");
+    }
+    return {};
+}
+
+std::string open_files(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+    if (std::string error = open_data_file(request, files, notes); !error.empty()) return error;
+    if (std::string error = open_sites_file(request, files, notes); !error.empty()) return error;
+    if (std::string error = open_events_file(request, files, notes); !error.empty()) return error;
+    return open_summary_file(request, files, notes);
+}
+
+// One clock for every file: the collector's counter, and the data file's times on it.
+// `recording_events`: the events of the recording, for the events' buckets.
+RunClock run_clock_of(RunFiles& files, uint64_t& recording_events, Notes& notes) {
+    EventsReader& reader = files.reader;
+    recording_events = 0;
+    if (files.with_events) {
+        if (reader.seconds_per_cycle() <= 0 || !reader.complete()) {
+            // A cut recording knows its rate and its end only after a pass.
+            recording_events = scan_events(reader).events;
+        } else {
+            recording_events = reader.trailer_event_count();
+        }
+    }
+    RunClockSources clock_sources;
+    if (files.with_events) clock_sources.events = &reader;
+    if (files.with_data) clock_sources.data = &files.data_file.profile().header;
+    if (files.with_summary) clock_sources.summary = &files.summary;
+    if (files.with_sites) clock_sources.sites_machine = &files.sites_profile.machine;
+    const RunClock clock = run_clock(clock_sources);
+    if (clock.relative() && (files.with_data || files.with_events))
+        notes.push_back(
+            "Times are fractions of the run: the files hold no rate of the clock "
+            "(an event recording, --events, gives it).");
+    return clock;
+}
+
+std::string window_outside_run(const HtmlReportRequest& request, const RunFiles& files,
+                               const RunClock& clock) {
+    if (request.window && (files.with_data || files.with_events) &&
+        request.window->start > clock.seconds(clock.end)) {
+        char range[64];
+        std::snprintf(range, sizeof range, "%.6f s", clock.seconds(clock.end));
+        return "the window " + describe(*request.window) + " is outside the run, which lasted " +
+               range + (clock.relative() ? " (a share of the run: its files hold no clock)" : "");
+    }
+    return {};
+}
+
+// The report's `run`, without its notes.
+nlohmann::json run_json(const HtmlReportRequest& request, const RunFiles& files,
+                        const RunClock& clock, Notes& notes) {
+    const SitesProfile& sites_profile = files.sites_profile;
+    // The driver's words, else the command line the summary file keeps.
+    const std::string command = !request.command.empty() ? request.command
+                                : files.with_summary     ? files.summary.command
+                                                         : "";
+    nlohmann::json run = {
+        {"program", ""},
+        {"command", command},
+        {"pid", nullptr},
+        {"seconds", clock.seconds(clock.end)},
+        // Without a rate of the clock every time is a share of the run (0 to 1).
+        {"time_unit", clock.relative() ? "share" : "seconds"},
+        {"ended_by_crash", files.with_sites && sites_profile.ended_by_crash},
+        {"sample_interval", files.with_sites ? sites_profile.sample_interval : 0},
+    };
+    if (files.with_sites) {
+        run["program"] = program_name(sites_profile);
+        run["pid"] = sites_profile.pid;
+    } else if (files.with_events) {
+        run["pid"] = files.reader.pid();
+    } else if (files.with_summary) {
+        run["pid"] = files.summary.pid;
+    }
+    if (run["program"] == "" && !command.empty())
+        run["program"] = base_name(command.substr(0, command.find(' ')));
+    if (request.window) {
+        const double end = clock.seconds(clock.end);
+        notes.push_back("The report covers the window " + describe(*request.window) +
+                        " of the run, whose figures of the sites and summary are the whole "
+                        "run's.");
+        run["window"] = {{"start", request.window->start},
+                         {"end", request.window->end ? *request.window->end : end}};
+    }
+    return run;
+}
+
+// How to write a report of one window with every event (ReportEventsInput::window_command).
+std::string window_advice(const HtmlReportRequest& request, const RunFiles& files) {
+    if (request.files_private && !request.rerun.empty()) {
+        return "This run's files were not kept: for every event of a window, run it again "
+               "keeping them, " +
+               request.rerun + ", then " +
+               window_command(request.rerun_data, request.rerun_sites, request.rerun_events,
+                              request.rerun_summary) +
+               ".";
+    } else if (request.files_private) {
+        return "This run's files were not kept: for every event of a window, run it again with "
+               "memusage --keep=DIR --html=FILE, then memusagestat --html-window as the "
+               "notice of that report says.";
+    } else {
+        return "For every event of a window: " +
+               window_command(files.with_data ? request.data_path : "",
+                              files.with_sites ? request.sites_path : "", request.events_path,
+                              files.with_summary ? request.summary_path : "") +
+               ".";
+    }
+}
+
+// The report's `events`, `blocks`, `threads` and `buckets`, from the recording.
+void add_events(const HtmlReportRequest& request, const ReportBounds& bounds, RunFiles& files,
+                const RunClock& clock, uint64_t recording_events, ReportSites* sites,
+                nlohmann::json& data, Notes& notes) {
+    EventsReader& reader = files.reader;
+    ReportEventsInput input;
+    input.clock = clock;
+    input.window = request.window;
+    input.expected_events = recording_events;
+    input.bounds = bounds.events;
+    input.window_command = window_advice(request, files);
+    if (sites && reader.has_sites()) {
+        ReportSites* shown = sites;
+        input.site_of = [shown](uint32_t id) { return shown->index_of(id); };
+        // The collector's counts, exact for the whole run, when the sites file has them.
+        if (!shown->temporary_known()) input.temporary = &shown->temporary();
+        input.kept_by_runtime = [shown](uint32_t id) { return shown->kept_by_runtime(id); };
+    }
+    ReportEvents events = report_events(reader, input);
+    data["events"] = std::move(events.events);
+    data["blocks"] = std::move(events.blocks);
+    data["threads"] = std::move(events.threads);
+    data["buckets"] = std::move(events.buckets);
+    notes.lines.insert(notes.lines.end(), events.notes.begin(), events.notes.end());
+}
+
+// The report's `frames`, `sites` and `stack_peaks`, from the sites file.
+void add_sites(const ReportBounds& bounds, const SitesProfile& sites_profile,
+               Symbolizer& symbolizer, ReportSites& sites, const RunClock& clock,
+               nlohmann::json& data, Notes& notes) {
+    FrameTable table(bounds.sites.frames, data["frames"]);
+    sites.write(table, data["sites"], notes.lines);
+    data["stack_peaks"] =
+        stack_peaks_json(sites_profile, symbolizer, table, clock, data["threads"]);
+    if (table.full())
+        notes.push_back("Some stacks are cut: the report holds at most " +
+                        std::to_string(bounds.sites.frames) + " distinct frames.");
+    if (!sites_profile.stack_peaks.empty() && clock.relative())
+        notes.push_back(
+            "The stack peaks' times are not given: the report's clock has no rate "
+            "(a summary file or an event recording gives it).");
+    if (sites_profile.stack_peaks_dropped)
+        notes.push_back(
+            "More threads reached a stack peak than the collector keeps: some ended "
+            "threads' smaller peaks are missing.");
+    add_profile_notes(profile_notes(sites_profile, symbolizer), notes.lines);
+}
+
 }  // namespace
 
 std::string shell_word(const std::string& word) {
@@ -69,225 +320,52 @@ std::string build_report_data(const HtmlReportRequest& request, const ReportBoun
     if (request.data_path.empty() && request.sites_path.empty() && request.events_path.empty() &&
         request.summary_path.empty())
         return "the report needs a run's files: a data file, --sites, --events or --summary";
-    std::vector<std::string> notes;
-    auto warn = [&](const std::string& text) {
-        warnings.push_back(text);
-        notes.push_back(text);
-    };
+    Notes notes{warnings, {}};
+    RunFiles files;
+    if (std::string error = open_files(request, files, notes); !error.empty()) return error;
 
-    MappedDataFile data_file;
-    const bool with_data = !request.data_path.empty();
-    if (with_data) {
-        if (std::string error = data_file.open(request.data_path); !error.empty())
-            return request.data_path + ": " + error;
-        const Profile& profile = data_file.profile();
-        if (profile.ignored_tail_bytes != 0 || profile.header.repaired)
-            notes.push_back(
-                "The data file was cut short (the run was killed): its peaks were "
-                "rebuilt from its records.");
-    }
-
-    SitesProfile sites_profile;
-    bool with_sites = !request.sites_path.empty();
-    if (with_sites && empty_file(request.sites_path)) {
-        warn("The sites file " + request.sites_path +
-             " is empty: the run did not write it, so the report has no sites.");
-        with_sites = false;
-    } else if (with_sites) {
-        if (std::string error = read_sites_file(request.sites_path, sites_profile); !error.empty())
-            return error;
-    }
-
-    EventsReader reader;
-    bool with_events = !request.events_path.empty();
-    if (with_events && empty_file(request.events_path)) {
-        warn("The event recording " + request.events_path +
-             " is empty: the run did not write it, so the report has no events.");
-        with_events = false;
-    } else if (with_events) {
-        if (std::string error = open_recording(reader, request.events_path); !error.empty())
-            return error;
-        if (with_sites && reader.pid() != sites_profile.pid)
-            warn(request.events_path + " is the recording of another run (process " +
-                 std::to_string(reader.pid()) + "; the sites file's is " +
-                 std::to_string(sites_profile.pid) + "): its sites may be named wrongly.");
-        else if (with_sites && !reader.has_sites())
-            notes.push_back(
-                "The event recording was made without allocation sites: its events "
-                "name none.");
-    }
-
-    RunSummary summary;
-    bool with_summary = !request.summary_path.empty();
-    if (with_summary && empty_file(request.summary_path)) {
-        warn("The summary file " + request.summary_path +
-             " is empty: the run did not write it, so the report has no summary.");
-        with_summary = false;
-    } else if (with_summary) {
-        if (std::string error = read_summary_file(request.summary_path, summary); !error.empty())
-            return error;
-        const uint64_t other_pid = with_sites ? sites_profile.pid : with_events ? reader.pid() : 0;
-        if (other_pid != 0 && summary.pid != other_pid)
-            warn(request.summary_path + " is the summary of another run (process " +
-                 std::to_string(summary.pid) + "; the other files' is " +
-                 std::to_string(other_pid) + ").");
-    }
-
-    // One clock for every file: the collector's counter, and the data file's times on it.
     uint64_t recording_events = 0;
-    bool counted = false;
-    if (with_events) {
-        if (reader.seconds_per_cycle() <= 0 || !reader.complete()) {
-            // A cut recording knows its rate and its end only after a pass.
-            recording_events = scan_events(reader).events;
-            counted = true;
-        } else {
-            recording_events = reader.trailer_event_count();
-        }
-    }
-    RunClockSources clock_sources;
-    if (with_events) clock_sources.events = &reader;
-    if (with_data) clock_sources.data = &data_file.profile().header;
-    if (with_summary) clock_sources.summary = &summary;
-    if (with_sites) clock_sources.sites_machine = &sites_profile.machine;
-    const RunClock clock = run_clock(clock_sources);
-    if (clock.relative() && (with_data || with_events))
-        notes.push_back(
-            "Times are fractions of the run: the files hold no rate of the clock "
-            "(an event recording, --events, gives it).");
-
-    if (request.window && (with_data || with_events) &&
-        request.window->start > clock.seconds(clock.end)) {
-        char range[64];
-        std::snprintf(range, sizeof range, "%.6f s", clock.seconds(clock.end));
-        return "the window " + describe(*request.window) + " is outside the run, which lasted " +
-               range + (clock.relative() ? " (a share of the run: its files hold no clock)" : "");
-    }
+    const RunClock clock = run_clock_of(files, recording_events, notes);
+    if (std::string error = window_outside_run(request, files, clock); !error.empty()) return error;
 
     // The window, counted once for the events' buckets.
-    if (with_events && request.window) {
+    if (files.with_events && request.window) {
         recording_events = 0;
-        reader.rewind();
+        files.reader.rewind();
         RecordedEvent event;
-        while (reader.next(event))
+        while (files.reader.next(event))
             recording_events += request.window->holds(clock.seconds(event.time));
-        counted = true;
     }
-    (void)counted;
 
-    // The driver's words, else the command line the summary file keeps.
-    const std::string command = !request.command.empty() ? request.command
-                                : with_summary           ? summary.command
-                                                         : "";
-    nlohmann::json run = {
-        {"program", ""},
-        {"command", command},
-        {"pid", nullptr},
-        {"seconds", clock.seconds(clock.end)},
-        // Without a rate of the clock every time is a share of the run (0 to 1).
-        {"time_unit", clock.relative() ? "share" : "seconds"},
-        {"ended_by_crash", with_sites && sites_profile.ended_by_crash},
-        {"sample_interval", with_sites ? sites_profile.sample_interval : 0},
-    };
-    if (with_sites) {
-        run["program"] = program_name(sites_profile);
-        run["pid"] = sites_profile.pid;
-    } else if (with_events) {
-        run["pid"] = reader.pid();
-    } else if (with_summary) {
-        run["pid"] = summary.pid;
-    }
-    if (run["program"] == "" && !command.empty())
-        run["program"] = base_name(command.substr(0, command.find(' ')));
-    if (request.window) {
-        const double end = clock.seconds(clock.end);
-        notes.push_back("The report covers the window " + describe(*request.window) +
-                        " of the run, whose figures of the sites and summary are the whole "
-                        "run's.");
-        run["window"] = {{"start", request.window->start},
-                         {"end", request.window->end ? *request.window->end : end}};
-    }
+    nlohmann::json run = run_json(request, files, clock, notes);
 
     data = {{"format", "memusage-report"}, {"version", 1}};
-    data["summary"] = with_summary ? summary_json(summary.stats, summary.mmap_rows)
-                      : with_data  ? peaks_only_summary_json(data_file.profile().header)
-                                   : nlohmann::json();
-    data["timeline"] = with_data ? timeline_json(data_file, clock, request.window, bounds.timeline)
-                                 : nlohmann::json();
+    data["summary"] = files.with_summary
+                          ? summary_json(files.summary.stats, files.summary.mmap_rows)
+                      : files.with_data ? peaks_only_summary_json(files.data_file.profile().header)
+                                        : nlohmann::json();
+    data["timeline"] = files.with_data
+                           ? timeline_json(files.data_file, clock, request.window, bounds.timeline)
+                           : nlohmann::json();
 
     std::optional<Symbolizer> symbolizer;
     std::optional<ReportSites> sites;
-    if (with_sites) {
-        symbolizer.emplace(sites_profile.modules);
-        sites.emplace(sites_profile, *symbolizer, bounds.sites);
+    if (files.with_sites) {
+        symbolizer.emplace(files.sites_profile.modules);
+        sites.emplace(files.sites_profile, *symbolizer, bounds.sites);
     }
     data["threads"] = nlohmann::json::array();
     data["events"] = nullptr;
     data["blocks"] = nullptr;
     data["buckets"] = nullptr;
-    if (with_events) {
-        ReportEventsInput input;
-        input.clock = clock;
-        input.window = request.window;
-        input.expected_events = recording_events;
-        input.bounds = bounds.events;
-        if (request.files_private && !request.rerun.empty()) {
-            input.window_command =
-                "This run's files were not kept: for every event of a window, run it again "
-                "keeping them, " +
-                request.rerun + ", then " +
-                window_command(request.rerun_data, request.rerun_sites, request.rerun_events,
-                               request.rerun_summary) +
-                ".";
-        } else if (request.files_private) {
-            input.window_command =
-                "This run's files were not kept: for every event of a window, run it again with "
-                "memusage --keep=DIR --html=FILE, then memusagestat --html-window as the "
-                "notice of that report says.";
-        } else {
-            input.window_command =
-                "For every event of a window: " +
-                window_command(with_data ? request.data_path : "",
-                               with_sites ? request.sites_path : "", request.events_path,
-                               with_summary ? request.summary_path : "") +
-                ".";
-        }
-        if (sites && reader.has_sites()) {
-            ReportSites* shown = &*sites;
-            input.site_of = [shown](uint32_t id) { return shown->index_of(id); };
-            // The collector's counts, exact for the whole run, when the sites file has them.
-            if (!shown->temporary_known()) input.temporary = &shown->temporary();
-            input.kept_by_runtime = [shown](uint32_t id) { return shown->kept_by_runtime(id); };
-        }
-        ReportEvents events = report_events(reader, input);
-        data["events"] = std::move(events.events);
-        data["blocks"] = std::move(events.blocks);
-        data["threads"] = std::move(events.threads);
-        data["buckets"] = std::move(events.buckets);
-        notes.insert(notes.end(), events.notes.begin(), events.notes.end());
-    }
+    if (files.with_events)
+        add_events(request, bounds, files, clock, recording_events, sites ? &*sites : nullptr, data,
+                   notes);
     data["frames"] = nlohmann::json::array();
     data["sites"] = nullptr;
     data["stack_peaks"] = nullptr;
-    if (sites) {
-        FrameTable table(bounds.sites.frames, data["frames"]);
-        sites->write(table, data["sites"], notes);
-        data["stack_peaks"] =
-            stack_peaks_json(sites_profile, *symbolizer, table, clock, data["threads"]);
-        if (table.full())
-            notes.push_back("Some stacks are cut: the report holds at most " +
-                            std::to_string(bounds.sites.frames) + " distinct frames.");
-        if (!sites_profile.stack_peaks.empty() && clock.relative())
-            notes.push_back(
-                "The stack peaks' times are not given: the report's clock has no rate "
-                "(a summary file or an event recording gives it).");
-        if (sites_profile.stack_peaks_dropped)
-            notes.push_back(
-                "More threads reached a stack peak than the collector keeps: some ended "
-                "threads' smaller peaks are missing.");
-        add_profile_notes(profile_notes(sites_profile, *symbolizer), notes);
-    }
-    run["notes"] = notes;
+    if (sites) add_sites(bounds, files.sites_profile, *symbolizer, *sites, clock, data, notes);
+    run["notes"] = notes.lines;
     data["run"] = std::move(run);
     return {};
 }

@@ -77,25 +77,30 @@ nlohmann::json column(const std::vector<Row>& rows, Column value) {
     return out;
 }
 
-}  // namespace
+int32_t report_site_of(const ReportEventsInput& input, uint32_t id) {
+    return input.site_of && id != 0 ? input.site_of(id) : -1;
+}
 
-ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input) {
-    ReportEvents out;
-    const RunClock& clock = input.clock;
-    const auto site_of = [&](uint32_t id) -> int32_t {
-        return input.site_of && id != 0 ? input.site_of(id) : -1;
-    };
-    std::vector<EventRow> events;
-    ExtremesThinner<EventRow, 1> thinner(input.expected_events, input.bounds.events, events);
-    BlockKeeper blocks(input.bounds.blocks);
-    TemporaryRule temporary;  // sites/definitions.h
-    BlockReplay replay;
-    ThreadHeaps thread_heaps(clock.seconds(reader.end_time()));
-    const double run_end = std::max(clock.seconds(clock.end), clock.seconds(reader.end_time()));
-    HeapBuckets buckets(input.window ? input.window->start : 0.0,
-                        input.window && input.window->end ? *input.window->end : run_end);
+double run_end(const EventsReader& reader, const RunClock& clock) {
+    return std::max(clock.seconds(clock.end), clock.seconds(reader.end_time()));
+}
 
-    const auto block_ended = [&](const BlockLife& life) {
+// The first pass over the recording: each event with the heap after it and its site (the
+// thinner keeps them), each block life, the threads' heaps and the buckets' figures.
+struct EventsPass {
+    EventsPass(const EventsReader& reader, const ReportEventsInput& input)
+        : input(input),
+          clock(input.clock),
+          thinner(input.expected_events, input.bounds.events, events),
+          blocks(input.bounds.blocks),
+          thread_heaps(clock.seconds(reader.end_time())),
+          buckets(input.window ? input.window->start : 0.0,
+                  input.window && input.window->end ? *input.window->end : run_end(reader, clock)) {
+    }
+
+    int32_t site_of(uint32_t id) const { return report_site_of(input, id); }
+
+    void block_ended(const BlockLife& life) {
         const double born = clock.seconds(life.start), ended = clock.seconds(life.end);
         if (input.window && !input.window->overlaps(born, ended)) return;
         const bool died = life.freed || life.resized_away;
@@ -106,12 +111,9 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
                     static_cast<double>(life.size) * static_cast<double>(life.end - life.start),
                     lived_before, life.resized_away,
                     input.kept_by_runtime && life.site != 0 && input.kept_by_runtime(life.site)});
-    };
+    }
 
-    uint64_t total = 0;
-    RecordedEvent event;
-    reader.rewind();
-    while (reader.next(event)) {
+    void add(const RecordedEvent& event) {
         uint64_t freed_size = 0, resized_from = 0;
         int32_t freed_site = -1;
         uint32_t owner = event.thread;  // a resize keeps its block's thread
@@ -145,7 +147,7 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
             thread_heaps.freed_by(event.thread);
         }
         buckets.add(time, static_cast<HeapBuckets::Kind>(event.kind), asked, replay.heap());
-        if (input.window && !input.window->holds(time)) continue;
+        if (input.window && !input.window->holds(time)) return;
         ++total;
         const bool freeing = event.kind == RecordedEvent::Kind::release;
         EventRow row{time,
@@ -157,41 +159,123 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
                      replay.heap()};
         thinner.add(row, {row.heap});
     }
-    thinner.finish();
-    const uint64_t end = reader.end_time();
-    replay.finish(end, block_ended);
 
-    // The second pass: the bytes each site holds, at the moments of the buckets' peaks.
-    buckets.finish_counts();
-    {
-        BlockReplay sites_replay;
-        reader.rewind();
-        while (reader.next(event)) {
-            int32_t moved_site = -1;
-            sites_replay.add(event, [&](const BlockLife& life) {
-                const int32_t site = site_of(life.site);
-                buckets.site_changed(site, -static_cast<int64_t>(life.size));
-                if (life.resized_away) moved_site = site;
-            });
-            if (event.kind == RecordedEvent::Kind::allocate)
-                buckets.site_changed(site_of(event.site), static_cast<int64_t>(event.size));
-            else if (event.kind == RecordedEvent::Kind::resize)
-                buckets.site_changed(moved_site, static_cast<int64_t>(event.size));
-            buckets.passed();
-        }
+    const ReportEventsInput& input;
+    const RunClock& clock;
+    std::vector<EventRow> events;
+    ExtremesThinner<EventRow, 1> thinner;
+    BlockKeeper blocks;
+    TemporaryRule temporary;  // sites/definitions.h
+    BlockReplay replay;
+    ThreadHeaps thread_heaps;
+    HeapBuckets buckets;
+    uint64_t total = 0;
+};
+
+// The second pass: the bytes each site holds, at the moments of the buckets' peaks.
+void add_site_peaks(EventsReader& reader, const ReportEventsInput& input, HeapBuckets& buckets) {
+    const auto site_of = [&](uint32_t id) { return report_site_of(input, id); };
+    RecordedEvent event;
+    BlockReplay sites_replay;
+    reader.rewind();
+    while (reader.next(event)) {
+        int32_t moved_site = -1;
+        sites_replay.add(event, [&](const BlockLife& life) {
+            const int32_t site = site_of(life.site);
+            buckets.site_changed(site, -static_cast<int64_t>(life.size));
+            if (life.resized_away) moved_site = site;
+        });
+        if (event.kind == RecordedEvent::Kind::allocate)
+            buckets.site_changed(site_of(event.site), static_cast<int64_t>(event.size));
+        else if (event.kind == RecordedEvent::Kind::resize)
+            buckets.site_changed(moved_site, static_cast<int64_t>(event.size));
+        buckets.passed();
     }
-    out.buckets = buckets.json();
+}
 
-    out.events = {{"total", total},
-                  {"thinned", thinner.thinning()},
-                  {"time", column(events, [](const EventRow& r) { return r.time; })},
-                  {"kind", column(events, [](const EventRow& r) { return r.kind; })},
-                  {"address", column(events, [](const EventRow& r) { return r.address; })},
-                  {"size", column(events, [](const EventRow& r) { return r.size; })},
-                  {"thread", column(events, [](const EventRow& r) { return r.thread; })},
-                  {"site", column(events, [](const EventRow& r) { return r.site; })},
-                  {"heap", column(events, [](const EventRow& r) { return r.heap; })}};
-    if (thinner.thinning())
+nlohmann::json events_json(const std::vector<EventRow>& events, uint64_t total, bool thinned) {
+    return {{"total", total},
+            {"thinned", thinned},
+            {"time", column(events, [](const EventRow& r) { return r.time; })},
+            {"kind", column(events, [](const EventRow& r) { return r.kind; })},
+            {"address", column(events, [](const EventRow& r) { return r.address; })},
+            {"size", column(events, [](const EventRow& r) { return r.size; })},
+            {"thread", column(events, [](const EventRow& r) { return r.thread; })},
+            {"site", column(events, [](const EventRow& r) { return r.site; })},
+            {"heap", column(events, [](const EventRow& r) { return r.heap; })}};
+}
+
+nlohmann::json blocks_json(const std::vector<BlockRow>& kept, uint64_t block_total, double end) {
+    return {{"total", block_total},
+            {"thinned", kept.size() < block_total},
+            {"address", column(kept, [](const BlockRow& r) { return r.address; })},
+            {"size", column(kept, [](const BlockRow& r) { return r.size; })},
+            {"born", column(kept, [](const BlockRow& r) { return r.born; })},
+            {"died", column(kept, [](const BlockRow& r) { return r.died; })},
+            {"thread", column(kept, [](const BlockRow& r) { return r.thread; })},
+            {"site", column(kept, [](const BlockRow& r) { return r.site; })},
+            // 0 as an integer: "0", not "0.0", for the many blocks never resized.
+            {"lived_before", column(kept,
+                                    [](const BlockRow& r) {
+                                        return r.lived_before == 0 ? nlohmann::json(0)
+                                                                   : nlohmann::json(r.lived_before);
+                                    })},
+            {"resized", column(kept, [](const BlockRow& r) { return r.resized ? 1 : 0; })},
+            {"kept", column(kept, [](const BlockRow& r) { return r.kept ? 1 : 0; })},
+            {"end", end}};
+}
+
+nlohmann::json threads_json(const EventsReader& reader, const ThreadHeaps& thread_heaps) {
+    nlohmann::json threads = nlohmann::json::array();
+    for (const ThreadInfo& thread : reader.threads()) {
+        nlohmann::json described = {
+            {"serial", thread.serial}, {"tid", thread.tid}, {"name", thread.name}};
+        thread_heaps.describe(thread.serial, described);
+        threads.push_back(std::move(described));
+    }
+    return threads;
+}
+
+// What the report should say of the recording itself: damaged, cut short, or missing events.
+void add_recording_notes(const EventsReader& reader, const BlockReplay& replay,
+                         std::vector<std::string>& notes) {
+    if (!reader.problem().empty())
+        notes.push_back("The event recording is damaged: " + reader.problem() +
+                        "; the report holds the events before.");
+    else if (!reader.complete())
+        notes.push_back(
+            "The event recording is incomplete (the run was killed): it ends at the last events "
+            "it wrote out.");
+    if (reader.dropped() != 0)
+        notes.push_back("The collector could not write " + std::to_string(reader.dropped()) +
+                        " events of the run.");
+    if (replay.unknown_blocks() != 0)
+        notes.push_back(std::to_string(replay.unknown_blocks()) +
+                        " frees and resizes were of blocks the recording never showed being "
+                        "allocated.");
+}
+
+}  // namespace
+
+ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input) {
+    ReportEvents out;
+    const RunClock& clock = input.clock;
+    EventsPass pass(reader, input);
+    RecordedEvent event;
+    reader.rewind();
+    while (reader.next(event)) pass.add(event);
+    pass.thinner.finish();
+    const uint64_t end = reader.end_time();
+    pass.replay.finish(end, [&](const BlockLife& life) { pass.block_ended(life); });
+
+    pass.buckets.finish_counts();
+    add_site_peaks(reader, input, pass.buckets);
+    out.buckets = pass.buckets.json();
+
+    const std::vector<EventRow>& events = pass.events;
+    const uint64_t total = pass.total;
+    out.events = events_json(events, total, pass.thinner.thinning());
+    if (pass.thinner.thinning())
         out.notes.push_back(
             "The events are thinned: the report holds " + std::to_string(events.size()) + " of " +
             std::to_string(total) +
@@ -202,54 +286,17 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
                                "window with every event.")
                  : input.window_command));
 
-    const uint64_t block_total = blocks.total();
-    const std::vector<BlockRow> kept = blocks.take();
-    out.blocks = {{"total", block_total},
-                  {"thinned", kept.size() < block_total},
-                  {"address", column(kept, [](const BlockRow& r) { return r.address; })},
-                  {"size", column(kept, [](const BlockRow& r) { return r.size; })},
-                  {"born", column(kept, [](const BlockRow& r) { return r.born; })},
-                  {"died", column(kept, [](const BlockRow& r) { return r.died; })},
-                  {"thread", column(kept, [](const BlockRow& r) { return r.thread; })},
-                  {"site", column(kept, [](const BlockRow& r) { return r.site; })},
-                  // 0 as an integer: "0", not "0.0", for the many blocks never resized.
-                  {"lived_before", column(kept,
-                                          [](const BlockRow& r) {
-                                              return r.lived_before == 0
-                                                         ? nlohmann::json(0)
-                                                         : nlohmann::json(r.lived_before);
-                                          })},
-                  {"resized", column(kept, [](const BlockRow& r) { return r.resized ? 1 : 0; })},
-                  {"kept", column(kept, [](const BlockRow& r) { return r.kept ? 1 : 0; })},
-                  {"end", clock.seconds(end)}};
+    const uint64_t block_total = pass.blocks.total();
+    const std::vector<BlockRow> kept = pass.blocks.take();
+    out.blocks = blocks_json(kept, block_total, clock.seconds(end));
     if (kept.size() < block_total)
         out.notes.push_back("The block map is thinned: the report holds the " +
                             std::to_string(kept.size()) + " blocks of " +
                             std::to_string(block_total) +
                             " that cover the most of it (size times lifetime).");
 
-    out.threads = nlohmann::json::array();
-    for (const ThreadInfo& thread : reader.threads()) {
-        nlohmann::json described = {
-            {"serial", thread.serial}, {"tid", thread.tid}, {"name", thread.name}};
-        thread_heaps.describe(thread.serial, described);
-        out.threads.push_back(std::move(described));
-    }
-
-    if (!reader.problem().empty())
-        out.notes.push_back("The event recording is damaged: " + reader.problem() +
-                            "; the report holds the events before.");
-    else if (!reader.complete())
-        out.notes.push_back(
-            "The event recording is incomplete (the run was killed): it ends at the last events "
-            "it wrote out.");
-    if (reader.dropped() != 0)
-        out.notes.push_back("The collector could not write " + std::to_string(reader.dropped()) +
-                            " events of the run.");
-    if (replay.unknown_blocks() != 0)
-        out.notes.push_back(std::to_string(replay.unknown_blocks()) +
-                            " frees and resizes were of blocks the recording never showed being "
-                            "allocated.");
+    out.threads = threads_json(reader, pass.thread_heaps);
+    add_recording_notes(reader, pass.replay, out.notes);
     return out;
 }
 

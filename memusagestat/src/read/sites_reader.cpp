@@ -52,14 +52,10 @@ class Cursor {
 constexpr const char* kTruncated =
     "the sites file is truncated or damaged (was the run killed while writing it?)";
 
-}  // namespace
-
-std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile) {
-    profile = SitesProfile{};
-    if (bytes.empty())
-        return "the sites file is empty: the run did not end normally (killed, or ended "
-               "with _exit or exec), or it was not the profiled process";
-    format::FileHeader header = {};
+// The header, checked against the file's length and its trailer; what a version before
+// the reader's lacks is set to what such a file means.
+std::string read_header(std::span<const std::byte> bytes, format::FileHeader& header) {
+    header = {};
     if (bytes.size() < format::kVersion1HeaderBytes + sizeof(format::FileTrailer))
         return "not a memusage sites file (too short)";
     // A version 1 header is shorter; what lies past it is checked against header_bytes below.
@@ -97,10 +93,10 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     if (header.header_bytes < least_header_bytes || header.header_bytes % 8 != 0 ||
         header.header_bytes > bytes.size() - sizeof trailer)
         return kTruncated;
+    return {};
+}
 
-    // Without the trailer, so that no part can run into it.
-    Cursor cursor(bytes.first(bytes.size() - sizeof trailer));
-    cursor.seek(header.header_bytes);
+void take_header(const format::FileHeader& header, SitesProfile& profile) {
     profile.heap_peak = header.heap_peak;
     profile.pid = header.pid;
     profile.ended_by_crash = (header.flags & format::kEndedByCrash) != 0;
@@ -115,8 +111,10 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
     profile.has_heap_at_exit = (header.flags & format::kHasHeapAtExit) != 0 &&
                                header.header_bytes >= sizeof(format::FileHeader);
     profile.heap_at_exit = profile.has_heap_at_exit ? header.heap_at_exit : 0;
+}
 
-    // Counts are bounded by what the file could hold before anything is reserved.
+// Counts are bounded by what the file could hold before anything is reserved.
+std::string read_modules(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
     if (header.module_count > cursor.left() / sizeof(format::ModuleRecord)) return kTruncated;
     profile.modules.reserve(header.module_count);
     for (uint32_t i = 0; i < header.module_count; ++i) {
@@ -131,7 +129,10 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
         module.end = record.end;
         profile.modules.push_back(std::move(module));
     }
+    return {};
+}
 
+std::string read_sites(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
     if (header.site_count > cursor.left() / sizeof(format::SiteRecord)) return kTruncated;
     profile.sites.reserve(header.site_count);
     for (uint32_t i = 0; i < header.site_count; ++i) {
@@ -150,46 +151,61 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
         for (uint64_t& frame : site.frames) cursor.take(frame);
         profile.sites.push_back(std::move(site));
     }
+    return {};
+}
 
+std::string read_stack_peak(Cursor& cursor, const format::FileHeader& header,
+                            SitesProfile& profile) {
+    format::StackPeakRecord record;
+    if (!cursor.take(record)) return kTruncated;
+    if (record.depth > format::kMaxStackPeakDepth ||
+        record.depth > cursor.left() / sizeof(format::StackPeakFrame))
+        return kTruncated;
+    if (record.stack != format::kThreadStack && record.stack != format::kSignalStack)
+        return kTruncated;
+    StackPeak peak;
+    peak.tid = record.tid;
+    peak.main_thread = record.is_main != 0;
+    peak.thread_name.assign(record.name, strnlen(record.name, sizeof record.name));
+    peak.stack = record.stack == format::kSignalStack ? PeakStack::signal : PeakStack::thread;
+    peak.from_tick = (record.flags & format::kPeakFromTick) != 0;
+    peak.frames_cut = (record.flags & format::kPeakFramesCut) != 0;
+    peak.time_ns = record.time_ns;
+    peak.bytes = record.bytes;
+    peak.base = record.base;
+    peak.frames.resize(record.depth);
+    for (StackPeak::Frame& frame : peak.frames) {
+        format::StackPeakFrame stored;
+        cursor.take(stored);
+        frame = {stored.ip, stored.sp};
+    }
+    uint32_t outer = header.version >= 5 ? record.flags >> format::kPeakOuterShift : 0;
+    if (outer > format::kMaxStackPeakOuter ||
+        outer > cursor.left() / sizeof(format::StackPeakOuterFrame))
+        return kTruncated;
+    peak.outer.resize(outer);
+    for (StackPeak::OuterFrame& frame : peak.outer) {
+        format::StackPeakOuterFrame stored;
+        cursor.take(stored);
+        frame = {stored.ip, stored.bytes, stored.frames};
+    }
+    profile.stack_peaks.push_back(std::move(peak));
+    return {};
+}
+
+std::string read_stack_peaks(Cursor& cursor, const format::FileHeader& header,
+                             SitesProfile& profile) {
     if (header.stack_peak_count > cursor.left() / sizeof(format::StackPeakRecord))
         return kTruncated;
     profile.stack_peaks.reserve(header.stack_peak_count);
-    for (uint32_t i = 0; i < header.stack_peak_count; ++i) {
-        format::StackPeakRecord record;
-        if (!cursor.take(record)) return kTruncated;
-        if (record.depth > format::kMaxStackPeakDepth ||
-            record.depth > cursor.left() / sizeof(format::StackPeakFrame))
-            return kTruncated;
-        if (record.stack != format::kThreadStack && record.stack != format::kSignalStack)
-            return kTruncated;
-        StackPeak peak;
-        peak.tid = record.tid;
-        peak.main_thread = record.is_main != 0;
-        peak.thread_name.assign(record.name, strnlen(record.name, sizeof record.name));
-        peak.stack = record.stack == format::kSignalStack ? PeakStack::signal : PeakStack::thread;
-        peak.from_tick = (record.flags & format::kPeakFromTick) != 0;
-        peak.frames_cut = (record.flags & format::kPeakFramesCut) != 0;
-        peak.time_ns = record.time_ns;
-        peak.bytes = record.bytes;
-        peak.base = record.base;
-        peak.frames.resize(record.depth);
-        for (StackPeak::Frame& frame : peak.frames) {
-            format::StackPeakFrame stored;
-            cursor.take(stored);
-            frame = {stored.ip, stored.sp};
-        }
-        uint32_t outer = header.version >= 5 ? record.flags >> format::kPeakOuterShift : 0;
-        if (outer > format::kMaxStackPeakOuter ||
-            outer > cursor.left() / sizeof(format::StackPeakOuterFrame))
-            return kTruncated;
-        peak.outer.resize(outer);
-        for (StackPeak::OuterFrame& frame : peak.outer) {
-            format::StackPeakOuterFrame stored;
-            cursor.take(stored);
-            frame = {stored.ip, stored.bytes, stored.frames};
-        }
-        profile.stack_peaks.push_back(std::move(peak));
-    }
+    for (uint32_t i = 0; i < header.stack_peak_count; ++i)
+        if (std::string error = read_stack_peak(cursor, header, profile); !error.empty())
+            return error;
+    return {};
+}
+
+// The optional parts after the stack peaks, each there when its flag says so.
+std::string read_extras(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
     if ((header.flags & format::kHasSiteExtras) != 0) {
         if (profile.sites.size() > cursor.left() / sizeof(format::SiteExtraRecord))
             return kTruncated;
@@ -234,6 +250,27 @@ std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile)
         profile.knows_grown_at = true;
         profile.grown_at_table_full = (header.flags & format::kGrownAtTableFull) != 0;
     }
+    return {};
+}
+
+}  // namespace
+
+std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile) {
+    profile = SitesProfile{};
+    if (bytes.empty())
+        return "the sites file is empty: the run did not end normally (killed, or ended "
+               "with _exit or exec), or it was not the profiled process";
+    format::FileHeader header;
+    if (std::string error = read_header(bytes, header); !error.empty()) return error;
+
+    // Without the trailer, so that no part can run into it.
+    Cursor cursor(bytes.first(bytes.size() - sizeof(format::FileTrailer)));
+    cursor.seek(header.header_bytes);
+    take_header(header, profile);
+    if (std::string error = read_modules(cursor, header, profile); !error.empty()) return error;
+    if (std::string error = read_sites(cursor, header, profile); !error.empty()) return error;
+    if (std::string error = read_stack_peaks(cursor, header, profile); !error.empty()) return error;
+    if (std::string error = read_extras(cursor, header, profile); !error.empty()) return error;
     if (cursor.left() != 0) return kTruncated;
     return {};
 }

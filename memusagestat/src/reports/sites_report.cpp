@@ -161,13 +161,4 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
     return out;
 }
 
-std::string report_sites_file(const std::string& path, const SitesReportOptions& options,
-                              std::string& report) {
-    SitesProfile profile;
-    if (std::string error = read_sites_file(path, profile); !error.empty()) return error;
-    Symbolizer symbolizer(profile.modules);
-    report = sites_report(profile, symbolizer, options);
-    return {};
-}
-
 }  // namespace memusagestat

@@ -26,9 +26,4 @@ std::string sites_report(const SitesProfile& profile, Symbolizer& symbolizer,
 std::string sites_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
                          Symbolizer& symbolizer, const SitesReportOptions& options);
 
-// Reads the sites file at `path` and makes its report into `report`. Returns an empty
-// string on success, else a message for the user.
-std::string report_sites_file(const std::string& path, const SitesReportOptions& options,
-                              std::string& report);
-
 }  // namespace memusagestat

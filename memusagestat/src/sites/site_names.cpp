@@ -89,13 +89,6 @@ SiteNames::SiteNames(const SitesProfile& profile, Symbolizer& symbolizer) {
             return a.figures.bytes_at_peak > b.figures.bytes_at_peak;
         return a.figures.bytes_allocated > b.figures.bytes_allocated;
     });
-    for (size_t g = 0; g < groups_.size(); ++g)
-        for (uint32_t id : groups_[g].ids) group_by_id_.emplace(id, static_cast<int>(g));
-}
-
-int SiteNames::group_of(uint32_t id) const {
-    auto found = group_by_id_.find(id);
-    return found == group_by_id_.end() ? -1 : found->second;
 }
 
 std::string shown_site_label(const std::vector<SourceFrame>& frames) {

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "read/sites_reader.h"
@@ -39,12 +38,9 @@ class SiteNames {
 
     // Largest first: bytes at the heap peak, then bytes allocated.
     const std::vector<SiteGroup>& groups() const { return groups_; }
-    // The group of a SiteRecord id; -1 when the id is not in the file.
-    int group_of(uint32_t id) const;
 
   private:
     std::vector<SiteGroup> groups_;
-    std::unordered_map<uint32_t, int> group_by_id_;
 };
 
 // The name the report gives a stack of symbolised frames (innermost first), as

@@ -62,13 +62,15 @@ class SiteHoldings {
     std::vector<uint64_t> bytes_, blocks_;
 };
 
-}  // namespace
+// From one cycle-counter reading to a later one; 0 should a damaged file reverse them.
+double seconds_between(uint64_t from, uint64_t to, double seconds_per_cycle) {
+    return to > from ? static_cast<double>(to - from) * seconds_per_cycle : 0.0;
+}
 
-std::string replay_sites(const std::string& events_path, const SitesProfile& profile,
-                         const std::vector<ShownSite>& sites, std::optional<double> long_lived,
-                         bool at_peak, RunLifetimes& lifetimes) {
-    lifetimes = RunLifetimes{};
-    EventsReader reader;
+// The recording at `events_path`, open, if it is of the run that wrote `profile` and has
+// sites; `seconds_per_cycle`: its clock's rate.
+std::string open_sites_recording(EventsReader& reader, const std::string& events_path,
+                                 const SitesProfile& profile, double& seconds_per_cycle) {
     if (std::string error = reader.open(events_path); !error.empty())
         return events_path + ": " + error;
     if (!reader.has_sites())
@@ -80,7 +82,7 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
 
     // A complete recording knows its clock's rate from the start; a cut one after a pass.
     RecordedEvent event;
-    double seconds_per_cycle = reader.seconds_per_cycle();
+    seconds_per_cycle = reader.seconds_per_cycle();
     if (seconds_per_cycle <= 0) {
         while (reader.next(event)) {
         }
@@ -89,30 +91,27 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
     }
     if (seconds_per_cycle <= 0)
         return events_path + ": the recording is too short to tell its clock's rate";
-    // From one cycle-counter reading to a later one; 0 should a damaged file reverse them.
-    const auto seconds = [&](uint64_t from, uint64_t to) {
-        return to > from ? static_cast<double>(to - from) * seconds_per_cycle : 0.0;
-    };
+    return {};
+}
 
-    lifetimes.sites.resize(sites.size());
-    SiteHoldings holdings(sites);
-    std::unordered_set<uint32_t> kept_by_runtime;
-    for (const ShownSite& site : sites)
-        kept_by_runtime.insert(site.kept_ids.begin(), site.kept_ids.end());
-    // The standard streams' buffers, by address: the runtime's blocks at sites that are not
-    // the runtime's whole (definitions.h, kept_of_site).
-    std::unordered_set<uint64_t> standard_buffers;
-    for (const SitesProfile::StreamBuffer& buffer : profile.standard_stream_buffers)
-        standard_buffers.insert(buffer.address);
-    const auto runtime_keeps = [&](const BlockLife& life) {
-        return kept_by_runtime.contains(life.site) ||
-               (!life.freed && standard_buffers.contains(life.address));
-    };
-    BlockReplay replay;
-    uint64_t events = 0, peak_event = 0, peak_time = reader.start_time();
-    const auto on_ended = [&](const BlockLife& life, size_t site) {
+// Each ended block life into its shown site's lifetimes (RunLifetimes::sites), or into
+// the blocks the runtime keeps.
+class EndedBlocks {
+  public:
+    EndedBlocks(const SitesProfile& profile, const std::vector<ShownSite>& sites,
+                std::optional<double> long_lived, double seconds_per_cycle, RunLifetimes& lifetimes)
+        : long_lived_(long_lived), seconds_per_cycle_(seconds_per_cycle), lifetimes_(lifetimes) {
+        for (const ShownSite& site : sites)
+            kept_by_runtime_.insert(site.kept_ids.begin(), site.kept_ids.end());
+        // The standard streams' buffers, by address: the runtime's blocks at sites that are
+        // not the runtime's whole (definitions.h, kept_of_site).
+        for (const SitesProfile::StreamBuffer& buffer : profile.standard_stream_buffers)
+            standard_buffers_.insert(buffer.address);
+    }
+
+    void operator()(const BlockLife& life, size_t site) {
         if (site == kNoSite || life.resized_away) return;
-        SiteLifetime& figures = lifetimes.sites[site];
+        SiteLifetime& figures = lifetimes_.sites[site];
         const double lived = seconds(life.born, life.end);
         ++figures.blocks;
         figures.total_lifetime += lived;
@@ -120,10 +119,10 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
             figures.bytes_at_end += life.size;
             ++figures.blocks_at_end;
         }
-        const bool is_long_lived = long_lived && memusagestat::long_lived(lived, *long_lived);
+        const bool is_long_lived = long_lived_ && memusagestat::long_lived(lived, *long_lived_);
         if (is_long_lived && runtime_keeps(life)) {
-            ++lifetimes.kept_long_lived_blocks;
-            lifetimes.kept_long_lived_bytes += life.size;
+            ++lifetimes_.kept_long_lived_blocks;
+            lifetimes_.kept_long_lived_bytes += life.size;
         } else if (is_long_lived) {
             ++figures.long_lived_blocks;
             figures.long_lived_bytes += life.size;
@@ -131,24 +130,115 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
             figures.long_lived_total += lived;
             if (lived > figures.long_lived_longest) figures.long_lived_longest = lived;
         }
-    };
+    }
 
-    // Every stride-th event's heap; when they fill twice the bound, every other one is
-    // dropped and the stride doubles, so the samples stay evenly spread in one pass. The
-    // n-th sample is detailed when n is a multiple of kDetailedEvery: halving keeps the
-    // (2n)-th as the n-th, so a detailed sample stays detailed and at most
-    // 2 * kHeapSamples / kDetailedEvery sites' holdings are kept at once.
+  private:
+    double seconds(uint64_t from, uint64_t to) const {
+        return seconds_between(from, to, seconds_per_cycle_);
+    }
+    bool runtime_keeps(const BlockLife& life) const {
+        return kept_by_runtime_.contains(life.site) ||
+               (!life.freed && standard_buffers_.contains(life.address));
+    }
+
+    std::optional<double> long_lived_;
+    double seconds_per_cycle_;
+    RunLifetimes& lifetimes_;
+    std::unordered_set<uint32_t> kept_by_runtime_;
+    std::unordered_set<uint64_t> standard_buffers_;
+};
+
+// Every stride-th event's heap; when they fill twice the bound, every other one is
+// dropped and the stride doubles, so the samples stay evenly spread in one pass. The
+// n-th sample is detailed when n is a multiple of kDetailedEvery: halving keeps the
+// (2n)-th as the n-th, so a detailed sample stays detailed and at most
+// 2 * kHeapSamples / kDetailedEvery sites' holdings are kept at once.
+class HeapSampler {
+  public:
+    // details: the detailed samples hold the bytes each shown site holds.
+    explicit HeapSampler(bool details) : details_(details) {}
+
+    // The `events`-th event, at `time`, with the heap and the holdings after it.
+    void add(uint64_t events, uint64_t time, int64_t heap, uint64_t churned,
+             const SiteHoldings& holdings, size_t site_count) {
+        if (events % stride_ != 0) return;
+        Sample sample{time, heap > 0 ? static_cast<uint64_t>(heap) : 0, churned, {}};
+        if (details_ && is_detailed(samples_.size()))
+            for (size_t site = 0; site < site_count; ++site)
+                if (holdings.bytes(site) > 0) sample.held.emplace_back(site, holdings.bytes(site));
+        samples_.push_back(std::move(sample));
+        if (samples_.size() == 2 * RunLifetimes::kHeapSamples) {
+            for (size_t i = 0; i < RunLifetimes::kHeapSamples; ++i) {
+                samples_[i] = std::move(samples_[2 * i + 1]);
+                if (!is_detailed(i)) samples_[i].held = {};
+            }
+            samples_.resize(RunLifetimes::kHeapSamples);
+            stride_ *= 2;
+        }
+    }
+
+    // The samples into `lifetimes`, their times in seconds from `start`.
+    void take(uint64_t start, double seconds_per_cycle, RunLifetimes& lifetimes) {
+        for (size_t i = 0; i < samples_.size(); ++i)
+            lifetimes.heap_samples.push_back(
+                {seconds_between(start, samples_[i].time, seconds_per_cycle), samples_[i].heap,
+                 details_ && is_detailed(i), std::move(samples_[i].held), samples_[i].churned});
+    }
+
+  private:
     struct Sample {
         uint64_t time = 0, heap = 0, churned = 0;
         std::vector<std::pair<size_t, uint64_t>> held;
     };
-    const auto is_detailed = [](size_t index) {
+    static bool is_detailed(size_t index) {
         return (index + 1) % RunLifetimes::kDetailedEvery == 0;
+    }
+
+    bool details_;
+    uint64_t stride_ = 1;
+    std::vector<Sample> samples_;
+};
+
+// Again from the start, up to the event that first took the heap to its peak: each shown
+// site's bytes and blocks there.
+void count_at_peak(EventsReader& reader, const std::vector<ShownSite>& sites, uint64_t peak_event,
+                   RunLifetimes& lifetimes) {
+    RecordedEvent event;
+    reader.rewind();
+    SiteHoldings at(sites);
+    BlockReplay again;
+    for (uint64_t n = 0; n < peak_event && reader.next(event); ++n)
+        at.add(again, event, [](const BlockLife&, size_t) {});
+    for (size_t site = 0; site < sites.size(); ++site) {
+        lifetimes.sites[site].bytes_at_peak = at.bytes(site);
+        lifetimes.sites[site].blocks_at_peak = at.blocks(site);
+    }
+}
+
+}  // namespace
+
+std::string replay_sites(const std::string& events_path, const SitesProfile& profile,
+                         const std::vector<ShownSite>& sites, std::optional<double> long_lived,
+                         bool at_peak, RunLifetimes& lifetimes) {
+    lifetimes = RunLifetimes{};
+    EventsReader reader;
+    double seconds_per_cycle = 0;
+    if (std::string error = open_sites_recording(reader, events_path, profile, seconds_per_cycle);
+        !error.empty())
+        return error;
+    const auto seconds = [&](uint64_t from, uint64_t to) {
+        return seconds_between(from, to, seconds_per_cycle);
     };
-    std::vector<Sample> samples;
+
+    lifetimes.sites.resize(sites.size());
+    SiteHoldings holdings(sites);
+    EndedBlocks on_ended(profile, sites, long_lived, seconds_per_cycle, lifetimes);
+    BlockReplay replay;
+    RecordedEvent event;
+    uint64_t events = 0, peak_event = 0, peak_time = reader.start_time();
     // Sampled sites: the recording holds the sampled blocks only, without their weights.
     const bool details = at_peak && profile.sample_interval == 0;
-    uint64_t stride = 1;
+    HeapSampler samples(details);
     // Massif's time in bytes: what the heap took in and gave back so far.
     uint64_t churned = 0, peak_churned = 0;
     while (reader.next(event)) {
@@ -157,25 +247,7 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
         churned += static_cast<uint64_t>(replay.heap() > heap_before ? replay.heap() - heap_before
                                                                      : heap_before - replay.heap());
         ++events;
-        if (events % stride == 0) {
-            Sample sample{event.time,
-                          replay.heap() > 0 ? static_cast<uint64_t>(replay.heap()) : 0,
-                          churned,
-                          {}};
-            if (details && is_detailed(samples.size()))
-                for (size_t site = 0; site < sites.size(); ++site)
-                    if (holdings.bytes(site) > 0)
-                        sample.held.emplace_back(site, holdings.bytes(site));
-            samples.push_back(std::move(sample));
-            if (samples.size() == 2 * RunLifetimes::kHeapSamples) {
-                for (size_t i = 0; i < RunLifetimes::kHeapSamples; ++i) {
-                    samples[i] = std::move(samples[2 * i + 1]);
-                    if (!is_detailed(i)) samples[i].held = {};
-                }
-                samples.resize(RunLifetimes::kHeapSamples);
-                stride *= 2;
-            }
-        }
+        samples.add(events, event.time, replay.heap(), churned, holdings, sites.size());
         if (grown != kNoSite && holdings.bytes(grown) > lifetimes.sites[grown].max_bytes) {
             lifetimes.sites[grown].max_bytes = holdings.bytes(grown);
             lifetimes.sites[grown].max_blocks = holdings.blocks(grown);
@@ -201,24 +273,10 @@ std::string replay_sites(const std::string& events_path, const SitesProfile& pro
     lifetimes.bytes_churned = churned;
     // Sampled sites: the recording holds the sampled blocks only, so its heap between is the
     // sample's, not the run's; the massif file keeps to its start, peak and end.
-    if (profile.sample_interval != 0) samples.clear();
-    for (size_t i = 0; i < samples.size(); ++i)
-        lifetimes.heap_samples.push_back({seconds(reader.start_time(), samples[i].time),
-                                          samples[i].heap, details && is_detailed(i),
-                                          std::move(samples[i].held), samples[i].churned});
+    if (profile.sample_interval == 0)
+        samples.take(reader.start_time(), seconds_per_cycle, lifetimes);
 
-    if (at_peak && peak_event > 0) {
-        // Again, up to the event that first took the heap to its peak.
-        reader.rewind();
-        SiteHoldings at(sites);
-        BlockReplay again;
-        for (uint64_t n = 0; n < peak_event && reader.next(event); ++n)
-            at.add(again, event, [](const BlockLife&, size_t) {});
-        for (size_t site = 0; site < sites.size(); ++site) {
-            lifetimes.sites[site].bytes_at_peak = at.bytes(site);
-            lifetimes.sites[site].blocks_at_peak = at.blocks(site);
-        }
-    }
+    if (at_peak && peak_event > 0) count_at_peak(reader, sites, peak_event, lifetimes);
     return {};
 }
 

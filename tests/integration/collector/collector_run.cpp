@@ -309,17 +309,6 @@ bool events_in_time_order(const std::vector<memusage::Record>& records) {
     return true;
 }
 
-Scratch::Scratch() {
-    char pattern[] = "/tmp/memusage-collector-test-XXXXXX";
-    if (mkdtemp(pattern) == nullptr) ADD_FAILURE() << "mkdtemp: " << strerror(errno);
-    path_ = pattern;
-}
-
-Scratch::~Scratch() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-}
-
 bool glibc_collector_present() { return access(kGlibcCollector.c_str(), R_OK) == 0; }
 
 }  // namespace collector_test

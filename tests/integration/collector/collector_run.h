@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/scratch_directory.h"
+
 namespace collector_test {
 
 // Cross runs (tests/cross/run.sh) test another machine's build on this one: its fixtures
@@ -97,15 +99,11 @@ bool events_in_time_order(const std::vector<memusage::Record>& records);
 // A private directory per test, removed with it.
 class Scratch {
   public:
-    Scratch();
-    ~Scratch();
-    Scratch(const Scratch&) = delete;
-    Scratch& operator=(const Scratch&) = delete;
-    std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-    const std::string& path() const { return path_; }
+    std::string operator/(const std::string& name) const { return directory_.file(name); }
+    const std::string& path() const { return directory_.path(); }
 
   private:
-    std::string path_;
+    test_support::ScratchDirectory directory_{"memusage-collector-test"};
 };
 
 bool glibc_collector_present();

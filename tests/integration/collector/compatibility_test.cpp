@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "collector_run.h"
+#include "support/scratch_directory.h"
 
 namespace collector_test {
 namespace {
@@ -19,28 +20,22 @@ const std::vector<std::string> kSameEnvironment = {"MEMUSAGE_COLOR=always", "PER
 class SameLengthPaths {
   public:
     SameLengthPaths() {
-        char pattern[] = "/tmp/memusage-compat-XXXXXX";
-        dir_ = mkdtemp(pattern) != nullptr ? pattern : "/tmp";
         glibc_ = link("g", kGlibcCollector);
         ours_ = link("o", kOurCollector);
-    }
-    ~SameLengthPaths() {
-        for (const std::string& path : {glibc_, ours_}) unlink(path.c_str());
-        for (const char* sub : {"/g", "/o"}) rmdir((dir_ + sub).c_str());
-        rmdir(dir_.c_str());
     }
     const std::string& glibc() const { return glibc_; }
     const std::string& ours() const { return ours_; }
 
   private:
     std::string link(const char* sub, const std::string& target) {
-        std::string path = dir_ + "/" + sub;
+        std::string path = dir_.file(sub);
         mkdir(path.c_str(), 0700);
         path += "/libmemusage.so";
         EXPECT_EQ(symlink(target.c_str(), path.c_str()), 0) << path;
         return path;
     }
-    std::string dir_, glibc_, ours_;
+    test_support::ScratchDirectory dir_{"memusage-compat"};
+    std::string glibc_, ours_;
 };
 
 void expect_same_summary_as_glibc(const std::vector<std::string>& argv) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "memusage/live_format.h"
+#include "support/scratch_directory.h"
 #include "tmux_pane.h"
 
 namespace {
@@ -39,13 +40,8 @@ const std::string kFixture = command_or("MEMUSAGE_TEST_LIVE_FIXTURE", LIVE_FIXTU
 
 class Scratch {
   public:
-    Scratch() {
-        char pattern[] = "/tmp/memusage-live-test-XXXXXX";
-        path_ = mkdtemp(pattern);
-    }
-    ~Scratch() { std::filesystem::remove_all(path_); }
-    const std::string& path() const { return path_; }
-    std::string file(const std::string& name) const { return path_ + "/" + name; }
+    const std::string& path() const { return directory_.path(); }
+    std::string file(const std::string& name) const { return directory_.file(name); }
     void touch(const std::string& name) const { std::ofstream(file(name)) << "go\n"; }
     // Waits for the fixture's file `name`; its content (the fixture's pid), or -1.
     long wait_for(const std::string& name) const {
@@ -60,7 +56,7 @@ class Scratch {
     }
 
   private:
-    std::string path_;
+    test_support::ScratchDirectory directory_{"memusage-live-test"};
 };
 
 // Where the collector puts a process's live figures: $XDG_RUNTIME_DIR/memusage when that

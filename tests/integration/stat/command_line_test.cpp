@@ -113,7 +113,8 @@ TEST(CommandLine, UnreadableInputsAreRefused) {
     std::ofstream(dir / "short") << std::string(47, 'x');
     expect_refused(run({MEMUSAGESTAT, dir / "short"}), dir / "short" + ": ");
     expect_refused(run({MEMUSAGESTAT, dir / "short"}), "incorrect size");
-    expect_refused(run({MEMUSAGESTAT, "/tmp"}), "/tmp: input file is not a regular file");
+    expect_refused(run({MEMUSAGESTAT, dir.path()}),
+                   dir.path() + ": input file is not a regular file");
     small_run().write(dir / "before.dat");
     expect_refused(run({MEMUSAGESTAT, "--diff", dir / "before.dat", dir / "missing"}),
                    dir / "missing" + ": cannot open input file: No such file or directory");

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "support/scratch_directory.h"
+
 extern char** environ;
 
 namespace stat_test {
@@ -54,18 +56,11 @@ struct DataFile {
 // A fresh directory per test, removed afterwards.
 class ScratchDir {
   public:
-    ScratchDir() {
-        char name[] = "/tmp/memusagestat-test-XXXXXX";
-        path_ = mkdtemp(name) ? name : "/tmp";
-    }
-    ~ScratchDir() {
-        std::error_code ignored;
-        if (path_ != "/tmp") std::filesystem::remove_all(path_, ignored);
-    }
-    std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+    std::string operator/(const std::string& name) const { return directory_.file(name); }
+    const std::string& path() const { return directory_.path(); }
 
   private:
-    std::string path_;
+    test_support::ScratchDirectory directory_{"memusagestat-test"};
 };
 
 struct Outcome {
@@ -75,8 +70,9 @@ struct Outcome {
 
 // Runs a program without a shell, capturing its output; `env` adds NAME=VALUE entries.
 inline Outcome run(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-    char capture[] = "/tmp/memusagestat-output-XXXXXX";
-    const int fd = mkstemp(capture);
+    const test_support::ScratchDirectory output("memusagestat-output");
+    const std::string capture = output.file("output");
+    const int fd = ::open(capture.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fd, 1);

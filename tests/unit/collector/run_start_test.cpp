@@ -1,7 +1,10 @@
 // The record of a run's start that memusage and the collector pass down the process tree.
 #include "memusage/run_start.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include "support/scratch_directory.h"
 
 namespace memusage {
 namespace {
@@ -37,8 +40,10 @@ TEST(RunStart, NothingUsableIsNoRun) {
 }
 
 TEST(RunStart, TheStateOfAFileShowsItsBeingWritten) {
-    char path[] = "/tmp/memusage-run-start-XXXXXX";
-    int fd = mkstemp(path);
+    const test_support::ScratchDirectory scratch("memusage-run-start");
+    const std::string file = scratch.file("run.dat");
+    const char* path = file.c_str();
+    int fd = ::open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     ASSERT_GE(fd, 0);
     FileState before = file_state(path);
     EXPECT_TRUE(before.exists);

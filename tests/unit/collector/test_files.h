@@ -9,18 +9,15 @@
 #include <vector>
 
 #include "memusage/record.h"
+#include "support/scratch_directory.h"
 
 namespace memusage {
 
 class ScratchFile {
   public:
-    ScratchFile() {
-        char pattern[] = "/tmp/memusage-unit-XXXXXX";
-        int fd = mkstemp(pattern);
-        if (fd >= 0) close(fd);
-        path_ = pattern;
+    ScratchFile() : path_(directory_.file("data")) {
+        if (FILE* f = fopen(path_.c_str(), "wb")) fclose(f);
     }
-    ~ScratchFile() { unlink(path_.c_str()); }
     const char* path() const { return path_.c_str(); }
 
     std::vector<Record> records() const {
@@ -42,6 +39,7 @@ class ScratchFile {
     }
 
   private:
+    test_support::ScratchDirectory directory_{"memusage-unit"};
     std::string path_;
 };
 

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/scratch_directory.h"
+
 namespace memusage {
 namespace {
 
@@ -17,16 +19,15 @@ namespace fs = std::filesystem;
 class ProgramLookupTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        char pattern[] = "/tmp/memusage-lookup-XXXXXX";
-        ASSERT_NE(::mkdtemp(pattern), nullptr);
-        root_ = pattern;
+        scratch_.emplace("memusage-lookup");
+        root_ = scratch_->path();
         fs::create_directories(root_ / "one");
         fs::create_directories(root_ / "two");
         write(root_ / "one" / "tool", 0644);
         write(root_ / "two" / "tool", 0755);
         write(root_ / "one" / "only-here", 0644);
     }
-    void TearDown() override { fs::remove_all(root_); }
+    void TearDown() override { scratch_.reset(); }
 
     static void write(const fs::path& path, mode_t mode) {
         std::ofstream(path) << "#!/bin/sh\n";
@@ -34,6 +35,7 @@ class ProgramLookupTest : public ::testing::Test {
     }
     std::string dir(const char* name) const { return (root_ / name).string(); }
 
+    std::optional<test_support::ScratchDirectory> scratch_;
     fs::path root_;
 };
 

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "support/scratch_directory.h"
+
 namespace memusage {
 namespace {
 
@@ -51,8 +53,8 @@ namespace {
 
 // exec says ENOENT of a script whose interpreter is missing, though the script exists.
 TEST(ProgramOutcome, AMissingInterpreterIsNamed) {
-    char directory[] = "/tmp/outcome_test_XXXXXX";
-    ASSERT_NE(mkdtemp(directory), nullptr);
+    const test_support::ScratchDirectory scratch("outcome_test");
+    const std::string directory = scratch.path();
     const std::string script = std::string(directory) + "/script";
     std::ofstream(script) << "#!/no/such/interpreter -x\necho hi\n";
     ProgramOutcome never_ran{ProgramOutcome::Kind::not_run, ENOENT, false};
@@ -66,8 +68,6 @@ TEST(ProgramOutcome, AMissingInterpreterIsNamed) {
     // A file that is not there is what ENOENT says.
     EXPECT_EQ(describe_outcome("./gone", never_ran, std::string(directory) + "/gone"),
               "memusage: cannot run './gone': No such file or directory");
-    std::remove(script.c_str());
-    rmdir(directory);
 }
 
 }  // namespace

@@ -10,11 +10,11 @@
 #include <filesystem>
 #include <string>
 
+#include "support/scratch_directory.h"
+
 class RuntimeDirectory {
   public:
-    RuntimeDirectory() {
-        char pattern[] = "/tmp/memusage-live-unit-XXXXXX";
-        base_ = mkdtemp(pattern);
+    RuntimeDirectory() : base_(scratch_.path()) {
         if (const char* previous = getenv("XDG_RUNTIME_DIR")) previous_ = previous;
         had_previous_ = getenv("XDG_RUNTIME_DIR") != nullptr;
         setenv("XDG_RUNTIME_DIR", base_.c_str(), 1);
@@ -24,7 +24,6 @@ class RuntimeDirectory {
             setenv("XDG_RUNTIME_DIR", previous_.c_str(), 1);
         else
             unsetenv("XDG_RUNTIME_DIR");
-        std::filesystem::remove_all(base_);
     }
     RuntimeDirectory(const RuntimeDirectory&) = delete;
     RuntimeDirectory& operator=(const RuntimeDirectory&) = delete;
@@ -39,6 +38,7 @@ class RuntimeDirectory {
     std::string file(pid_t pid) const { return figures() + "/" + std::to_string(pid); }
 
   private:
+    test_support::ScratchDirectory scratch_{"memusage-live-unit"};
     std::string base_, previous_;
     bool had_previous_ = false;
 };

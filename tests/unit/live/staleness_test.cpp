@@ -10,6 +10,7 @@
 
 #include "live/live_figures_file.h"
 #include "publish/shared_figures.h"
+#include "support/scratch_directory.h"
 
 namespace {
 
@@ -64,8 +65,8 @@ TEST(Staleness, AGoneProcessIsStale) {
 }
 
 TEST(Staleness, TheListingRemovesStaleFilesAndKeepsLiveOnes) {
-    char pattern[] = "/tmp/memusage-stale-test-XXXXXX";
-    std::string directory = mkdtemp(pattern);
+    const test_support::ScratchDirectory scratch("memusage-stale-test");
+    const std::string& directory = scratch.path();
     pid_t gone = reaped_child();
     uint64_t start = memusage::live::process_start_ticks(getpid()).value();
     auto path_of = [&](pid_t pid) { return directory + "/" + std::to_string(pid); };
@@ -96,18 +97,16 @@ TEST(Staleness, TheListingRemovesStaleFilesAndKeepsLiveOnes) {
     EXPECT_FALSE(std::filesystem::exists(stale_path));
     EXPECT_FALSE(std::filesystem::exists(unfinished));
     EXPECT_TRUE(std::filesystem::exists(other));
-    std::filesystem::remove_all(directory);
 }
 
 TEST(Staleness, AFileThatIsNotLiveFiguresIsRefused) {
-    char pattern[] = "/tmp/memusage-stale-test-XXXXXX";
-    std::string directory = mkdtemp(pattern);
+    const test_support::ScratchDirectory scratch("memusage-stale-test");
+    const std::string& directory = scratch.path();
     std::string path = directory + "/short";
     std::ofstream(path) << "not figures";
     memusage::live::LiveFiguresFile file;
     EXPECT_EQ(file.open(path), "not a live-figures file");
     EXPECT_NE(file.open(directory + "/missing"), "");
-    std::filesystem::remove_all(directory);
 }
 
 }  // namespace

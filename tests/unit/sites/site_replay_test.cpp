@@ -3,6 +3,7 @@
 // heap's peak and at the end, the long-lived report, and recordings that do not fit.
 #include "sites/site_replay.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "exports/dhat_export.h"
 #include "made_up_site.h"
 #include "reports/long_lived_report.h"
+#include "support/scratch_directory.h"
 
 namespace memusagestat {
 namespace {
@@ -24,19 +26,18 @@ constexpr uint64_t kSecond = 1000000;
 class Recording {
   public:
     explicit Recording(EventsFileBuilder& built) {
-        char pattern[] = "/tmp/memusage-events-unit-XXXXXX";
-        int fd = mkstemp(pattern);
-        path_ = pattern;
+        path_ = directory_.file("run.events");
+        int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd >= 0) {
             EXPECT_EQ(write(fd, built.bytes().data(), built.bytes().size()),
                       static_cast<ssize_t>(built.bytes().size()));
             close(fd);
         }
     }
-    ~Recording() { unlink(path_.c_str()); }
     const std::string& path() const { return path_; }
 
   private:
+    test_support::ScratchDirectory directory_{"memusage-events-unit"};
     std::string path_;
 };
 

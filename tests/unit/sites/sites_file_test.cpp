@@ -11,6 +11,7 @@
 #include "sites/sampling.h"
 #include "sites/stack_peaks.h"
 #include "sites_test_support.h"
+#include "support/scratch_directory.h"
 
 namespace memusage {
 namespace {
@@ -325,9 +326,8 @@ TEST(SitesFile, ForeignAndEmptyFilesSaySo) {
 // As memusagestat refuses a FIFO given as a data file, so as a sites file: opening one for
 // reading would wait for a writer, for ever. Read in a child, which is killed if it waits.
 TEST(SitesFile, AFifoIsRefusedWithoutWaitingForAWriter) {
-    char dir[] = "/tmp/sites_fifo_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    std::string fifo = std::string(dir) + "/fifo";
+    const test_support::ScratchDirectory dir("sites_fifo");
+    std::string fifo = dir.file("fifo");
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
     pid_t child = fork();
     ASSERT_GE(child, 0);
@@ -346,8 +346,6 @@ TEST(SitesFile, AFifoIsRefusedWithoutWaitingForAWriter) {
         kill(child, SIGKILL);
         waitpid(child, &status, 0);
     }
-    unlink(fifo.c_str());
-    rmdir(dir);
     ASSERT_TRUE(finished) << "the reader waited on the FIFO";
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }

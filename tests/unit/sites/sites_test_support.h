@@ -12,20 +12,18 @@
 #include "sites/site_accounts.h"
 #include "sites/sites_file.h"
 #include "sites/stack_table.h"
+#include "support/scratch_directory.h"
 
 namespace memusage {
 
 class WrittenSites {
   public:
     explicit WrittenSites(uint64_t sample_interval = 0) {
-        char pattern[] = "/tmp/memusage-sites-unit-XXXXXX";
-        int fd = mkstemp(pattern);
-        if (fd >= 0) close(fd);
-        path_ = pattern;
+        path_ = directory_.file("run.sites");
+        if (FILE* f = fopen(path_.c_str(), "wb")) fclose(f);
         ready_ = stacks_.init(256, 1 << 14) && accounts_.init(256, sample_interval);
     }
     ~WrittenSites() {
-        unlink(path_.c_str());
         stacks_.release();
         accounts_.release();
     }
@@ -57,6 +55,7 @@ class WrittenSites {
     const std::string& path() const { return path_; }
 
   private:
+    test_support::ScratchDirectory directory_{"memusage-sites-unit"};
     std::string path_;
     StackTable stacks_;
     SiteAccounts accounts_;

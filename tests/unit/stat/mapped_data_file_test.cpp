@@ -9,6 +9,7 @@
 
 #include "graph/build_envelope.h"
 #include "records.h"
+#include "support/scratch_directory.h"
 
 using memusagestat::MappedDataFile;
 using stat_test::header;
@@ -18,14 +19,9 @@ namespace {
 
 class TempFile {
   public:
-    TempFile() {
-        char name[] = "/tmp/memusagestat-unit-XXXXXX";
-        const int fd = mkstemp(name);
-        if (fd >= 0) ::close(fd);
-        path_ = name;
-    }
-    ~TempFile() { std::filesystem::remove(path_); }
+    TempFile() : path_(directory_.file("data")) { std::ofstream(path_).close(); }
     const std::string& path() const { return path_; }
+    const std::string& directory() const { return directory_.path(); }
 
     void write(const std::vector<memusage::Record>& records, std::size_t drop_bytes = 0) const {
         std::ofstream out(path_, std::ios::binary | std::ios::trunc);
@@ -43,6 +39,7 @@ class TempFile {
     }
 
   private:
+    test_support::ScratchDirectory directory_{"memusagestat-unit"};
     std::string path_;
 };
 
@@ -57,7 +54,8 @@ TEST(MappedDataFile, MissingFileGivesTheSystemReason) {
 
 TEST(MappedDataFile, DirectoryIsRefused) {
     MappedDataFile file;
-    EXPECT_NE(file.open("/tmp").find("not a regular file"), std::string::npos);
+    const TempFile scratch;
+    EXPECT_NE(file.open(scratch.directory()).find("not a regular file"), std::string::npos);
 }
 
 TEST(MappedDataFile, EmptyFileIsRefused) {

@@ -172,10 +172,20 @@ TEST(Profile, RandomBytesNeverCrash) {
         for (auto& r : file) r = record(random(), random(), random());
         auto bytes = bytes_of(file);
         Profile profile;
-        const std::string error =
-            parse_profile(bytes.first(random() % (bytes.size() + 1)), profile);
+        const size_t given = random() % (bytes.size() + 1);
+        const std::string error = parse_profile(bytes.first(given), profile);
         if (error.empty()) {
-            EXPECT_GE(profile.header.total_peak, 0u);
+            // Every byte given is accounted for: the header, the events, the timeless
+            // records dropped from the end and a partial last record.
+            EXPECT_EQ(
+                memusage::kHeaderRecords + profile.events.size() + profile.timeless_tail_records,
+                given / sizeof(memusage::Record));
+            EXPECT_EQ(profile.ignored_tail_bytes, given % sizeof(memusage::Record));
+            // A rebuilt header's total is some event's heap plus stack, so never below the
+            // heap's peak.
+            if (profile.header.repaired) {
+                EXPECT_GE(profile.header.total_peak, profile.header.heap_peak);
+            }
             EXPECT_LE(profile.events.size(), file.size());
         } else {
             EXPECT_NE(error.find("incorrect size"), std::string::npos);
