@@ -20,10 +20,11 @@ TEST_F(OptionsTable, EveryOptionIsInTheHelp) {
     for (const memusage::DriverOption& option : memusage::driver_options()) {
         const std::string shown = "--" + std::string(option.name) + std::string(option.shown);
         EXPECT_NE(help.out.find(shown), std::string::npos) << shown;
-        if (option.short_name)
+        if (option.short_name) {
             EXPECT_NE(help.out.find(std::string("-") + option.short_name + "," + shown),
                       std::string::npos)
                 << option.short_name;
+        }
     }
 }
 

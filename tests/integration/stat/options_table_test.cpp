@@ -18,10 +18,11 @@ TEST(OptionsTable, EveryOptionIsInTheHelp) {
     for (const memusagestat::StatOption& option : memusagestat::stat_options()) {
         const std::string shown = "--" + std::string(option.name) + std::string(option.shown);
         EXPECT_NE(help.output.find(shown), std::string::npos) << shown;
-        if (option.short_name)
+        if (option.short_name) {
             EXPECT_NE(help.output.find(std::string("-") + option.short_name + ", " + shown),
                       std::string::npos)
                 << option.short_name;
+        }
     }
 }
 
