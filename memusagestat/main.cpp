@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,90 +22,15 @@
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
 #include "memusagestat/symbols.h"
+#include "options_table.h"
 #include "reports/diff_report.h"
 #include "reports/duration.h"
+#include "reports/sites_options.h"
 #include "reports/sites_outputs.h"
 
 namespace po = boost::program_options;
 
 namespace {
-
-constexpr const char* kHelp =
-    "Usage: memusagestat [OPTION...] DATAFILE [OUTFILE]\n"
-    "  or:  memusagestat --sites=FILE [--top=N] [--stack-peak] [--leaks] [--leak-exitcode=N]\n"
-    "                    [--folded=OUT [--folded-metric=METRIC]] [--dhat=OUT]\n"
-    "                    [--pprof=OUT] [--massif=OUT] [--events=FILE]\n"
-    "                    [--long-lived=DURATION]\n"
-    "  or:  memusagestat [--sites=FILE] [--events=FILE] [--flame=OUT] [--stacked=OUT]\n"
-    "                    [--block-map=OUT] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
-    "  or:  memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
-    "                    [--summary=FILE] [--html-window=START..END]\n"
-    "  or:  memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT] [--top=N]\n"
-    "Generate graphic from memory profiling data, or report allocation sites\n"
-    "\n"
-    "  -o, --output=FILE          Name output file (.png, .svg or .pdf; default\n"
-    "                             DATAFILE.png)\n"
-    "  -s, --string=STRING        Title string used in output graphic\n"
-    "  -t, --time                 Generate output linear to time (default is linear\n"
-    "                             to number of function calls)\n"
-    "  -T, --total                Also draw graph for total memory consumption\n"
-    "  -x, --x-size=VALUE         Make output graphic VALUE pixels wide\n"
-    "  -y, --y-size=VALUE         Make output graphic VALUE pixels high\n"
-    "      --sites=FILE           Print the allocation-site report of FILE (written by\n"
-    "                             memusage --sites or MEMUSAGE_SITES); no graphic\n"
-    "      --top=N                Show N sites per ranking in that report, and the\n"
-    "                             stack peaks of N threads besides the main one\n"
-    "                             (default 10)\n"
-    "      --stack-peak           With --sites: report only the stack peaks (the\n"
-    "                             frames that held each thread's deepest stack)\n"
-    "      --leaks                With --sites: report only the blocks never freed,\n"
-    "                             by stack, largest first\n"
-    "      --leak-exitcode=N      With --leaks: exit with status N when there are leaks\n"
-    "      --folded=OUT           With --sites: write folded stacks to OUT (FlameGraph,\n"
-    "                             inferno, speedscope)\n"
-    "      --folded-metric=METRIC What they weigh: peak (default), leaked, allocated\n"
-    "                             or blocks; kept: what the runtimes keep until exit\n"
-    "      --dhat=OUT             With --sites: write DHAT JSON to OUT (dh_view.html)\n"
-    "      --pprof=OUT            With --sites: write a pprof profile to OUT (go tool\n"
-    "                             pprof, fleet profilers): allocated, at the peak\n"
-    "                             (inuse_*) and leaked (leaked_*)\n"
-    "      --massif=OUT           With --sites and --events: write massif's format to\n"
-    "                             OUT (ms_print): the heap over time, its peak and\n"
-    "                             end by stack\n"
-    "      --long-lived=DURATION  With --sites and --events: report the sites of blocks\n"
-    "                             that lived longer than DURATION (500ms, 2s, 100us)\n"
-    "      --sysroot=DIR          Symbols from a copy of the profiled machine's files\n"
-    "                             under DIR (a board's root file system): each\n"
-    "                             module's path is looked up as DIR/PATH\n"
-    "      --events=FILE          The run's event recording (memusage --events or\n"
-    "                             MEMUSAGE_EVENTS): gives the DHAT file lifetimes,\n"
-    "                             and the next two pictures are drawn from it\n"
-    "      --flame=OUT            Draw the flame graph of the --sites FILE into OUT\n"
-    "                             (.png, .svg or .pdf)\n"
-    "      --flame-metric=WHAT    Its boxes' widths: bytes at the heap 'peak'\n"
-    "                             (default), bytes 'leaked', bytes 'allocated'\n"
-    "      --stacked=OUT          Draw the heap over time, stacked by site, into OUT\n"
-    "      --block-map=OUT        Draw every block by address and time into OUT\n"
-    "      --color-by=WHAT        The block map's colours: 'site' (default),\n"
-    "                             'thread' or 'size'\n"
-    "      --html=OUT             Write the run's HTML report to OUT: one file that\n"
-    "                             opens offline in a browser, from whichever of\n"
-    "                             DATAFILE, --sites, --events and --summary are given\n"
-    "      --summary=FILE         The run's summary file (memusage --html or\n"
-    "                             MEMUSAGE_SUMMARY_FILE): the summary's figures\n"
-    "      --html-window=START..END  With --html: report only this part of the run,\n"
-    "                             every event of it (times as --long-lived takes\n"
-    "                             them: 1.5s..2s, 100ms..)\n"
-    "      --diff BEFORE AFTER    Compare two runs' sites files (totals, and the sites\n"
-    "                             that changed most), or two data files (totals)\n"
-    "      --fail-if-grown=LIMIT  With --diff: exit with status 3 when the heap peak\n"
-    "                             grew by more than LIMIT (10%, or a size: 64k)\n"
-    "  -?, --help                 Give this help list\n"
-    "      --usage                Give a short usage message\n"
-    "  -V, --version              Print program version\n"
-    "\n"
-    "Mandatory or optional arguments to long options are also mandatory or optional\n"
-    "for any corresponding short options.\n";
 
 constexpr const char* kUsage =
     "Usage: memusagestat [-tT?V] [-o FILE] [-s STRING] [-x VALUE] [-y VALUE]\n"
@@ -142,49 +68,56 @@ bool parse_size(const std::string& text, unsigned& out) {
     return error == std::errc{} && stop == end && !text.empty();
 }
 
-// What --sites makes, as given on the command line.
-struct SitesRequest {
-    std::string path, top, leak_exitcode, folded, folded_metric, dhat, pprof, massif, events,
-        long_lived;
-    bool leaks = false;
-    bool stack_peak = false;
-};
+using memusagestat::given;
+using memusagestat::StatOption;
+using memusagestat::value_of;
 
-int report_sites(const SitesRequest& request) {
-    memusagestat::SitesOutputs outputs;
-    if (!request.top.empty() && (!parse_size(request.top, outputs.top) || outputs.top == 0))
-        return fail("invalid count '" + request.top + "' for --top (want a number above 0)");
-    unsigned leak_exitcode = 0;
-    if (!request.leak_exitcode.empty() &&
-        (!parse_size(request.leak_exitcode, leak_exitcode) || leak_exitcode > 255))
-        return fail("invalid exit status '" + request.leak_exitcode +
-                    "' for --leak-exitcode (want 0 to 255)");
-    if (!request.folded_metric.empty() &&
-        !memusagestat::parse_folded_metric(request.folded_metric, outputs.folded_metric))
-        return fail("invalid metric '" + request.folded_metric +
-                    "' for --folded-metric (want peak, leaked, kept, allocated or blocks)");
-    if (!request.long_lived.empty()) {
-        outputs.long_lived = memusagestat::parse_duration(request.long_lived);
-        if (!outputs.long_lived)
-            return fail(memusagestat::duration_error(request.long_lived, "--long-lived"));
-        if (request.events.empty()) return fail("--long-lived needs --events=EVENTS");
+std::string named(const StatOption& option) { return "--" + std::string(option.name); }
+
+// The message for a value --sites cannot take; ask_sites_output refused it.
+std::string invalid_sites_value(std::string_view option, const std::string& value) {
+    if (option == "long-lived") return memusagestat::duration_error(value, "--long-lived");
+    return "invalid metric '" + value +
+           "' for --folded-metric (want peak, leaked, kept, allocated or blocks)";
+}
+
+// What --sites asks for, from the options given, through the mapping memusage uses too.
+std::optional<int> ask_sites_outputs(const po::variables_map& args,
+                                     memusagestat::SitesOutputs& outputs) {
+    for (const StatOption& option : memusagestat::stat_options()) {
+        if (!given(args, option.name) || !memusagestat::is_sites_output_option(option.name))
+            continue;
+        const std::string value = value_of(args, option.name);
+        if (option.takes_value && value.empty()) continue;
+        if (!memusagestat::ask_sites_output(option.name, value, outputs))
+            return fail(invalid_sites_value(option.name, value));
     }
-    outputs.events_path = request.events;
-    if (!request.folded_metric.empty() && request.folded.empty())
+    outputs.events_path = value_of(args, "events");
+    if (outputs.long_lived && outputs.events_path.empty())
+        return fail("--long-lived needs --events=EVENTS");
+    if (!value_of(args, "folded-metric").empty() && outputs.folded_path.empty())
         return fail("--folded-metric goes with --folded");
-    outputs.leaks = request.leaks || !request.leak_exitcode.empty();
-    outputs.folded_path = request.folded;
-    outputs.dhat_path = request.dhat;
-    outputs.pprof_path = request.pprof;
-    outputs.massif_path = request.massif;
+    return std::nullopt;
+}
+
+int report_sites(const po::variables_map& args) {
+    memusagestat::SitesOutputs outputs;
+    const std::string top = value_of(args, "top");
+    if (!top.empty() && (!parse_size(top, outputs.top) || outputs.top == 0))
+        return fail("invalid count '" + top + "' for --top (want a number above 0)");
+    unsigned leak_exitcode = 0;
+    const std::string exitcode = value_of(args, "leak-exitcode");
+    if (!exitcode.empty() && (!parse_size(exitcode, leak_exitcode) || leak_exitcode > 255))
+        return fail("invalid exit status '" + exitcode + "' for --leak-exitcode (want 0 to 255)");
+    if (std::optional<int> refused = ask_sites_outputs(args, outputs)) return *refused;
     // The rankings and the stack peaks, unless another report or an export is asked for.
     outputs.rankings = !outputs.leaks && !outputs.long_lived && outputs.folded_path.empty() &&
                        outputs.dhat_path.empty() && outputs.pprof_path.empty() &&
-                       outputs.massif_path.empty() && !request.stack_peak;
-    outputs.stack_peak = outputs.rankings || request.stack_peak;
+                       outputs.massif_path.empty() && !outputs.stack_peak;
+    outputs.stack_peak = outputs.rankings || outputs.stack_peak;
 
     memusagestat::SitesResult result;
-    std::string error = memusagestat::make_sites_outputs(request.path, outputs, result);
+    std::string error = memusagestat::make_sites_outputs(value_of(args, "sites"), outputs, result);
     if (std::fputs(result.text.c_str(), stdout) < 0) return 1;
     if (!result.warning.empty()) std::fprintf(stderr, "memusagestat: %s\n", result.warning.c_str());
     if (!error.empty()) {
@@ -194,34 +127,54 @@ int report_sites(const SitesRequest& request) {
     return result.leaks_found ? static_cast<int>(leak_exitcode) : 0;
 }
 
-// The pictures of where and when: each one asked for is drawn; the status says whether all were.
-struct PictureRequest {
-    std::string sites, events, flame, flame_metric, stacked, block_map, color_by;
-    bool any() const { return !flame.empty() || !stacked.empty() || !block_map.empty(); }
-};
+// -s, -t, -x, -y: the title, the time axis and the size of a picture or of the graph.
+std::optional<int> picture_options(const po::variables_map& args,
+                                   memusagestat::PictureOptions& options) {
+    options.title = value_of(args, "string");
+    options.time_based = given(args, "time");
+    const std::string width = value_of(args, "x-size"), height = value_of(args, "y-size");
+    if (given(args, "x-size") && !parse_size(width, options.width))
+        return fail("invalid width '" + width + "' (want a number of pixels)");
+    if (given(args, "y-size") && !parse_size(height, options.height))
+        return fail("invalid height '" + height + "' (want a number of pixels)");
+    return std::nullopt;
+}
 
-int draw_pictures(const PictureRequest& request, const memusagestat::PictureOptions& options) {
+bool wants_pictures(const po::variables_map& args) {
+    return !value_of(args, "flame").empty() || !value_of(args, "stacked").empty() ||
+           !value_of(args, "block-map").empty();
+}
+
+// The pictures of where and when: each one asked for is drawn; the status says whether all were.
+int draw_pictures(const po::variables_map& args) {
     using memusagestat::BlockColouring;
     using memusagestat::FlameMetric;
-    if (!request.flame.empty() && request.sites.empty())
+    const std::string sites = value_of(args, "sites"), events = value_of(args, "events");
+    const std::string flame = value_of(args, "flame"), stacked = value_of(args, "stacked"),
+                      block_map = value_of(args, "block-map");
+    const std::string flame_metric = value_of(args, "flame-metric");
+    const std::string color_by = value_of(args, "color-by");
+    memusagestat::PictureOptions options;
+    if (std::optional<int> refused = picture_options(args, options)) return *refused;
+    if (!flame.empty() && sites.empty())
         return fail("--flame draws from a sites file: give --sites=FILE");
-    if ((!request.stacked.empty() || !request.block_map.empty()) && request.events.empty())
+    if ((!stacked.empty() || !block_map.empty()) && events.empty())
         return fail("--stacked and --block-map draw from an event recording: give --events=FILE");
     FlameMetric metric = FlameMetric::peak;
-    if (request.flame_metric == "leaked")
+    if (flame_metric == "leaked")
         metric = FlameMetric::leaked;
-    else if (request.flame_metric == "allocated")
+    else if (flame_metric == "allocated")
         metric = FlameMetric::allocated;
-    else if (!request.flame_metric.empty() && request.flame_metric != "peak")
-        return fail("invalid --flame-metric '" + request.flame_metric +
+    else if (!flame_metric.empty() && flame_metric != "peak")
+        return fail("invalid --flame-metric '" + flame_metric +
                     "' (want peak, leaked or allocated)");
     BlockColouring colouring = BlockColouring::site;
-    if (request.color_by == "thread")
+    if (color_by == "thread")
         colouring = BlockColouring::thread;
-    else if (request.color_by == "size")
+    else if (color_by == "size")
         colouring = BlockColouring::size;
-    else if (!request.color_by.empty() && request.color_by != "site")
-        return fail("invalid --color-by '" + request.color_by + "' (want site, thread or size)");
+    else if (!color_by.empty() && color_by != "site")
+        return fail("invalid --color-by '" + color_by + "' (want site, thread or size)");
 
     int status = 0;
     auto report = [&](const std::string& error) {
@@ -229,36 +182,28 @@ int draw_pictures(const PictureRequest& request, const memusagestat::PictureOpti
         std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
         status = 1;
     };
-    if (!request.flame.empty())
-        report(memusagestat::draw_flame_graph(request.sites, request.flame, metric, options));
-    if (!request.stacked.empty())
-        report(memusagestat::draw_heap_by_site(request.events, request.sites, request.stacked,
-                                               options));
-    if (!request.block_map.empty())
-        report(memusagestat::draw_block_map(request.events, request.sites, request.block_map,
-                                            colouring, options));
+    if (!flame.empty()) report(memusagestat::draw_flame_graph(sites, flame, metric, options));
+    if (!stacked.empty()) report(memusagestat::draw_heap_by_site(events, sites, stacked, options));
+    if (!block_map.empty())
+        report(memusagestat::draw_block_map(events, sites, block_map, colouring, options));
     return status;
 }
 
 // The HTML report, from whichever of the run's files are given.
-struct HtmlRequest {
-    std::string out, summary, window;
-};
-
-int write_html(const HtmlRequest& html, const SitesRequest& sites,
-               const std::vector<std::string>& files) {
+int write_html(const po::variables_map& args, const std::vector<std::string>& files) {
     if (files.size() > 1) return fail("--html takes one DATAFILE: '" + files[1] + "'");
     memusagestat::HtmlReportRequest request;
     if (!files.empty()) request.data_path = files[0];
-    request.sites_path = sites.path;
-    request.events_path = sites.events;
-    request.summary_path = html.summary;
-    if (!html.window.empty()) {
-        request.window = memusagestat::parse_time_window(html.window);
-        if (!request.window) return fail(memusagestat::time_window_error(html.window));
+    request.sites_path = value_of(args, "sites");
+    request.events_path = value_of(args, "events");
+    request.summary_path = value_of(args, "summary");
+    if (const std::string window = value_of(args, "html-window"); !window.empty()) {
+        request.window = memusagestat::parse_time_window(window);
+        if (!request.window) return fail(memusagestat::time_window_error(window));
     }
     std::vector<std::string> warnings;
-    const std::string error = memusagestat::write_html_report(request, html.out, warnings);
+    const std::string error =
+        memusagestat::write_html_report(request, value_of(args, "html"), warnings);
     for (const std::string& warning : warnings)
         std::fprintf(stderr, "memusagestat: warning: %s\n", warning.c_str());
     if (!error.empty()) {
@@ -269,10 +214,10 @@ int write_html(const HtmlRequest& html, const SitesRequest& sites,
 }
 
 // memusagestat --diff BEFORE AFTER.
-int diff_runs(const std::vector<std::string>& files, const std::string& top,
-              const std::string& limit) {
+int diff_runs(const po::variables_map& args, const std::vector<std::string>& files) {
     if (files.size() != 2) return fail("--diff takes two files: BEFORE AFTER");
     memusagestat::DiffOptions options;
+    const std::string top = value_of(args, "top"), limit = value_of(args, "fail-if-grown");
     if (!top.empty() && (!parse_size(top, options.top) || options.top == 0))
         return fail("invalid count '" + top + "' for --top (want a number above 0)");
     if (!limit.empty()) {
@@ -292,149 +237,22 @@ int diff_runs(const std::vector<std::string>& files, const std::string& top,
     return result.grown_beyond_limit ? memusagestat::kGrownExitStatus : 0;
 }
 
-int run_command(int argc, char** argv) {
-    std::string output, title, x_size, y_size;
-    SitesRequest sites;
-    std::vector<std::string> files;
-    PictureRequest pictures;
-    HtmlRequest html;
-    bool time_based = false, total = false, diff = false;
-    std::string fail_if_grown;
-    std::string sysroot;
-
-    po::options_description options;
-    options.add_options()                                    //
-        ("output,o", po::value(&output))                     //
-        ("string,s", po::value(&title))                      //
-        ("time,t", po::bool_switch(&time_based))             //
-        ("total,T", po::bool_switch(&total))                 //
-        ("x-size,x", po::value(&x_size))                     //
-        ("y-size,y", po::value(&y_size))                     //
-        ("sites", po::value(&sites.path))                    //
-        ("top", po::value(&sites.top))                       //
-        ("leaks", po::bool_switch(&sites.leaks))             //
-        ("stack-peak", po::bool_switch(&sites.stack_peak))   //
-        ("leak-exitcode", po::value(&sites.leak_exitcode))   //
-        ("folded", po::value(&sites.folded))                 //
-        ("folded-metric", po::value(&sites.folded_metric))   //
-        ("dhat", po::value(&sites.dhat))                     //
-        ("pprof", po::value(&sites.pprof))                   //
-        ("massif", po::value(&sites.massif))                 //
-        ("events", po::value(&sites.events))                 //
-        ("sysroot", po::value(&sysroot))                     //
-        ("long-lived", po::value(&sites.long_lived))         //
-        ("flame", po::value(&pictures.flame))                //
-        ("flame-metric", po::value(&pictures.flame_metric))  //
-        ("stacked", po::value(&pictures.stacked))            //
-        ("block-map", po::value(&pictures.block_map))        //
-        ("color-by", po::value(&pictures.color_by))          //
-        ("html", po::value(&html.out))                       //
-        ("html-window", po::value(&html.window))             //
-        ("summary", po::value(&html.summary))                //
-        ("diff", po::bool_switch(&diff))                     //
-        ("fail-if-grown", po::value(&fail_if_grown))         //
-        ("help,?", "")                                       //
-        ("usage", "")                                        //
-        ("version,V", "")                                    //
-        ("files", po::value(&files));
-    po::positional_options_description positional;
-    positional.add("files", -1);
-
-    po::variables_map given;
-    try {
-        po::store(po::command_line_parser(argc, argv)
-                      .options(options)
-                      .positional(positional)
-                      .style(po::command_line_style::default_style)
-                      .run(),
-                  given);
-        po::notify(given);
-    } catch (const po::unknown_option& e) {
-        // In memusage's words and glibc's, not Boost's British "unrecognised".
-        return fail("unrecognized option '" + e.get_option_name() + "'");
-    } catch (const po::error& e) {
-        return fail(e.what());
-    }
-
-    if (given.count("help")) return std::fputs(kHelp, stdout) < 0;
-    if (given.count("usage")) return std::fputs(kUsage, stdout) < 0;
-    if (given.count("version")) return std::fputs(kVersion, stdout) < 0;
-    if (given.count("sysroot")) {
-        struct stat root {};
-        if (::stat(sysroot.c_str(), &root) != 0 || !S_ISDIR(root.st_mode))
-            return fail("--sysroot: " + sysroot + " is not a directory");
-        memusagestat::set_symbol_sysroot(sysroot);
-    }
-
-    if (diff) {
-        for (const char* option :
-             {"sites",      "leaks", "leak-exitcode", "folded",  "folded-metric",
-              "dhat",       "pprof", "massif",        "events",  "long-lived",
-              "stack-peak", "flame", "flame-metric",  "stacked", "block-map",
-              "color-by",   "html",  "html-window",   "summary", "output",
-              "string",     "time",  "total",         "x-size",  "y-size"})
-            if (given.count(option) && !given[option].defaulted())
-                return fail(std::string("--") + option + " does not go with --diff");
-        return diff_runs(files, sites.top, fail_if_grown);
-    }
-    if (given.count("fail-if-grown")) return fail("--fail-if-grown goes with --diff");
-
-    if (given.count("html")) {
-        if (html.out.empty()) return fail("--html needs a file name: --html=OUT");
-        for (const char* option :
-             {"top",          "leaks",   "leak-exitcode", "folded",     "folded-metric",
-              "dhat",         "pprof",   "massif",        "long-lived", "flame",
-              "flame-metric", "stacked", "block-map",     "color-by",   "output",
-              "string",       "time",    "total",         "x-size",     "y-size"})
-            if (given.count(option) && !given[option].defaulted())
-                return fail(std::string("--") + option + " does not go with --html");
-        return write_html(html, sites, files);
-    }
-    if (given.count("html-window")) return fail("--html-window goes with --html");
-    if (given.count("summary")) return fail("--summary goes with --html");
-
-    if (pictures.any()) {
-        if (!files.empty()) return fail("the pictures take no DATAFILE: '" + files[0] + "'");
-        for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric",
-                                   "dhat", "pprof", "massif", "long-lived", "stack-peak"})
-            if (given.count(option) && !given[option].defaulted())
-                return fail(std::string("--") + option +
-                            " goes with the sites report, not the pictures");
-        pictures.sites = sites.path;
-        pictures.events = sites.events;
-        memusagestat::PictureOptions options;
-        options.title = title;
-        options.time_based = time_based;
-        if (given.count("x-size") && !parse_size(x_size, options.width))
-            return fail("invalid width '" + x_size + "' (want a number of pixels)");
-        if (given.count("y-size") && !parse_size(y_size, options.height))
-            return fail("invalid height '" + y_size + "' (want a number of pixels)");
-        return draw_pictures(pictures, options);
-    }
-    if (given.count("flame-metric")) return fail("--flame-metric goes with --flame");
-    if (given.count("color-by")) return fail("--color-by goes with --block-map");
-
-    if (given.count("sites")) {
-        if (!files.empty()) return fail("--sites takes no DATAFILE: '" + files[0] + "'");
-        return report_sites(sites);
-    }
-    for (const char* option : {"top", "leaks", "leak-exitcode", "folded", "folded-metric", "dhat",
-                               "pprof", "massif", "events", "long-lived", "stack-peak"})
-        if (given.count(option) && !given[option].defaulted())
-            return fail(std::string("--") + option + " only goes with --sites");
+// memusagestat DATAFILE [OUTFILE]: glibc's picture of the data file.
+int draw_data_graph(const po::variables_map& args, const std::vector<std::string>& files) {
     if (files.empty()) return fail("missing DATAFILE");
     if (files.size() > 2) return fail("too many arguments: '" + files[2] + "'");
-
     memusagestat::GraphOptions graph;
-    graph.title = title;
-    graph.time_based = time_based;
-    graph.total = total;
-    if (given.count("x-size") && !parse_size(x_size, graph.width))
-        return fail("invalid width '" + x_size + "' (want a number of pixels)");
-    if (given.count("y-size") && !parse_size(y_size, graph.height))
-        return fail("invalid height '" + y_size + "' (want a number of pixels)");
+    graph.title = value_of(args, "string");
+    graph.time_based = given(args, "time");
+    graph.total = given(args, "total");
+    const std::string width = value_of(args, "x-size"), height = value_of(args, "y-size");
+    if (given(args, "x-size") && !parse_size(width, graph.width))
+        return fail("invalid width '" + width + "' (want a number of pixels)");
+    if (given(args, "y-size") && !parse_size(height, graph.height))
+        return fail("invalid height '" + height + "' (want a number of pixels)");
 
     const std::string& data_path = files[0];
+    const std::string output = value_of(args, "output");
     // Like glibc, an OUTFILE argument wins over -o.
     const std::string out_path = files.size() == 2 ? files[1]
                                  : !output.empty() ? output
@@ -445,6 +263,100 @@ int run_command(int argc, char** argv) {
         return 1;
     }
     return 0;
+}
+
+// The option given, in the table's order, that does not go with `command`, refused in the
+// words `with` ends them with; nothing when every option given goes with it.
+std::optional<int> refuse_others(const po::variables_map& args, memusagestat::Command command,
+                                 const std::string& with) {
+    const StatOption* other = memusagestat::first_not_going_with(args, command);
+    if (!other) return std::nullopt;
+    if (command == memusagestat::kPictures && (other->goes_with & memusagestat::kSites))
+        return fail(named(*other) + " goes with the sites report, not the pictures");
+    return fail(named(*other) + with);
+}
+
+// An option given without the one it goes with (whose command was not chosen).
+std::optional<int> refuse_needing(const po::variables_map& args, std::string_view needed) {
+    const StatOption* option = memusagestat::first_needing(args, needed);
+    if (!option) return std::nullopt;
+    return fail(named(*option) + " goes with --" + std::string(needed));
+}
+
+// Which of memusagestat's commands the options choose, each refusing the options given that
+// do not go with it (the table's goes_with and needs).
+int run_chosen_command(const po::variables_map& args, const std::vector<std::string>& files) {
+    using namespace memusagestat;
+    if (given(args, "diff")) {
+        if (std::optional<int> refused = refuse_others(args, kDiff, " does not go with --diff"))
+            return *refused;
+        return diff_runs(args, files);
+    }
+    if (std::optional<int> refused = refuse_needing(args, "diff")) return *refused;
+    if (given(args, "html")) {
+        if (value_of(args, "html").empty()) return fail("--html needs a file name: --html=OUT");
+        if (std::optional<int> refused = refuse_others(args, kHtml, " does not go with --html"))
+            return *refused;
+        return write_html(args, files);
+    }
+    if (std::optional<int> refused = refuse_needing(args, "html")) return *refused;
+    if (wants_pictures(args)) {
+        if (!files.empty()) return fail("the pictures take no DATAFILE: '" + files[0] + "'");
+        if (std::optional<int> refused =
+                refuse_others(args, kPictures, " does not go with the pictures"))
+            return *refused;
+        return draw_pictures(args);
+    }
+    for (std::string_view picture : {"flame", "block-map"})
+        if (std::optional<int> refused = refuse_needing(args, picture)) return *refused;
+    if (given(args, "sites")) {
+        if (!files.empty()) return fail("--sites takes no DATAFILE: '" + files[0] + "'");
+        return report_sites(args);
+    }
+    if (std::optional<int> refused = refuse_others(args, kGraph, " only goes with --sites"))
+        return *refused;
+    return draw_data_graph(args, files);
+}
+
+// The command line read into `args` and `files`; a status to end with when it cannot be.
+std::optional<int> parse_command_line(int argc, char** argv, po::variables_map& args,
+                                      std::vector<std::string>& files) {
+    po::options_description options = memusagestat::stat_option_parser();
+    options.add_options()("files", po::value(&files));
+    po::positional_options_description positional;
+    positional.add("files", -1);
+    try {
+        po::store(po::command_line_parser(argc, argv)
+                      .options(options)
+                      .positional(positional)
+                      .style(po::command_line_style::default_style)
+                      .run(),
+                  args);
+        po::notify(args);
+    } catch (const po::unknown_option& e) {
+        // In memusage's words and glibc's, not Boost's British "unrecognised".
+        return fail("unrecognized option '" + e.get_option_name() + "'");
+    } catch (const po::error& e) {
+        return fail(e.what());
+    }
+    return std::nullopt;
+}
+
+int run_command(int argc, char** argv) {
+    po::variables_map args;
+    std::vector<std::string> files;
+    if (std::optional<int> refused = parse_command_line(argc, argv, args, files)) return *refused;
+    if (given(args, "help")) return std::fputs(memusagestat::stat_help_text().c_str(), stdout) < 0;
+    if (given(args, "usage")) return std::fputs(kUsage, stdout) < 0;
+    if (given(args, "version")) return std::fputs(kVersion, stdout) < 0;
+    if (given(args, "sysroot")) {
+        const std::string sysroot = value_of(args, "sysroot");
+        struct stat root {};
+        if (::stat(sysroot.c_str(), &root) != 0 || !S_ISDIR(root.st_mode))
+            return fail("--sysroot: " + sysroot + " is not a directory");
+        memusagestat::set_symbol_sysroot(sysroot);
+    }
+    return run_chosen_command(args, files);
 }
 
 }  // namespace

@@ -13,65 +13,321 @@ namespace po = boost::program_options;
 namespace memusage {
 namespace {
 
+std::optional<unsigned> parse_unsigned(const std::string& text) {
+    unsigned value = 0;
+    const char* end = text.data() + text.size();
+    auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+    return value;
+}
+
+std::optional<ColorWhen> parse_color(const std::string& text) {
+    if (text == "auto") return ColorWhen::automatic;
+    if (text == "always") return ColorWhen::always;
+    if (text == "never") return ColorWhen::never;
+    return std::nullopt;
+}
+
+std::string with_png_extension(const std::string& path) {
+    if (path.empty() || path.ends_with(".png")) return path;
+    return path + ".png";
+}
+
+using Value = OptionValue;
+
+InvalidValue set_string(std::string DriverOptions::*field, const std::string& value,
+                        DriverOptions& out) {
+    out.*field = value;
+    return {};
+}
+
+// A file or directory name that must not be empty.
+InvalidValue set_name(std::string DriverOptions::*field, const char* what, const std::string& value,
+                      DriverOptions& out) {
+    if (value.empty()) return {what};
+    out.*field = value;
+    return {};
+}
+
+// --sites[=N], --stack-peak[=N]: N above 0, 10 when not given.
+InvalidValue set_shown(std::optional<unsigned> DriverOptions::*field, const char* what,
+                       const std::string& value, DriverOptions& out) {
+    out.*field =
+        value.empty() ? std::optional<unsigned>(kDefaultSitesShown) : parse_unsigned(value);
+    if (!(out.*field) || *(out.*field) == 0) return {what};
+    return {};
+}
+
+InvalidValue set_call_number(std::string DriverOptions::*field, const std::string& value,
+                             DriverOptions& out) {
+    uint64_t number;
+    if (!parse_count(value.c_str(), number) || number == 0)
+        return {"call number", "; calls are counted from 1"};
+    out.*field = value;
+    return {};
+}
+
+InvalidValue set_sites_sample(const std::string& value, DriverOptions& out) {
+    uint64_t bytes;
+    std::string interval = value.empty() ? std::to_string(kDefaultSitesSample) : value;
+    if (!parse_size(interval.c_str(), bytes) || bytes == 0 || bytes > kMaxSitesSample)
+        return {"sampling interval",
+                "; use 1 byte to 1G: digits, then nothing or k, M, G (KiB, MiB, GiB)"};
+    out.sites_sample = interval;
+    return {};
+}
+
+InvalidValue set_limit(const std::string& value, DriverOptions& out) {
+    uint64_t bytes;
+    if (!parse_size(value.c_str(), bytes))
+        return {"size", "; use digits, then nothing or k, M, G (KiB, MiB, GiB)"};
+    out.limit = value;
+    return {};
+}
+
+InvalidValue set_probability(const std::string& value, DriverOptions& out) {
+    Probability probability;
+    if (!parse_probability(value.c_str(), probability))
+        return {"probability", "; use a number from 0 to 1"};
+    out.fail_probability = value;
+    return {};
+}
+
+InvalidValue set_seed(const std::string& value, DriverOptions& out) {
+    uint64_t seed;
+    if (!parse_count(value.c_str(), seed)) return {"seed", "; use digits"};
+    out.fail_seed = value;
+    return {};
+}
+
+InvalidValue set_watch(const std::string& value, DriverOptions& out) {
+    std::optional<unsigned> pid = parse_unsigned(value);
+    if (!pid || *pid == 0 || *pid > INT_MAX) return {"process ID"};
+    out.watch_pid = static_cast<int>(*pid);
+    return {};
+}
+
+InvalidValue set_leak_exitcode(const std::string& value, DriverOptions& out) {
+    out.leak_exitcode = parse_unsigned(value);
+    if (!out.leak_exitcode || *out.leak_exitcode > 255) return {"exit status", "; use 0 to 255"};
+    out.leaks = true;
+    return {};
+}
+
+InvalidValue set_color(const std::string& value, DriverOptions& out) {
+    out.color = parse_color(value);
+    if (!out.color) return {"argument", "; use 'auto', 'always' or 'never'"};
+    return {};
+}
+
+// A pixel count of the graph.
+InvalidValue set_pixels(std::optional<unsigned> DriverOptions::*field, const char* what,
+                        const std::string& value, DriverOptions& out) {
+    out.*field = parse_unsigned(value);
+    if (!(out.*field)) return {what};
+    return {};
+}
+
+using O = DriverOptions;
+using S = const std::string&;
+
+constexpr const char* kOutOfMemory =
+    "\n Out-of-memory testing (allocations fail as glibc's malloc fails, ENOMEM):\n";
+constexpr const char* kWithPng = "\n These options only matter together with --png:\n";
+
+// A new option is one row here: the parser, --help, the checks and the hand-over follow.
+constexpr std::array kDriverOptions = {
+    DriverOption{"progname", 'n', Value::required, "=NAME",
+                 "Profile only the process whose program name is NAME",
+                 [](S v, O& o) { return set_string(&O::progname, v, o); }},
+    DriverOption{"png", 'p', Value::required, "=FILE", "Draw a PNG graph of the run into FILE",
+                 [](S v, O& o) -> InvalidValue {
+                     o.png_path = with_png_extension(v);
+                     return {};
+                 }},
+    DriverOption{"data", 'd', Value::required, "=FILE", "Keep the binary profile data in FILE",
+                 [](S v, O& o) { return set_string(&O::data_path, v, o); }},
+    DriverOption{"unbuffered", 'u', Value::none, "", "Write every record at once",
+                 [](S, O& o) -> InvalidValue {
+                     o.buffer_size = "1";
+                     return {};
+                 }},
+    DriverOption{"buffer", 'b', Value::required, "=SIZE", "Write records out SIZE at a time",
+                 [](S v, O& o) -> InvalidValue {
+                     if (!parse_unsigned(v)) return {"buffer size"};
+                     o.buffer_size = v;
+                     return {};
+                 }},
+    DriverOption{"no-timer", 0, Value::none, "", "Do not sample the stack with a timer",
+                 [](S, O& o) -> InvalidValue {
+                     o.no_timer = true;
+                     return {};
+                 }},
+    DriverOption{"mmap", 'm', Value::none, "", "Also trace mmap, mremap and munmap",
+                 [](S, O& o) -> InvalidValue {
+                     o.trace_mmap = true;
+                     return {};
+                 }},
+    DriverOption{"color", 0, Value::required, "=WHEN", "Colour the summary: auto, always or never",
+                 set_color},
+    DriverOption{"threads", 0, Value::none, "", "Add a table with a row per thread to the summary",
+                 [](S, O& o) -> InvalidValue {
+                     o.thread_table = true;
+                     return {};
+                 }},
+    DriverOption{"live", 0, Value::none, "",
+                 "Show the program's figures on the terminal as it runs",
+                 [](S, O& o) -> InvalidValue {
+                     o.live = true;
+                     return {};
+                 }},
+    DriverOption{"ps", 0, Value::none, "", "List the profiled processes running now (no PROGRAM)",
+                 [](S, O& o) -> InvalidValue {
+                     o.list_processes = true;
+                     return {};
+                 }},
+    DriverOption{"watch", 0, Value::required, "=PID",
+                 "Show the figures of running process PID (no PROGRAM)", set_watch},
+    DriverOption{"sites", 0, Value::optional, "[=N]",
+                 "After the summary, report the top N (10) allocation\nsites: by bytes at the "
+                 "heap peak, leaked, allocated;\nthen the stack peaks, as --stack-peak",
+                 [](S v, O& o) { return set_shown(&O::sites, "number of sites", v, o); }},
+    DriverOption{"stack-peak", 0, Value::optional, "[=N]",
+                 "After the summary, report the frames holding the main\nthread's deepest stack "
+                 "and the N (10) deepest other\nthreads', with the bytes each held",
+                 [](S v, O& o) { return set_shown(&O::stack_peak, "number of threads", v, o); },
+                 DriverAction::run, "", "stack-peak"},
+    DriverOption{"sites-sample", 0, Value::optional, "[=BYTES]",
+                 "The same from a sample: a stack every BYTES\n(512k) allocated on average; "
+                 "figures are estimates",
+                 set_sites_sample},
+    DriverOption{"sites-file", 0, Value::required, "=FILE",
+                 "Keep the allocation sites in FILE (for memusagestat)",
+                 [](S v, O& o) { return set_name(&O::sites_path, "file name", v, o); }},
+    DriverOption{"events", 0, Value::required, "=FILE",
+                 "Record every heap block's allocation, resize and free\n(address, size, thread, "
+                 "site) in FILE",
+                 [](S v, O& o) { return set_name(&O::events_path, "file name", v, o); }},
+    DriverOption{"leaks", 0, Value::none, "",
+                 "After the summary, report the blocks never freed,\nby stack, largest first",
+                 [](S, O& o) -> InvalidValue {
+                     o.leaks = true;
+                     return {};
+                 },
+                 DriverAction::run, "", "leaks"},
+    DriverOption{"leak-exitcode", 0, Value::required, "=N",
+                 "Exit with status N when there are leaks (--leaks)", set_leak_exitcode,
+                 DriverAction::run, "", "leak-exitcode"},
+    DriverOption{"folded", 0, Value::required, "=FILE",
+                 "Write the sites as folded stacks (FlameGraph)",
+                 [](S v, O& o) { return set_string(&O::folded_path, v, o); }, DriverAction::run, "",
+                 "folded"},
+    DriverOption{"folded-metric", 0, Value::required, "=M",
+                 "Weigh them by peak (default), leaked, allocated\nor blocks; kept: what the "
+                 "runtimes keep",
+                 [](S v, O& o) { return set_string(&O::folded_metric, v, o); }, DriverAction::run,
+                 "", "folded-metric"},
+    DriverOption{"dhat", 0, Value::required, "=FILE",
+                 "Write the sites as DHAT JSON (dh_view.html), with\ntheir blocks' lifetimes",
+                 [](S v, O& o) { return set_string(&O::dhat_path, v, o); }, DriverAction::run, "",
+                 "dhat"},
+    DriverOption{"pprof", 0, Value::required, "=FILE",
+                 "Write the sites as a pprof profile (go tool pprof,\nfleet profilers): "
+                 "allocated, at the peak, leaked",
+                 [](S v, O& o) { return set_name(&O::pprof_path, "file name", v, o); },
+                 DriverAction::run, "", "pprof"},
+    DriverOption{"massif", 0, Value::required, "=FILE",
+                 "Write the heap's peak and end by stack in massif's\nformat (ms_print, "
+                 "massif-visualizer)",
+                 [](S v, O& o) { return set_name(&O::massif_path, "file name", v, o); },
+                 DriverAction::run, "", "massif"},
+    DriverOption{"long-lived", 0, Value::required, "=DURATION",
+                 "After the summary, report the sites of blocks\nthat lived longer than DURATION "
+                 "(500ms, 2s, 100us)",
+                 [](S v, O& o) { return set_string(&O::long_lived, v, o); }, DriverAction::run, "",
+                 "long-lived"},
+    DriverOption{"html", 0, Value::required, "=FILE",
+                 "Write the run's HTML report into FILE: summary,\ntimeline, flame graph, sites, "
+                 "block map, threads\nand leaks in one file that opens offline in a\nbrowser "
+                 "(keep its inputs with --keep, or --data,\n--sites-file and --events)",
+                 [](S v, O& o) { return set_name(&O::html_path, "file name", v, o); }},
+    DriverOption{"keep", 0, Value::required, "=DIR",
+                 "Keep the run's files in DIR (made if missing):\nrun.dat, run.sites, run.events, "
+                 "run.summary, for\nmemusagestat (--html-window: a window's report)",
+                 [](S v, O& o) { return set_name(&O::keep_dir, "directory name", v, o); }},
+    DriverOption{"limit", 0, Value::required, "=SIZE",
+                 "Refuse allocations that would take the heap past\nSIZE bytes (suffixes k, M, G "
+                 "or KiB, MiB, GiB)",
+                 set_limit, DriverAction::run, kOutOfMemory},
+    DriverOption{"fail-at", 0, Value::required, "=N", "Make the Nth allocation call fail",
+                 [](S v, O& o) { return set_call_number(&O::fail_at, v, o); }, DriverAction::run,
+                 "", "", "fail"},
+    DriverOption{"fail-from", 0, Value::required, "=N",
+                 "Make every allocation call from the Nth on fail",
+                 [](S v, O& o) { return set_call_number(&O::fail_from, v, o); }, DriverAction::run,
+                 "", "", "fail"},
+    DriverOption{"fail-probability", 0, Value::required, "=P",
+                 "Make each allocation call fail with probability P", set_probability,
+                 DriverAction::run, "", "", "fail"},
+    DriverOption{"fail-seed", 0, Value::required, "=S",
+                 "The seed for --fail-probability (default 0)", set_seed, DriverAction::run, "", "",
+                 "", "fail-probability"},
+    DriverOption{"help", '?', Value::none, "", "Print this help and exit", nullptr,
+                 DriverAction::help, "\n"},
+    DriverOption{"usage", 0, Value::none, "", "Print a short usage message and exit", nullptr,
+                 DriverAction::usage},
+    DriverOption{"version", 'V', Value::none, "", "Print the version and exit", nullptr,
+                 DriverAction::version},
+    DriverOption{"time-based", 't', Value::none, "", "Make the graph linear in time",
+                 [](S, O& o) -> InvalidValue {
+                     o.time_based = true;
+                     return {};
+                 },
+                 DriverAction::run, kWithPng},
+    DriverOption{"total", 'T', Value::none, "", "Also draw the total of heap and stack",
+                 [](S, O& o) -> InvalidValue {
+                     o.total = true;
+                     return {};
+                 }},
+    DriverOption{"title", 0, Value::required, "=STRING", "Put STRING on top of the graph",
+                 [](S v, O& o) { return set_string(&O::title, v, o); }},
+    DriverOption{"x-size", 'x', Value::required, "=SIZE", "Make the graph SIZE pixels wide",
+                 [](S v, O& o) { return set_pixels(&O::width, "width", v, o); }},
+    DriverOption{"y-size", 'y', Value::required, "=SIZE", "Make the graph SIZE pixels high",
+                 [](S v, O& o) { return set_pixels(&O::height, "height", v, o); }},
+};
+
+const DriverOption* find_option(const std::string& name) {
+    for (const DriverOption& option : kDriverOptions)
+        if (option.name == name) return &option;
+    return nullptr;
+}
+
 po::options_description driver_option_table() {
     po::options_description table;
-    // --sites=N, or --sites alone (see optional_value_option_named); --sites-sample likewise.
-    auto* optional_count = po::value<std::string>()->implicit_value("");
-    auto* optional_interval = po::value<std::string>()->implicit_value("");
-    auto* optional_threads = po::value<std::string>()->implicit_value("");  // --stack-peak=N
-    // Only the arity matters here; values are checked below, in command-line order.
-    table.add_options()                                 //
-        ("progname,n", po::value<std::string>())        //
-        ("png,p", po::value<std::string>())             //
-        ("data,d", po::value<std::string>())            //
-        ("unbuffered,u", po::bool_switch())             //
-        ("buffer,b", po::value<std::string>())          //
-        ("no-timer", po::bool_switch())                 //
-        ("mmap,m", po::bool_switch())                   //
-        ("color", po::value<std::string>())             //
-        ("sites", optional_count)                       //
-        ("stack-peak", optional_threads)                //
-        ("leaks", po::bool_switch())                    //
-        ("leak-exitcode", po::value<std::string>())     //
-        ("folded", po::value<std::string>())            //
-        ("folded-metric", po::value<std::string>())     //
-        ("dhat", po::value<std::string>())              //
-        ("pprof", po::value<std::string>())             //
-        ("massif", po::value<std::string>())            //
-        ("long-lived", po::value<std::string>())        //
-        ("sites-sample", optional_interval)             //
-        ("sites-file", po::value<std::string>())        //
-        ("events", po::value<std::string>())            //
-        ("html", po::value<std::string>())              //
-        ("keep", po::value<std::string>())              //
-        ("limit", po::value<std::string>())             //
-        ("fail-at", po::value<std::string>())           //
-        ("fail-from", po::value<std::string>())         //
-        ("fail-probability", po::value<std::string>())  //
-        ("fail-seed", po::value<std::string>())         //
-        ("threads", po::bool_switch())                  //
-        ("live", po::bool_switch())                     //
-        ("ps", po::bool_switch())                       //
-        ("watch", po::value<std::string>())             //
-        ("time-based,t", po::bool_switch())             //
-        ("total,T", po::bool_switch())                  //
-        ("title", po::value<std::string>())             //
-        ("x-size,x", po::value<std::string>())          //
-        ("y-size,y", po::value<std::string>())          //
-        ("help,?", po::bool_switch())                   //
-        ("usage", po::bool_switch())                    //
-        ("version,V", po::bool_switch());
+    // Only the arity matters here; values are checked by each row's apply, in command-line
+    // order. An optional value is only ever given after "=" (see optional_value_option_named).
+    for (const DriverOption& option : kDriverOptions) {
+        std::string name(option.name);
+        if (option.short_name) name += std::string(",") + option.short_name;
+        if (option.value == Value::none)
+            table.add_options()(name.c_str(), po::bool_switch());
+        else if (option.value == Value::required)
+            table.add_options()(name.c_str(), po::value<std::string>());
+        else
+            table.add_options()(name.c_str(), po::value<std::string>()->implicit_value(""));
+    }
     return table;
 }
 
-// "--sites", "--stack-peak" or "--sites-sample" (or a prefix only one of them has) without
-// "=VALUE": their
-// value is optional, and only ever given after "=". Boost would take the next word, the
-// program, for it. Returns the option's name, or empty.
 bool takes_optional_value(const std::string& long_name) {
-    return long_name == "sites" || long_name == "sites-sample" || long_name == "stack-peak";
+    const DriverOption* row = find_option(long_name);
+    return row && row->value == OptionValue::optional;
 }
 
+// "--sites", "--stack-peak" or "--sites-sample" (or a prefix only one of them has) without
+// "=VALUE": their value is optional, and only ever given after "=". Boost would take the next
+// word, the program, for it. Returns the option's name, or empty.
 std::string optional_value_option_named(const std::string& token) {
     if (!token.starts_with("--") || token.find('=') != std::string::npos) return {};
     const std::string name = token.substr(2);
@@ -156,149 +412,64 @@ std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& argume
     return rest;
 }
 
-std::optional<unsigned> parse_unsigned(const std::string& text) {
-    unsigned value = 0;
-    const char* end = text.data() + text.size();
-    auto [stop, error] = std::from_chars(text.data(), end, value);
-    if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
-    return value;
-}
-
-std::optional<ColorWhen> parse_color(const std::string& text) {
-    if (text == "auto") return ColorWhen::automatic;
-    if (text == "always") return ColorWhen::always;
-    if (text == "never") return ColorWhen::never;
-    return std::nullopt;
-}
-
-std::string with_png_extension(const std::string& path) {
-    if (path.empty() || path.ends_with(".png")) return path;
-    return path + ".png";
-}
-
 // Applies one option in command-line order, so a later option wins as it does in glibc's
 // script (-u then -b 100 gives 100). Returns an error line, or empty.
 std::string apply_option(const po::option& option, DriverOptions& out, DriverAction& action) {
     const std::string& key = option.string_key;
     const std::string value = option.value.empty() ? std::string() : option.value.front();
-    auto invalid = [&](const std::string& what) {
-        return "memusage: invalid " + what + " '" + value + "' for '--" + key + "'";
-    };
     if (key.empty()) {
         out.command.push_back(value);
-    } else if (key == "progname") {
-        out.progname = value;
-    } else if (key == "png") {
-        out.png_path = with_png_extension(value);
-    } else if (key == "data") {
-        out.data_path = value;
-    } else if (key == "unbuffered") {
-        out.buffer_size = "1";
-    } else if (key == "buffer") {
-        if (!parse_unsigned(value)) return invalid("buffer size");
-        out.buffer_size = value;
-    } else if (key == "no-timer") {
-        out.no_timer = true;
-    } else if (key == "mmap") {
-        out.trace_mmap = true;
-    } else if (key == "color") {
-        out.color = parse_color(value);
-        if (!out.color) return invalid("argument") + "; use 'auto', 'always' or 'never'";
-    } else if (key == "sites") {
-        out.sites =
-            value.empty() ? std::optional<unsigned>(kDefaultSitesShown) : parse_unsigned(value);
-        if (!out.sites || *out.sites == 0) return invalid("number of sites");
-    } else if (key == "stack-peak") {
-        out.stack_peak =
-            value.empty() ? std::optional<unsigned>(kDefaultSitesShown) : parse_unsigned(value);
-        if (!out.stack_peak || *out.stack_peak == 0) return invalid("number of threads");
-    } else if (key == "leaks") {
-        out.leaks = true;
-    } else if (key == "leak-exitcode") {
-        out.leak_exitcode = parse_unsigned(value);
-        if (!out.leak_exitcode || *out.leak_exitcode > 255)
-            return invalid("exit status") + "; use 0 to 255";
-        out.leaks = true;
-    } else if (key == "folded") {
-        out.folded_path = value;
-    } else if (key == "folded-metric") {
-        out.folded_metric = value;
-    } else if (key == "dhat") {
-        out.dhat_path = value;
-    } else if (key == "pprof") {
-        if (value.empty()) return invalid("file name");
-        out.pprof_path = value;
-    } else if (key == "massif") {
-        if (value.empty()) return invalid("file name");
-        out.massif_path = value;
-    } else if (key == "long-lived") {
-        out.long_lived = value;
-    } else if (key == "sites-sample") {
-        uint64_t bytes;
-        std::string interval = value.empty() ? std::to_string(kDefaultSitesSample) : value;
-        if (!parse_size(interval.c_str(), bytes) || bytes == 0 || bytes > kMaxSitesSample)
-            return invalid("sampling interval") +
-                   "; use 1 byte to 1G: digits, then nothing or k, M, G (KiB, MiB, GiB)";
-        out.sites_sample = interval;
-    } else if (key == "sites-file") {
-        if (value.empty()) return invalid("file name");
-        out.sites_path = value;
-    } else if (key == "events") {
-        if (value.empty()) return invalid("file name");
-        out.events_path = value;
-    } else if (key == "html") {
-        if (value.empty()) return invalid("file name");
-        out.html_path = value;
-    } else if (key == "keep") {
-        if (value.empty()) return invalid("directory name");
-        out.keep_dir = value;
-    } else if (key == "limit") {
-        uint64_t bytes;
-        if (!parse_size(value.c_str(), bytes))
-            return invalid("size") + "; use digits, then nothing or k, M, G (KiB, MiB, GiB)";
-        out.limit = value;
-    } else if (key == "fail-at" || key == "fail-from") {
-        uint64_t number;
-        if (!parse_count(value.c_str(), number) || number == 0)
-            return invalid("call number") + "; calls are counted from 1";
-        (key == "fail-at" ? out.fail_at : out.fail_from) = value;
-    } else if (key == "fail-probability") {
-        Probability probability;
-        if (!parse_probability(value.c_str(), probability))
-            return invalid("probability") + "; use a number from 0 to 1";
-        out.fail_probability = value;
-    } else if (key == "fail-seed") {
-        uint64_t seed;
-        if (!parse_count(value.c_str(), seed)) return invalid("seed") + "; use digits";
-        out.fail_seed = value;
-    } else if (key == "threads") {
-        out.thread_table = true;
-    } else if (key == "live") {
-        out.live = true;
-    } else if (key == "ps") {
-        out.list_processes = true;
-    } else if (key == "watch") {
-        std::optional<unsigned> pid = parse_unsigned(value);
-        if (!pid || *pid == 0 || *pid > INT_MAX) return invalid("process ID");
-        out.watch_pid = static_cast<int>(*pid);
-    } else if (key == "time-based") {
-        out.time_based = true;
-    } else if (key == "total") {
-        out.total = true;
-    } else if (key == "title") {
-        out.title = value;
-    } else if (key == "x-size") {
-        out.width = parse_unsigned(value);
-        if (!out.width) return invalid("width");
-    } else if (key == "y-size") {
-        out.height = parse_unsigned(value);
-        if (!out.height) return invalid("height");
-    } else if (action == DriverAction::run) {
-        // The first of --help, --usage, --version wins, as in the script.
-        if (key == "help") action = DriverAction::help;
-        if (key == "usage") action = DriverAction::usage;
-        if (key == "version") action = DriverAction::version;
+        return {};
     }
+    const DriverOption* row = find_option(key);
+    if (!row) return {};  // Boost knows no other names than the table's
+    if (!row->apply) {
+        // The first of --help, --usage, --version wins, as in the script.
+        if (action == DriverAction::run) action = row->action;
+        return {};
+    }
+    const InvalidValue invalid = row->apply(value, out);
+    if (invalid.what)
+        return "memusage: invalid " + std::string(invalid.what) + " '" + value + "' for '--" + key +
+               "'" + invalid.advice;
+    if (!row->passed_as.empty()) out.handed_over.emplace_back(row->passed_as, value);
+    return {};
+}
+
+bool was_given(const po::parsed_options& parsed, std::string_view name) {
+    for (const po::option& option : parsed.options)
+        if (option.string_key == name) return true;
+    return false;
+}
+
+// "--a, --b and --c"
+std::string listed(const std::vector<std::string_view>& names) {
+    std::string text;
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (i > 0) text += i + 1 == names.size() ? " and " : ", ";
+        text += "--" + std::string(names[i]);
+    }
+    return text;
+}
+
+// Two options given of a group that exclude each other, or an option without the one it
+// needs (the table's excludes_group and needs): the message, or empty.
+std::string combination_error(const po::parsed_options& parsed) {
+    for (const DriverOption& row : kDriverOptions) {
+        if (row.excludes_group.empty() || !was_given(parsed, row.name)) continue;
+        std::vector<std::string_view> group;
+        int given = 0;
+        for (const DriverOption& other : kDriverOptions) {
+            if (other.excludes_group != row.excludes_group) continue;
+            group.push_back(other.name);
+            given += was_given(parsed, other.name);
+        }
+        if (given > 1) return "memusage: " + listed(group) + " exclude each other";
+    }
+    for (const DriverOption& row : kDriverOptions)
+        if (!row.needs.empty() && was_given(parsed, row.name) && !was_given(parsed, row.needs))
+            return "memusage: --" + std::string(row.name) + " goes with --" +
+                   std::string(row.needs);
     return {};
 }
 
@@ -321,17 +492,14 @@ std::string quoted_alternatives(const std::vector<std::string>& names) {
     return text;
 }
 
-}  // namespace
-
-ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
-    ParsedCommandLine result;
-    const po::options_description table = driver_option_table();
+// The words parsed into `parsed`; the message when they cannot be, else empty.
+std::string parsed_words(const std::vector<std::string>& arguments,
+                         const po::options_description& table, po::parsed_options& parsed) {
     namespace style = po::command_line_style;
     const int parse_style =
         style::allow_short | style::short_allow_adjacent | style::short_allow_next |
         style::allow_long | style::long_allow_adjacent | style::long_allow_next |
         style::allow_sticky | style::allow_guessing | style::allow_dash_for_short;
-    po::parsed_options parsed(&table);
     try {
         parsed = po::command_line_parser(arguments)
                      .options(table)
@@ -339,24 +507,50 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                      .extra_style_parser(take_rest_at_first_word)
                      .run();
     } catch (const po::ambiguous_option& error) {
-        result.error = "memusage: option '" + error.get_option_name() +
-                       "' is ambiguous; possibilities:" + quoted_alternatives(error.alternatives());
-        return result;
+        return "memusage: option '" + error.get_option_name() +
+               "' is ambiguous; possibilities:" + quoted_alternatives(error.alternatives());
     } catch (const po::unknown_option& error) {
-        result.error = "memusage: unrecognized option '" + error.get_option_name() + "'";
-        return result;
+        return "memusage: unrecognized option '" + error.get_option_name() + "'";
     } catch (const po::invalid_command_line_syntax& error) {
-        if (error.kind() == po::invalid_command_line_syntax::missing_parameter) {
-            result.error =
-                "memusage: option '" + error.get_option_name() + "' requires an argument";
-        } else {
-            result.error = std::string("memusage: ") + error.what();
-        }
-        return result;
+        if (error.kind() == po::invalid_command_line_syntax::missing_parameter)
+            return "memusage: option '" + error.get_option_name() + "' requires an argument";
+        return std::string("memusage: ") + error.what();
     } catch (const po::error& error) {
-        result.error = std::string("memusage: ") + error.what();
-        return result;
+        return std::string("memusage: ") + error.what();
     }
+    return {};
+}
+
+// --ps or --watch with what they cannot take: the message, or empty.
+std::string looking_error(const DriverOptions& options, const po::parsed_options& parsed) {
+    const std::string looking = options.list_processes ? "--ps" : "--watch";
+    if (!options.command.empty() || options.live)
+        return "memusage: " + looking +
+               " looks at processes already running: it takes no program, and no --live";
+    if (options.list_processes && options.watch_pid)
+        return "memusage: --ps and --watch exclude each other";
+    const std::string given = first_run_option(parsed);
+    if (given.empty()) return {};
+    // What a process collects was chosen when it started; a reader cannot change it.
+    std::string error = "memusage: " + looking + " looks at processes already running: " + given +
+                        " is for a run memusage starts";
+    if (options.sites)
+        error +=
+            "; the view shows a process's top sites when it was started with --sites "
+            "(memusage --live --sites PROGRAM)";
+    return error;
+}
+
+}  // namespace
+
+std::span<const DriverOption> driver_options() { return kDriverOptions; }
+
+ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
+    ParsedCommandLine result;
+    const po::options_description table = driver_option_table();
+    po::parsed_options parsed(&table);
+    result.error = parsed_words(arguments, table, parsed);
+    if (!result.error.empty()) return result;
 
     result.action = DriverAction::run;
     result.options.arguments = arguments;
@@ -371,48 +565,15 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     // Sampled sites are reported like exact ones.
     if (!result.options.sites_sample.empty() && !result.options.sites)
         result.options.sites = kDefaultSitesShown;
+    if (result.action != DriverAction::run) return result;
     const DriverOptions& options = result.options;
-    int injections =
-        !options.fail_at.empty() + !options.fail_from.empty() + !options.fail_probability.empty();
-    if (result.action == DriverAction::run && injections > 1) {
-        result.action = DriverAction::fail;
-        result.error = "memusage: --fail-at, --fail-from and --fail-probability exclude each other";
-        return result;
-    }
-    if (result.action == DriverAction::run && !options.fail_seed.empty() &&
-        options.fail_probability.empty()) {
-        result.action = DriverAction::fail;
-        result.error = "memusage: --fail-seed goes with --fail-probability";
-        return result;
-    }
+    result.error = combination_error(parsed);
     // --ps and --watch look at programs already running: they start none.
-    const bool looks_only = options.list_processes || options.watch_pid.has_value();
-    if (result.action == DriverAction::run && looks_only) {
-        if (!options.command.empty() || options.live) {
-            result.action = DriverAction::fail;
-            result.error =
-                std::string("memusage: ") + (options.list_processes ? "--ps" : "--watch") +
-                " looks at processes already running: it takes no program, and no --live";
-        } else if (options.list_processes && options.watch_pid) {
-            result.action = DriverAction::fail;
-            result.error = "memusage: --ps and --watch exclude each other";
-        } else if (std::string given = first_run_option(parsed); !given.empty()) {
-            // What a process collects was chosen when it started; a reader cannot change it.
-            result.action = DriverAction::fail;
-            result.error =
-                std::string("memusage: ") + (options.list_processes ? "--ps" : "--watch") +
-                " looks at processes already running: " + given + " is for a run memusage starts";
-            if (options.sites)
-                result.error +=
-                    "; the view shows a process's top sites when it was started with --sites "
-                    "(memusage --live --sites PROGRAM)";
-        }
-        return result;
-    }
-    if (result.action == DriverAction::run && result.options.command.empty()) {
-        result.action = DriverAction::fail;
+    if (result.error.empty() && (options.list_processes || options.watch_pid.has_value()))
+        result.error = looking_error(options, parsed);
+    else if (result.error.empty() && options.command.empty())
         result.error = "No program name given";  // glibc's words; scripts may match them
-    }
+    if (!result.error.empty()) result.action = DriverAction::fail;
     return result;
 }
 

@@ -3,7 +3,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace memusage {
@@ -69,9 +72,43 @@ struct DriverOptions {
     // The driver's whole command line, options and program, as given (the report's notice
     // gives it again with --keep).
     std::vector<std::string> arguments;
+    // The options handed over to the report module, in command-line order: memusagestat's name
+    // for each (DriverOption::passed_as) and its value as given (sites_request.cpp).
+    std::vector<std::pair<std::string_view, std::string>> handed_over;
 };
 
 enum class DriverAction { run, help, usage, version, fail };
+
+// How an option takes its value: none (a switch), after "=" or as the next word, or only
+// after "=" (--sites[=N]: the next word is the program).
+enum class OptionValue { none, required, optional };
+
+// An option's value it cannot take: "invalid WHAT 'VALUE' for '--NAME'", then ADVICE.
+struct InvalidValue {
+    const char* what = nullptr;  // null: the value was taken
+    const char* advice = "";
+};
+
+// One row of the driver's options (options.cpp): the parser, --help (help_text.cpp), the
+// checks of what goes together and the hand-over to memusagestat's code are made from it.
+struct DriverOption {
+    std::string_view name;  // the long name, without "--"
+    char short_name;        // 0: none
+    OptionValue value;
+    std::string_view shown;  // the argument as --help shows it after the name: "=FILE", "[=N]"
+    std::string_view help;   // its --help lines, '\n' between them
+    // Sets what the option asks for in DriverOptions; null for --help, --usage, --version.
+    InvalidValue (*apply)(const std::string& value, DriverOptions& options);
+    DriverAction action = DriverAction::run;  // --help, --usage, --version: what it asks for
+    std::string_view heading = {};    // printed in --help before it (a blank line, a heading)
+    std::string_view passed_as = {};  // memusagestat's name for it, when handed over; else empty
+    // Options of one group exclude each other; given without `needs`, the option is refused.
+    std::string_view excludes_group = {};
+    std::string_view needs = {};
+};
+
+// In the order --help lists them.
+std::span<const DriverOption> driver_options();
 
 struct ParsedCommandLine {
     DriverAction action = DriverAction::fail;

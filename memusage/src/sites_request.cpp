@@ -4,6 +4,7 @@
 
 #include "exports/folded_stacks.h"
 #include "reports/duration.h"
+#include "reports/sites_options.h"
 #include "reports/sites_outputs.h"
 
 namespace memusage {
@@ -34,21 +35,17 @@ std::string requested_sites_outputs(const DriverOptions& options, const std::str
                " (the program did not exit normally, or was "
                "not the profiled one)";
     memusagestat::SitesOutputs outputs;
+    // What the options handed over ask for, through the mapping memusagestat --sites uses;
+    // their values were checked before the run (sites_request_error).
+    for (const auto& [option, value] : options.handed_over)
+        memusagestat::ask_sites_output(option, value, outputs);
+    // --sites[=N] is the driver's own: the rankings, and with --stack-peak[=N] the N of either.
     outputs.rankings = options.sites.has_value();
     outputs.top = options.stack_peak.value_or(options.sites.value_or(kDefaultSitesShown));
-    outputs.stack_peak = options.sites.has_value() || options.stack_peak.has_value();
-    outputs.leaks = options.leaks;
-    outputs.folded_path = options.folded_path;
-    if (!options.folded_metric.empty())
-        memusagestat::parse_folded_metric(options.folded_metric, outputs.folded_metric);
-    outputs.dhat_path = options.dhat_path;
-    outputs.pprof_path = options.pprof_path;
-    outputs.massif_path = options.massif_path;
+    outputs.stack_peak = outputs.stack_peak || options.sites.has_value();
     outputs.run_start_ns = run.start_ns;
     outputs.run_duration_ns = run.duration_ns;
     outputs.events_path = events_path;
-    if (!options.long_lived.empty())
-        outputs.long_lived = memusagestat::parse_duration(options.long_lived);
     for (const std::string& word : options.command)
         outputs.command += (outputs.command.empty() ? "" : " ") + word;
 

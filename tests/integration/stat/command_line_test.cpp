@@ -83,6 +83,21 @@ TEST(CommandLine, LongOptionsAcceptUnambiguousPrefixes) {
     expect_refused(run({MEMUSAGESTAT, "--t", dir / "run.dat"}), "ambiguous");
 }
 
+// Options the chosen output would ignore are refused rather than dropped in silence.
+TEST(CommandLine, OptionsTheOutputWouldIgnoreAreRefused) {
+    ScratchDir dir;
+    small_run().write(dir / "run.dat");
+    expect_refused(run({MEMUSAGESTAT, "--html=" + dir / "r.html", "--stack-peak", dir / "run.dat"}),
+                   "--stack-peak does not go with --html");
+    EXPECT_FALSE(std::filesystem::exists(dir / "r.html"));
+    expect_refused(run({MEMUSAGESTAT, "--flame=" + dir / "f.png", "--sites=" + dir / "run.sites",
+                        "-o", dir / "o.png"}),
+                   "--output does not go with the pictures");
+    expect_refused(
+        run({MEMUSAGESTAT, "--stacked=" + dir / "s.png", "--events=" + dir / "run.events", "-T"}),
+        "--total does not go with the pictures");
+}
+
 TEST(CommandLine, MissingOrExtraArgumentsAreRefused) {
     expect_refused(run({MEMUSAGESTAT}), "missing DATAFILE");
     expect_refused(run({MEMUSAGESTAT, "a", "b", "c"}), "too many arguments");

@@ -190,9 +190,10 @@ TEST(DriverOptions, HelpUsageVersion) {
 }
 
 TEST(DriverOptions, AmbiguousPrefixesAreErrors) {
+    // The possibilities in the order --help lists them.
     EXPECT_EQ(parse_error({"--p", "x", "prog"}),
-              "memusage: option '--p' is ambiguous; possibilities: '--progname' '--png' '--pprof' "
-              "'--ps'");
+              "memusage: option '--p' is ambiguous; possibilities: '--progname' '--png' '--ps' "
+              "'--pprof'");
     EXPECT_EQ(parse_error({"--t", "prog"}),
               "memusage: option '--t' is ambiguous; possibilities: '--threads' '--time-based' "
               "'--total' '--title'");
