@@ -36,7 +36,7 @@ check=${CHECK:-1}
 # steps that replay the recording hold its 4 million live blocks at the peak at about
 # 32 bytes each; the massif file is written as it is made, not held.
 declare -A ceiling_mib=([sites]=80 [leaks]=80 [pprof]=80 [folded]=80 [diff]=200
-    [long-lived]=240 [dhat]=260 [massif]=280 [html]=400)
+    [long-lived]=240 [dhat]=260 [massif]=280 [html]=640)
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
