@@ -1,20 +1,16 @@
 #include "exports/massif_export.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
-#include <map>
-#include <memory>
+#include <string_view>
+#include <unordered_map>
+
+#include "output/whole_file.h"
 
 namespace memusagestat {
 namespace {
-
-// One frame of the tree: the bytes of every site whose stack passes through it.
-struct Node {
-    std::string label;  // "0x...: function (file:line)"
-    uint64_t bytes = 0;
-    std::map<std::string, std::unique_ptr<Node>> children;
-};
 
 std::string hex(uint64_t value) {
     char text[24];
@@ -56,52 +52,110 @@ std::vector<std::string> stack_labels(const ShownSite& site, const SitesProfile&
     return labels;
 }
 
-void write_node(std::string& out, const Node& node, int depth) {
-    std::vector<const Node*> children;
-    for (const auto& [label, child] : node.children) children.push_back(child.get());
-    std::stable_sort(children.begin(), children.end(),
-                     [](const Node* a, const Node* b) { return a->bytes > b->bytes; });
-    out += std::string(static_cast<size_t>(depth), ' ') + "n" + std::to_string(children.size()) +
-           ": " + std::to_string(node.bytes) + " " + node.label + "\n";
-    for (const Node* child : children) write_node(out, *child, depth + 1);
-}
+// The file, written a stretch at a time: a detailed snapshot of a large run is tens of
+// megabytes, the file all of them.
+class Out {
+  public:
+    explicit Out(std::FILE* file) : file_(file) {}
+    void operator+=(std::string_view more) {
+        text_ += more;
+        if (text_.size() >= (size_t{1} << 20)) flush();
+    }
+    void flush() {
+        if (!text_.empty() && error == 0 &&
+            std::fwrite(text_.data(), 1, text_.size(), file_) != text_.size())
+            error = errno;
+        text_.clear();
+    }
+    int error = 0;
 
-// A detailed snapshot's tree: `bytes[i]` for the i-th site, and what no site accounts for
-// of `heap` (sampled sites' estimates, blocks the recording names no shown site for) as an
-// entry of its own. Its total, the snapshot's heap: the larger of `heap` and the sites' sum
-// (ms_print checks that no entry is larger than the snapshot).
-uint64_t write_tree(std::string& out, const SitesProfile& profile,
-                    const std::vector<ShownSite>& sites, const std::vector<uint64_t>& bytes,
-                    uint64_t heap) {
-    Node root;
-    root.label = "(heap allocation functions) malloc/new/new[], --alloc-fns, etc.";
-    for (size_t i = 0; i < sites.size() && i < bytes.size(); ++i) {
-        if (bytes[i] == 0) continue;
-        root.bytes += bytes[i];
-        Node* node = &root;
-        for (const std::string& label : stack_labels(sites[i], profile)) {
-            std::unique_ptr<Node>& child = node->children[label];
-            if (!child) {
-                child = std::make_unique<Node>();
-                child->label = label;
-            }
-            child->bytes += bytes[i];
-            node = child.get();
+  private:
+    std::FILE* file_;
+    std::string text_;
+};
+
+// Every stack's labels, each label once: a detailed snapshot's tree refers to them by
+// number, so it holds no strings of its own however many snapshots there are.
+class Labels {
+  public:
+    Labels(const SitesProfile& profile, const std::vector<ShownSite>& sites) {
+        stacks_.reserve(sites.size());
+        for (const ShownSite& site : sites) {
+            std::vector<uint32_t> stack;
+            for (std::string& label : stack_labels(site, profile)) stack.push_back(id(label));
+            stacks_.push_back(std::move(stack));
         }
+        rest_ = id("0x0: (bytes no allocation site accounts for)");
+        // Siblings of equal bytes come in their labels' order.
+        std::vector<uint32_t> order(text_.size());
+        for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(),
+                  [&](uint32_t a, uint32_t b) { return text_[a] < text_[b]; });
+        rank_.resize(order.size());
+        for (uint32_t i = 0; i < order.size(); ++i) rank_[order[i]] = i;
+        ids_ = {};
     }
-    if (heap > root.bytes) {
-        auto rest = std::make_unique<Node>();
-        rest->label = "0x0: (bytes no allocation site accounts for)";
-        rest->bytes = heap - root.bytes;
-        root.bytes = heap;
-        root.children[rest->label] = std::move(rest);
+    const std::vector<uint32_t>& stack(size_t site) const { return stacks_[site]; }
+    const std::string& text(uint32_t label) const { return text_[label]; }
+    uint32_t rank(uint32_t label) const { return rank_[label]; }
+    uint32_t rest() const { return rest_; }
+
+  private:
+    uint32_t id(const std::string& label) {
+        auto [found, made] = ids_.emplace(label, static_cast<uint32_t>(text_.size()));
+        if (made) text_.push_back(label);
+        return found->second;
     }
-    write_node(out, root, 0);
-    return root.bytes;
+    std::unordered_map<std::string, uint32_t> ids_;
+    std::vector<std::string> text_;
+    std::vector<uint32_t> rank_;
+    std::vector<std::vector<uint32_t>> stacks_;
+    uint32_t rest_ = 0;
+};
+
+// A detailed snapshot's tree: one node a frame, the bytes of every site whose stack passes
+// through it; node 0 is the root.
+struct Tree {
+    static constexpr uint32_t kNone = UINT32_MAX;
+    struct Node {
+        uint64_t bytes = 0;
+        uint32_t label = kNone;  // kNone: the root
+        uint32_t first_child = kNone, next_sibling = kNone;
+    };
+    std::vector<Node> nodes{Node{}};
+    std::unordered_map<uint64_t, uint32_t> child_of;  // parent << 32 | label: the child
+
+    uint32_t child(uint32_t parent, uint32_t label) {
+        auto [found, made] =
+            child_of.emplace(uint64_t{parent} << 32 | label, static_cast<uint32_t>(nodes.size()));
+        if (made) {
+            nodes.push_back(Node{0, label, kNone, nodes[parent].first_child});
+            nodes[parent].first_child = found->second;
+        }
+        return found->second;
+    }
+};
+
+void write_node(Out& out, const Tree& tree, const Labels& labels, uint32_t at, int depth,
+                const std::string& root_label) {
+    const Tree::Node& node = tree.nodes[at];
+    std::vector<uint32_t> children;
+    for (uint32_t c = node.first_child; c != Tree::kNone; c = tree.nodes[c].next_sibling)
+        children.push_back(c);
+    // The most bytes first; between equals, the labels' order.
+    std::sort(children.begin(), children.end(), [&](uint32_t a, uint32_t b) {
+        const Tree::Node &x = tree.nodes[a], &y = tree.nodes[b];
+        return x.bytes != y.bytes ? x.bytes > y.bytes : labels.rank(x.label) < labels.rank(y.label);
+    });
+    std::string line(static_cast<size_t>(depth), ' ');
+    line += "n" + std::to_string(children.size()) + ": " + std::to_string(node.bytes) + " ";
+    line += node.label == Tree::kNone ? root_label : labels.text(node.label);
+    line += "\n";
+    out += line;
+    for (uint32_t child : children) write_node(out, tree, labels, child, depth + 1, root_label);
 }
 
-void write_snapshot(std::string& out, int number, double time, uint64_t heap_bytes,
-                    const char* tree) {
+void write_snapshot(Out& out, int number, double time, uint64_t heap_bytes, const char* tree) {
     char head[256];
     std::snprintf(head, sizeof head,
                   "#-----------\nsnapshot=%d\n#-----------\ntime=%.0f\nmem_heap_B=%" PRIu64
@@ -110,27 +164,47 @@ void write_snapshot(std::string& out, int number, double time, uint64_t heap_byt
     out += head;
 }
 
-}  // namespace
+// A detailed snapshot: `bytes[i]` for the i-th site, and what no site accounts for of
+// `heap` (sampled sites' estimates, blocks the recording names no shown site for) as an
+// entry of its own. Its heap is the tree's total: the larger of `heap` and the sites' sum
+// (ms_print checks that no entry is larger than the snapshot).
+void write_detailed(Out& out, const Labels& labels, const std::vector<ShownSite>& sites, int number,
+                    double time, uint64_t heap, const std::vector<uint64_t>& bytes,
+                    const char* kind) {
+    Tree tree;
+    for (size_t i = 0; i < sites.size() && i < bytes.size(); ++i) {
+        if (bytes[i] == 0) continue;
+        tree.nodes[0].bytes += bytes[i];
+        uint32_t node = 0;
+        for (uint32_t label : labels.stack(i)) {
+            node = tree.child(node, label);
+            tree.nodes[node].bytes += bytes[i];
+        }
+    }
+    if (heap > tree.nodes[0].bytes) {
+        const uint64_t rest = heap - tree.nodes[0].bytes;
+        tree.nodes[tree.child(0, labels.rest())].bytes = rest;
+        tree.nodes[0].bytes = heap;
+    }
+    tree.child_of = {};
+    write_snapshot(out, number, time, tree.nodes[0].bytes, kind);
+    write_node(out, tree, labels, 0, 0,
+               "(heap allocation functions) malloc/new/new[], --alloc-fns, etc.");
+}
 
-std::string massif_text(const SitesProfile& profile, const std::vector<ShownSite>& sites,
-                        const MassifRun& run) {
+void write_massif(Out& out, const SitesProfile& profile, const std::vector<ShownSite>& sites,
+                  const MassifRun& run) {
+    const Labels labels(profile, sites);
     std::string command = run.command;
     if (command.empty() && !profile.modules.empty()) command = profile.modules.front().path;
-    std::string out = "desc: memusage allocation sites";
+    std::string head = "desc: memusage allocation sites";
     if (profile.sample_interval != 0)
-        out += " (estimates from sampling every " + std::to_string(profile.sample_interval) +
-               " bytes)";
-    out += "\ncmd: " + without_hash(command) + "\ntime_unit: B\n";
+        head += " (estimates from sampling every " + std::to_string(profile.sample_interval) +
+                " bytes)";
+    head += "\ncmd: " + without_hash(command) + "\ntime_unit: B\n";
+    out += head;
     int number = 0;
     write_snapshot(out, number++, 0, 0, "empty");
-    // The tree comes first, for its total is the snapshot's heap.
-    const auto detailed = [&](double time, uint64_t heap, const std::vector<uint64_t>& bytes,
-                              const char* kind) {
-        std::string tree;
-        const uint64_t total = write_tree(tree, profile, sites, bytes, heap);
-        write_snapshot(out, number++, time, total, kind);
-        out += tree;
-    };
     size_t next = 0;
     auto snapshots_until = [&](double time) {
         for (; next < run.heap_over_time.size() && run.heap_over_time[next].time <= time; ++next) {
@@ -142,7 +216,7 @@ std::string massif_text(const SitesProfile& profile, const std::vector<ShownSite
             std::vector<uint64_t> bytes(sites.size());
             for (const auto& [site, held] : point.held)
                 if (site < bytes.size()) bytes[site] = held;
-            detailed(point.time, point.heap, bytes, "detailed");
+            write_detailed(out, labels, sites, number++, point.time, point.heap, bytes, "detailed");
         }
     };
     const auto of_sites = [&](uint64_t (*value)(const AllocationSite&)) {
@@ -153,13 +227,28 @@ std::string massif_text(const SitesProfile& profile, const std::vector<ShownSite
     };
 
     snapshots_until(run.peak_time);
-    detailed(run.peak_time, profile.heap_peak,
-             of_sites([](const AllocationSite& s) { return s.bytes_at_peak; }), "peak");
+    write_detailed(out, labels, sites, number++, run.peak_time, profile.heap_peak,
+                   of_sites([](const AllocationSite& s) { return s.bytes_at_peak; }), "peak");
     const double end_time = std::max(run.end_time, run.peak_time);
     snapshots_until(end_time);
-    detailed(end_time, 0, of_sites([](const AllocationSite& s) { return s.bytes_leaked(); }),
-             "detailed");
-    return out;
+    write_detailed(out, labels, sites, number++, end_time, 0,
+                   of_sites([](const AllocationSite& s) { return s.bytes_leaked(); }), "detailed");
+}
+
+}  // namespace
+
+std::string write_massif_file(const std::string& path, const SitesProfile& profile,
+                              const std::vector<ShownSite>& sites, const MassifRun& run) {
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    if (file == nullptr) return cannot_write(path, errno);
+    Out out(file);
+    write_massif(out, profile, sites, run);
+    out.flush();
+    int error = out.error;
+    // A buffered write fails only now: the close's errno when the writes all went.
+    if (std::fclose(file) != 0 && error == 0) error = errno;
+    if (error != 0) return cannot_write(path, error);
+    return {};
 }
 
 }  // namespace memusagestat

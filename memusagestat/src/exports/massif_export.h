@@ -33,7 +33,9 @@ struct MassifRun {
     std::vector<Point> heap_over_time;
 };
 
-std::string massif_text(const SitesProfile& profile, const std::vector<ShownSite>& sites,
-                        const MassifRun& run);
+// Writes the file to `path` as it is made, a stretch at a time; an empty string, else a
+// message for the user.
+std::string write_massif_file(const std::string& path, const SitesProfile& profile,
+                              const std::vector<ShownSite>& sites, const MassifRun& run);
 
 }  // namespace memusagestat

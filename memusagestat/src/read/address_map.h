@@ -1,10 +1,10 @@
-// A map from block addresses to what is known of each live block: open addressing with
-// linear probing in one array, and deletion by shifting back (no tombstones), because the
-// replay inserts and erases once per event and node-based maps spent most of its time
-// allocating nodes. A replay holds every block live at once, millions in a large run, so a
-// slot is the address and the value alone (address 0, which marks an empty slot, is kept
-// apart), the table fills to 3/4 before it doubles, and the old table's pages go back to the
-// system as they are copied out of, never both tables whole at once.
+// A map from block addresses to what is known of each block: open addressing with linear
+// probing in one array, and deletion by shifting back (no tombstones), because node-based
+// maps spent most of their time allocating nodes. The replay keeps here the live blocks its
+// compact entries cannot hold (block_replay.h), which may be many, so a slot is the address
+// and the value alone (address 0, which marks an empty slot, is kept apart), the table fills
+// to 3/4 before it doubles, and the old table's pages go back to the system as they are
+// copied out of, never both tables whole at once.
 #pragma once
 
 #include <sys/mman.h>

@@ -1,109 +1,235 @@
 #include "read/block_replay.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
-#include <vector>
+#include <new>
 
 namespace memusagestat {
+namespace {
 
-void BlockReplay::store(uint64_t address, Alive& alive, const Whole& whole) {
-    const uint64_t back = whole.start - whole.born;  // wraps should a damaged file go back
-    alive = Alive{whole.start, whole.size >= kFar ? kFar : static_cast<uint32_t>(whole.size),
-                  whole.site, whole.thread, back >= kFar ? kFar : static_cast<uint32_t>(back)};
-    if (alive.size == kFar || alive.born_back == kFar) far_[address] = Far{whole.size, whole.born};
+constexpr size_t kInitialSlots = size_t{1} << 10;
+constexpr unsigned kStampTimeShift = 16;
+constexpr uint64_t kStampTimes = uint64_t{1} << (64 - kStampTimeShift);
+// The first block's time less this is what stamps count from, so that a time a little
+// earlier (threads' chunks interleave out of order) still fits.
+constexpr uint64_t kEarlier = uint64_t{1} << 44;
+
+}  // namespace
+
+BlockReplay::BlockReplay() { allocate_index(kInitialSlots); }
+BlockReplay::~BlockReplay() { release_index(); }
+
+// Anonymous pages: zero (every slot empty) without being written.
+void BlockReplay::allocate_index(size_t capacity) {
+    void* pages = ::mmap(nullptr, capacity * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED) throw std::bad_alloc();
+    index_ = static_cast<uint32_t*>(pages);
+    capacity_ = capacity;
+    shift_ = 64;
+    for (size_t c = capacity; c > 1; c >>= 1) --shift_;
 }
 
-BlockReplay::Whole BlockReplay::load(uint64_t address, const Alive& alive) const {
-    Whole whole{alive.size, alive.site, alive.thread, alive.start - alive.born_back, alive.start};
-    if (alive.size == kFar || alive.born_back == kFar) {
-        const Far& far = far_.at(address);
-        whole.size = far.size;
-        whole.born = far.born;
+void BlockReplay::release_index() {
+    if (index_ != nullptr) ::munmap(index_, capacity_ * sizeof(uint32_t));
+    index_ = nullptr;
+}
+
+size_t BlockReplay::memory_bytes() const {
+    return capacity_ * sizeof(uint32_t) +
+           chunks_.size() * (size_t{1} << kChunkBits) * sizeof(Entry) + far_.memory_bytes();
+}
+
+uint32_t* BlockReplay::find(uint64_t address) {
+    const size_t mask = capacity_ - 1;
+    for (size_t i = home(address);; i = (i + 1) & mask) {
+        if (index_[i] == 0) return nullptr;
+        if (entry(index_[i] - 1).address == address) return &index_[i];
     }
-    return whole;
 }
 
-void BlockReplay::forget(uint64_t address, const Alive& alive) {
-    if (alive.size == kFar || alive.born_back == kFar) far_.erase(address);
+std::pair<uint32_t, bool> BlockReplay::insert(uint64_t address) {
+    if ((size_ + 1) * 4 > capacity_ * 3) grow();
+    const size_t mask = capacity_ - 1;
+    for (size_t i = home(address);; i = (i + 1) & mask) {
+        if (index_[i] != 0) {
+            if (entry(index_[i] - 1).address == address) return {index_[i] - 1, false};
+            continue;
+        }
+        uint32_t made = free_;
+        if (made != kNone) {
+            free_ = entry(made).site;
+        } else {
+            if (used_ == kNone - 1) throw std::bad_alloc();
+            made = used_++;
+            if ((made >> kChunkBits) >= chunks_.size())
+                chunks_.emplace_back(new Entry[size_t{1} << kChunkBits]);
+        }
+        entry(made).address = address;
+        index_[i] = made + 1;
+        ++size_;
+        return {made, true};
+    }
 }
 
-void BlockReplay::end_life(uint64_t address, const Alive& alive, uint64_t when, bool resized,
-                           const Ended& ended) {
-    const Whole whole = load(address, alive);
-    forget(address, alive);
+void BlockReplay::erase(uint32_t* slot) {
+    const uint32_t gone = *slot - 1;
+    entry(gone).stamp = kFreeStamp;
+    entry(gone).site = free_;
+    free_ = gone;
+    --size_;
+    const size_t mask = capacity_ - 1;
+    size_t hole = static_cast<size_t>(slot - index_);
+    // Entries after the hole that would no longer be found move back into it.
+    for (size_t i = (hole + 1) & mask;; i = (i + 1) & mask) {
+        if (index_[i] == 0) break;
+        const size_t want = home(entry(index_[i] - 1).address);
+        if (((i - want) & mask) >= ((i - hole) & mask)) {
+            index_[hole] = index_[i];
+            hole = i;
+        }
+    }
+    index_[hole] = 0;
+}
+
+void BlockReplay::grow() {
+    uint32_t* const old = index_;
+    const size_t old_capacity = capacity_;
+    allocate_index(old_capacity * 2);
+    const size_t mask = capacity_ - 1;
+    for (size_t j = 0; j < old_capacity; ++j) {
+        if (old[j] == 0) continue;
+        size_t i = home(entry(old[j] - 1).address);
+        while (index_[i] != 0) i = (i + 1) & mask;
+        index_[i] = old[j];
+    }
+    ::munmap(old, old_capacity * sizeof(uint32_t));
+}
+
+void BlockReplay::store(Entry& entry, const Whole& whole) {
+    if (!based_) {
+        based_ = true;
+        base_ = whole.start > kEarlier ? whole.start - kEarlier : 0;
+    }
+    const uint64_t since = whole.start - base_;  // wraps should the time be before base_
+    const bool fits = whole.size < kNone && whole.thread < kFarThread &&
+                      whole.born == whole.start && whole.start >= base_ && since < kStampTimes;
+    entry.site = whole.site;
+    if (fits) {
+        entry.size = static_cast<uint32_t>(whole.size);
+        entry.stamp = since << kStampTimeShift | whole.thread;
+    } else {
+        entry.size = 0;
+        entry.stamp = kFarThread;
+        *far_.insert(entry.address).first = whole;
+    }
+}
+
+BlockReplay::Whole BlockReplay::load(const Entry& entry) {
+    if ((entry.stamp & kFarThread) == kFarThread) return *far_.find(entry.address);
+    const uint64_t start = base_ + (entry.stamp >> kStampTimeShift);
+    return Whole{entry.size, entry.site, static_cast<uint32_t>(entry.stamp & kFarThread), start,
+                 start};
+}
+
+uint64_t BlockReplay::start_of(const Entry& entry) {
+    if ((entry.stamp & kFarThread) == kFarThread) return far_.find(entry.address)->start;
+    return base_ + (entry.stamp >> kStampTimeShift);
+}
+
+BlockLife BlockReplay::end_life(const Entry& entry, uint64_t when, bool freed, bool resized) {
+    const Whole whole = load(entry);
+    if ((entry.stamp & kFarThread) == kFarThread) far_.erase(far_.find(entry.address));
     heap_ -= static_cast<int64_t>(whole.size);
-    ended(BlockLife{address, whole.size, whole.site, whole.thread, whole.born, whole.start, when,
-                    true, resized});
+    return BlockLife{entry.address, whole.size, whole.site, whole.thread, whole.born,
+                     whole.start,   when,       freed,      resized};
 }
 
-void BlockReplay::add(const RecordedEvent& event, const Ended& ended) {
+int BlockReplay::step(const RecordedEvent& event, BlockLife (&ended)[2]) {
+    int count = 0;
     switch (event.kind) {
         case RecordedEvent::Kind::allocate: {
             // An address handed out twice without a free between: the recording missed the
             // free (it cannot happen in a whole file), so the first block ends here.
-            auto [alive, inserted] = alive_.insert(event.address);
+            auto [made, inserted] = insert(event.address);
+            Entry& alive = entry(made);
             if (!inserted) {
                 ++unknown_blocks_;
-                end_life(event.address, *alive, event.time, false, ended);
+                ended[count++] = end_life(alive, event.time, true, false);
             }
-            store(event.address, *alive,
-                  Whole{event.size, event.site, event.thread, event.time, event.time});
+            store(alive, Whole{event.size, event.site, event.thread, event.time, event.time});
             heap_ += static_cast<int64_t>(event.size);
-            return;
+            return count;
         }
         case RecordedEvent::Kind::release: {
-            Alive* alive = alive_.find(event.address);
-            if (alive == nullptr) {
+            uint32_t* slot = find(event.address);
+            if (slot == nullptr) {
                 ++unknown_blocks_;
-                return;
+                return count;
             }
-            end_life(event.address, *alive, event.time, false, ended);
-            alive_.erase(alive);
-            return;
+            ended[count++] = end_life(entry(*slot - 1), event.time, true, false);
+            erase(slot);
+            return count;
         }
         case RecordedEvent::Kind::resize: {
             Whole next{event.size, 0, event.thread, event.time, event.time};
-            Alive* old = alive_.find(event.old_address);
+            uint32_t* old = find(event.old_address);
             if (old == nullptr) {
                 // A recording of sampled blocks only: a block outside the sample that a
                 // realloc let in is seen first here, with its site.
                 next.site = event.site;
                 if (event.site == 0) ++unknown_blocks_;
             } else {
-                const Whole before = load(event.old_address, *old);
-                next.site = before.site;
-                next.thread = before.thread;
-                next.born = before.born;
-                end_life(event.old_address, *old, event.time, true, ended);
-                alive_.erase(old);
+                const Entry& before = entry(*old - 1);
+                const Whole whole = load(before);
+                next.site = whole.site;
+                next.thread = whole.thread;
+                next.born = whole.born;
+                ended[count++] = end_life(before, event.time, true, true);
+                erase(old);
             }
-            auto [moved_to, inserted] = alive_.insert(event.address);
+            auto [made, inserted] = insert(event.address);
+            Entry& moved_to = entry(made);
             if (!inserted) {
                 ++unknown_blocks_;
-                end_life(event.address, *moved_to, event.time, false, ended);
+                ended[count++] = end_life(moved_to, event.time, true, false);
             }
-            store(event.address, *moved_to, next);
+            store(moved_to, next);
             heap_ += static_cast<int64_t>(event.size);
-            return;
+            return count;
         }
     }
+    return count;
 }
 
 void BlockReplay::finish(uint64_t end_time, const Ended& ended) {
-    std::vector<std::pair<uint64_t, Alive>> left;
-    left.reserve(alive_.size());
-    alive_.drain([&](uint64_t address, const Alive& alive) { left.emplace_back(address, alive); });
-    std::sort(left.begin(), left.end(), [](const auto& a, const auto& b) {
-        return a.second.start != b.second.start ? a.second.start < b.second.start
-                                                : a.first < b.first;
+    std::vector<uint32_t> left;
+    left.reserve(size_);
+    for (size_t i = 0; i < capacity_; ++i)
+        if (index_[i] != 0) left.push_back(index_[i] - 1);
+    release_index();
+    std::sort(left.begin(), left.end(), [&](uint32_t a, uint32_t b) {
+        const uint64_t start_a = start_of(entry(a)), start_b = start_of(entry(b));
+        return start_a != start_b ? start_a < start_b : entry(a).address < entry(b).address;
     });
-    for (const auto& [address, alive] : left) {
-        const Whole whole = load(address, alive);
+    for (uint32_t index : left) {
+        const Entry& alive = entry(index);
+        const Whole whole = load(alive);
         heap_ -= static_cast<int64_t>(whole.size);
-        uint64_t end = end_time > whole.start ? end_time : whole.start;
-        ended(BlockLife{address, whole.size, whole.site, whole.thread, whole.born, whole.start, end,
-                        false, false});
+        const uint64_t end = end_time > whole.start ? end_time : whole.start;
+        ended(BlockLife{alive.address, whole.size, whole.site, whole.thread, whole.born,
+                        whole.start, end, false, false});
     }
-    far_.clear();
+    left = {};
+    chunks_.clear();
+    chunks_.shrink_to_fit();
+    used_ = 0;
+    free_ = kNone;
+    size_ = 0;
+    based_ = false;
+    far_.drain([](uint64_t, const Whole&) {});
+    allocate_index(kInitialSlots);
 }
 
 }  // namespace memusagestat

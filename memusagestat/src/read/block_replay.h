@@ -5,7 +5,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <unordered_map>
+#include <memory>
+#include <vector>
 
 #include "read/address_map.h"
 #include "read/events_reader.h"
@@ -26,46 +27,92 @@ class BlockReplay {
   public:
     using Ended = std::function<void(const BlockLife&)>;
 
-    // One event, in the recording's order; calls `ended` for the life it ends, if any.
-    void add(const RecordedEvent& event, const Ended& ended);
+    BlockReplay();
+    ~BlockReplay();
+    BlockReplay(const BlockReplay&) = delete;
+    BlockReplay& operator=(const BlockReplay&) = delete;
+
+    // One event, in the recording's order; calls `ended` for the lives it ends, if any (at
+    // most two), once the event is applied.
+    template <class OnEnded>
+    void add(const RecordedEvent& event, OnEnded&& ended) {
+        BlockLife lives[2];
+        const int count = step(event, lives);
+        for (int i = 0; i < count; ++i) ended(static_cast<const BlockLife&>(lives[i]));
+    }
     // The recording is over at `end_time`: every block still alive ends there, unfreed, in
     // the order they began.
     void finish(uint64_t end_time, const Ended& ended);
 
     int64_t heap() const { return heap_; }  // bytes held by the blocks alive now
-    size_t blocks_alive() const { return alive_.size(); }
+    size_t blocks_alive() const { return size_; }
     // Frees and resizes of blocks the recording never showed being allocated (the file is
     // damaged or began late): skipped, and counted here.
     uint64_t unknown_blocks() const { return unknown_blocks_; }
 
-    // The table of live blocks' own bytes (AddressMap::memory_bytes).
-    size_t memory_bytes() const { return alive_.memory_bytes(); }
+    // The live blocks' table's own bytes: its index, its entries and its far blocks' map.
+    size_t memory_bytes() const;
 
   private:
-    // A live block in 24 bytes (32 with its address): its size, and how long before `start`
-    // it was born, in 32 bits each; kFar in either says the whole figure is in far_.
-    static constexpr uint32_t kFar = UINT32_MAX;
-    struct Alive {
-        uint64_t start;
-        uint32_t size, site, thread, born_back;
+    // A live block in 24 bytes: its address, size and site, and in `stamp` when it took this
+    // address (48 bits from base_) above its thread (16 bits). A block that does not fit
+    // (4 GiB or more, resized so its birth is not its start, a thread serial of 0xFFFF or
+    // more, a time out of range) has kFarThread as its thread and is whole in far_. A free
+    // entry has kFreeStamp and the next free entry's index in `site`.
+    struct Entry {
+        uint64_t address;
+        uint32_t size, site;
+        uint64_t stamp;
     };
     struct Whole {
         uint64_t size = 0;
         uint32_t site = 0, thread = 0;
         uint64_t born = 0, start = 0;
     };
-    struct Far {
-        uint64_t size, born;
-    };
-    void store(uint64_t address, Alive& alive, const Whole& whole);
-    Whole load(uint64_t address, const Alive& alive) const;
-    void forget(uint64_t address, const Alive& alive);
-    void end_life(uint64_t address, const Alive& alive, uint64_t when, bool resized,
-                  const Ended& ended);
+    static constexpr uint64_t kFarThread = 0xFFFF;
+    static constexpr uint64_t kFreeStamp = UINT64_MAX;
+    static constexpr uint32_t kNone = UINT32_MAX;
+    // Entries come in chunks that never move: growing copies only the index.
+    static constexpr unsigned kChunkBits = 16;
 
-    AddressMap<Alive> alive_;
-    // The few live blocks of 4 GiB or more, or resized 2^32 clock steps after their birth.
-    std::unordered_map<uint64_t, Far> far_;
+    int step(const RecordedEvent& event, BlockLife (&ended)[2]);
+
+    Entry& entry(uint32_t index) {
+        return chunks_[index >> kChunkBits][index & ((uint32_t{1} << kChunkBits) - 1)];
+    }
+    const Entry& entry(uint32_t index) const {
+        return chunks_[index >> kChunkBits][index & ((uint32_t{1} << kChunkBits) - 1)];
+    }
+    size_t home(uint64_t address) const {
+        return static_cast<size_t>((address * 0x9e3779b97f4a7c15ULL) >> shift_);
+    }
+    // The index slot holding `address`'s entry, or null.
+    uint32_t* find(uint64_t address);
+    // The entry for `address`, made empty if it was not there; the bool says whether it was.
+    std::pair<uint32_t, bool> insert(uint64_t address);
+    // Removes the entry whose index slot is `slot`.
+    void erase(uint32_t* slot);
+    void grow();
+    void allocate_index(size_t capacity);
+    void release_index();
+
+    void store(Entry& entry, const Whole& whole);
+    Whole load(const Entry& entry);
+    uint64_t start_of(const Entry& entry);
+    BlockLife end_life(const Entry& entry, uint64_t when, bool freed, bool resized);
+
+    // Open addressing with linear probing over entry indices plus one (0: an empty slot),
+    // filled to at most 3/4; deletion shifts back, no tombstones.
+    uint32_t* index_ = nullptr;
+    size_t capacity_ = 0;
+    unsigned shift_ = 64;
+    std::vector<std::unique_ptr<Entry[]>> chunks_;
+    uint32_t used_ = 0;      // entries ever handed out, free or not
+    uint32_t free_ = kNone;  // the first free entry
+    size_t size_ = 0;        // live blocks
+    bool based_ = false;     // base_ is set (by the first block)
+    uint64_t base_ = 0;      // what stamps' times count from
+    AddressMap<Whole> far_;  // the blocks that do not fit an entry
     int64_t heap_ = 0;
     uint64_t unknown_blocks_ = 0;
 };

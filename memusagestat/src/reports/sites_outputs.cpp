@@ -100,7 +100,7 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         for (RunLifetimes::HeapSample& sample : lifetimes.heap_samples)
             run.heap_over_time.push_back({static_cast<double>(sample.bytes_churned), sample.heap,
                                           sample.detailed, std::move(sample.held)});
-        std::string error = write_whole_file(outputs.massif_path, massif_text(profile, sites, run));
+        std::string error = write_massif_file(outputs.massif_path, profile, sites, run);
         if (!error.empty()) return error;
     } else if (!outputs.massif_path.empty() && deferred_error.empty()) {
         deferred_error = outputs.events_path.empty()

@@ -19,7 +19,8 @@
 # there, of the same OBJECTS and ROUNDS, is used again), HEAPTRACK (heaptrack to record the
 # fixture with for heaptrack_print's figures; default none: heaptrack 1.4.0's interpreter took
 # 18 GB and died at OBJECTS=200000), MEMUSAGESTAT (the memusagestat measured, default BUILD_DIR's: another
-# build's, to compare before and after a change).
+# build's, to compare before and after a change), CHECK (default 1: at the default size, fail
+# when a step's maximum resident set is over its ceiling below; 0: only print).
 set -euo pipefail
 
 source_dir=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -29,12 +30,19 @@ rounds=${ROUNDS:-3}
 runs=${RUNS:-3}
 steps=${STEPS:-sites leaks long-lived html dhat pprof massif folded diff heaptrack_print}
 heaptrack=${HEAPTRACK:-}
+check=${CHECK:-1}
+# The regression check: each step's maximum resident set at the default size (4 million
+# objects, 3 rounds), in MiB, with room above the figures measured (docs/speed.md). The
+# steps that replay the recording hold its 4 million live blocks at the peak at about
+# 32 bytes each; the massif file is written as it is made, not held.
+declare -A ceiling_mib=([sites]=80 [leaks]=80 [pprof]=80 [folded]=80 [diff]=200
+    [long-lived]=240 [dhat]=260 [massif]=280 [html]=640)
 
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DMEMUSAGE_TESTS=OFF >/dev/null
 fi
-cmake --build "$build_dir" -j2 --target memusagestat memusage_collector memusage_driver >/dev/null
+cmake --build "$build_dir" -j2 --target memusagestat memusage memusage_driver >/dev/null
 ours=${MEMUSAGESTAT:-$build_dir/bin/memusagestat}
 driver=$build_dir/bin/memusage
 helpers=$build_dir/bench-stat
@@ -114,3 +122,31 @@ for step in $steps; do
     awk -v s="$step" -v r="$rss" -v n="$ns" -v c="$cpu" \
         'BEGIN {printf "%-16s %8.0f MiB %8.2f s %8.2f s\n", s, r / 1024, n / 1e9, c / 1e9}'
 done
+
+# heaptrack_print's figures, when measured, are the goal: each step at most its memory and
+# time, --html at most twice them.
+if [ -s "$work/t.heaptrack_print" ]; then
+    h_rss=$(cut -d' ' -f2 "$work/t.heaptrack_print" | median)
+    h_cpu=$(cut -d' ' -f3 "$work/t.heaptrack_print" | median)
+    for step in $steps; do
+        [ "$step" = heaptrack_print ] || [ ! -s "$work/t.$step" ] && continue
+        rss=$(cut -d' ' -f2 "$work/t.$step" | median)
+        cpu=$(cut -d' ' -f3 "$work/t.$step" | median)
+        awk -v s="$step" -v r="$rss" -v c="$cpu" -v hr="$h_rss" -v hc="$h_cpu" \
+            'BEGIN {printf "%-16s %5.2fx heaptrack_print'"'"'s max RSS, %5.2fx its CPU\n", s, r / hr, c / hc}'
+    done
+fi
+
+if [ "$check" = 1 ] && [ "$objects" = 4000000 ] && [ "$rounds" = 3 ]; then
+    failed=0
+    for step in $steps; do
+        [ -s "$work/t.$step" ] && [ -n "${ceiling_mib[$step]:-}" ] || continue
+        rss=$(cut -d' ' -f2 "$work/t.$step" | median)
+        if ((rss > ${ceiling_mib[$step]} * 1024)); then
+            echo "FAIL: $step took $((rss / 1024)) MiB, over its ceiling of ${ceiling_mib[$step]} MiB" >&2
+            failed=1
+        fi
+    done
+    if ((failed)); then exit 1; fi
+    echo "PASS: every step within its memory ceiling"
+fi

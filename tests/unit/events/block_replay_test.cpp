@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
 #include <vector>
 
 namespace memusagestat {
@@ -59,8 +62,111 @@ TEST(BlockReplay, HoldsALiveBlockInAboutThirtyTwoBytes) {
     constexpr uint64_t kBlocks = 1000000;
     for (uint64_t i = 0; i < kBlocks; ++i) r.add(allocate(i, 0x10000 + 48 * i, 32, 7));
     EXPECT_EQ(r.replay.blocks_alive(), kBlocks);
-    // Filled to between 3/8 and 3/4 of a table of 32-byte slots.
-    EXPECT_LE(r.replay.memory_bytes(), kBlocks * 32 * 8 / 3);
+    // 24 bytes an entry and an index of 4-byte slots filled to between 3/8 and 3/4.
+    EXPECT_LE(r.replay.memory_bytes(), kBlocks * 34);
+}
+
+// The lives a replay should report, from an ordered map of whole blocks.
+struct Model {
+    std::map<uint64_t, BlockLife> alive;
+    std::vector<BlockLife> lives;
+    uint64_t unknown = 0;
+    void end(uint64_t address, uint64_t when, bool resized) {
+        BlockLife life = alive.at(address);
+        life.end = when;
+        life.freed = true;
+        life.resized_away = resized;
+        lives.push_back(life);
+        alive.erase(address);
+    }
+    void add(const RecordedEvent& e) {
+        BlockLife next{e.address, e.size, e.site, e.thread, e.time, e.time, 0, false, false};
+        if (e.kind == Kind::release) {
+            if (alive.count(e.address) == 0)
+                ++unknown;
+            else
+                end(e.address, e.time, false);
+            return;
+        }
+        if (e.kind == Kind::resize) {
+            if (alive.count(e.old_address) == 0) {
+                if (e.site == 0) ++unknown;
+            } else {
+                const BlockLife before = alive.at(e.old_address);
+                next.site = before.site;
+                next.thread = before.thread;
+                next.born = before.born;
+                end(e.old_address, e.time, true);
+            }
+        }
+        if (alive.count(e.address) != 0) {
+            ++unknown;
+            end(e.address, e.time, false);
+        }
+        alive[e.address] = next;
+    }
+    void finish(uint64_t end_time) {
+        std::vector<BlockLife> left;
+        for (const auto& [address, life] : alive) left.push_back(life);
+        std::stable_sort(left.begin(), left.end(),
+                         [](const BlockLife& a, const BlockLife& b) { return a.start < b.start; });
+        for (BlockLife life : left) {
+            life.end = std::max(end_time, life.start);
+            lives.push_back(life);
+        }
+        alive.clear();
+    }
+};
+
+bool same(const BlockLife& a, const BlockLife& b) {
+    return a.address == b.address && a.size == b.size && a.site == b.site && a.thread == b.thread &&
+           a.born == b.born && a.start == b.start && a.end == b.end && a.freed == b.freed &&
+           a.resized_away == b.resized_away;
+}
+
+TEST(BlockReplay, AgreesWithAMapOfWholeBlocksThroughRandomEventsAndOddValues) {
+    // Few addresses (many collisions, growth and shrinking), address 0, sizes of 4 GiB and
+    // more, thread serials past 16 bits, times far apart and going back: every kind of
+    // block the compact entries hold apart must come back whole.
+    std::mt19937_64 random(11);
+    Replayed r;
+    Model model;
+    uint64_t time = uint64_t{1} << 50;
+    const auto address = [&] {
+        return random() % 997 == 0 ? 0 : 0x5555'0000'0000 + 16 * (random() % 3000);
+    };
+    const auto size = [&] {
+        return random() % 50 == 0 ? (uint64_t{1} << 32) + random() % 9 : random() % 4096;
+    };
+    for (int step = 0; step < 300000; ++step) {
+        const uint64_t roll = random() % 1000;
+        time = roll == 0   ? time + (uint64_t{1} << 49)
+               : roll == 1 ? time - 1000
+                           : time + random() % 100;
+        const uint32_t thread = random() % 100 == 0 ? 0x10000 + random() % 5 : 1 + random() % 4;
+        RecordedEvent event;
+        const uint64_t kind = random() % 10;
+        if (kind < 5)
+            event = RecordedEvent{
+                Kind::allocate, time, address(), 0, size(), static_cast<uint32_t>(random() % 40),
+                thread};
+        else if (kind < 8)
+            event = RecordedEvent{Kind::release, time, address(), 0, 0, 0, thread};
+        else
+            event = RecordedEvent{Kind::resize, time,   address(),
+                                  address(),    size(), static_cast<uint32_t>(random() % 3),
+                                  thread};
+        r.add(event);
+        model.add(event);
+        ASSERT_EQ(r.replay.blocks_alive(), model.alive.size()) << "step " << step;
+    }
+    r.finish(time + 10);
+    model.finish(time + 10);
+    EXPECT_EQ(r.replay.unknown_blocks(), model.unknown);
+    ASSERT_EQ(r.lives.size(), model.lives.size());
+    for (size_t i = 0; i < r.lives.size(); ++i)
+        ASSERT_TRUE(same(r.lives[i], model.lives[i])) << "life " << i;
+    EXPECT_EQ(r.replay.heap(), 0);
 }
 
 TEST(BlockReplay, SizesAndBirthsBeyondThirtyTwoBitsComeBackWhole) {
