@@ -20,7 +20,7 @@ namespace memusage {
 class EventsFile {
   public:
     enum class OpenResult { opened, busy, failed };
-    static constexpr size_t kChunkBytes = 256 * 1024;
+    static constexpr size_t kChunkBytes = size_t{256} * 1024;
 
     // Creates or truncates `path` (mode 0666 less umask) and writes its header; `flags`
     // are events_format's header flags. `busy`: another process of the run holds it.
