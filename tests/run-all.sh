@@ -14,7 +14,7 @@ timed() {
 coverage() {
     local report
     report=$(gcovr --root . --filter 'libmemusage/' --filter 'memusage/' --filter 'memusagestat/' \
-        --exclude-throw-branches --exclude-unreachable-branches --sort-percentage \
+        --exclude-throw-branches --exclude-unreachable-branches --sort-percentage --gcov-ignore-parse-errors \
         --print-summary build-asan)
     echo "run-all.sh: the product's coverage by the asan preset's tests, then the ten files least covered (lines, lines run, share):"
     grep -E '^(lines|branches): ' <<<"$report"
