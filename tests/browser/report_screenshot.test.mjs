@@ -68,7 +68,7 @@ for (const [colorScheme, variable] of [
     });
     await page.screenshot({
       path: out,
-      clip: { x: 0, y: 0, width: WIDTH, height: Math.min(bottom, 2400) },
+      clip: { x: 0, y: 0, width: WIDTH, height: Math.min(bottom, 2600) },
       captureBeyondViewport: true,
     });
     const png = readFileSync(out);
