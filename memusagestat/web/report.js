@@ -30,6 +30,11 @@
 //                                 which picks among the events within three pixels): shows
 //                                 and returns the event's index (or -1)
 //     .showEvent(index)           show one event in #event-details
+//     .stepEvent(step)            as the "next event" (1) and "previous event" (-1) buttons:
+//                                 shows the event (or record) after or before the shown one;
+//                                 returns its index (or -1 when there is none)
+//     .stackAxis()                the timeline's stack chart: { top } (the greatest stack it
+//                                 draws, its axis' top), or null when the run has no stack
 //     .searchFlame(text)          as typing into #flame-search; returns the match count
 //     .blockPosition(index)       the viewport's {x, y} of a block in the block map, or null
 //     .showBlock(index)           the block's tooltip, as when hovered
@@ -47,6 +52,8 @@
   if (json.run && json.run.time_unit === "share") F.useShareOfRun(F);
   const byId = (id) => document.getElementById(id);
   let windowRange = [data.begin, data.duration];
+  // The event (or, without events, the record) shown in #event-details: its index, or -1.
+  let shownIndex = -1;
 
   function header() {
     const run = data.run;
@@ -94,6 +101,7 @@
   }
 
   function eventDetails(index) {
+    shown(index);
     const box = byId("event-details");
     box.replaceChildren();
     const e = data.events;
@@ -123,6 +131,7 @@
   }
 
   function recordDetails(index) {
+    shown(index);
     const box = byId("event-details");
     const tl = data.timeline;
     box.replaceChildren(
@@ -242,19 +251,83 @@
     );
   }
 
-  // The window in the address's fragment (#window=T0..T1, seconds), so that a reload or a
-  // shared link opens on it; nothing for the whole run.
+  // The window and the shown event in the address's fragment (#window=T0..T1&event=N,
+  // seconds and the event's index; r<N> for a record), so that a reload or a shared link
+  // opens on them; each left out when it is the whole run, or no event.
+  let keptWindow = null;
   function keepWindowInAddress(range) {
-    const fragment = range ? "#window=" + range[0] + ".." + range[1] : "";
-    if (location.hash === fragment || (!range && !/^#window=/.test(location.hash))) return;
+    keptWindow = range;
+    keepInAddress();
+  }
+
+  function keepInAddress() {
+    const parts = [];
+    if (keptWindow) parts.push("window=" + keptWindow[0] + ".." + keptWindow[1]);
+    if (shownIndex >= 0) parts.push("event=" + (data.events ? "" : "r") + shownIndex);
+    const fragment = parts.length ? "#" + parts.join("&") : "";
+    if (location.hash === fragment || (!parts.length && !/^#(window|event)=/.test(location.hash)))
+      return;
     history.replaceState(null, "", location.pathname + location.search + fragment);
   }
 
+  function addressPart(name) {
+    const part = location.hash
+      .slice(1)
+      .split("&")
+      .find((p) => p.startsWith(name + "="));
+    return part === undefined ? null : part.slice(name.length + 1);
+  }
+
   function windowInAddress() {
-    const match = /^#window=([0-9.e+-]+)\.\.([0-9.e+-]+)$/.exec(location.hash);
+    const match = /^([0-9.e+-]+)\.\.([0-9.e+-]+)$/.exec(addressPart("window") || "");
     if (!match) return null;
     const range = [Number(match[1]), Number(match[2])];
     return range.every(Number.isFinite) && range[1] > range[0] ? range : null;
+  }
+
+  // The event (r<N>: the record) in the address, when the report has it; else -1.
+  function eventInAddress() {
+    const match = /^(r?)(\d+)$/.exec(addressPart("event") || "");
+    const column = data.events || data.timeline;
+    if (!match || !column || (match[1] === "r") !== !data.events) return -1;
+    const index = Number(match[2]);
+    return index < column.time.length ? index : -1;
+  }
+
+  // The shown event's index, kept in the address; the step buttons enabled where they lead
+  // somewhere.
+  function shown(index) {
+    shownIndex = index;
+    const column = data.events || data.timeline;
+    const count = column && column.time ? column.time.length : 0;
+    byId("previous-event").disabled = count === 0 || index === 0;
+    byId("next-event").disabled = count === 0 || index === count - 1;
+    keepInAddress();
+  }
+
+  // Shows the event (or record) at `index`, marked on the timeline.
+  function showAt(index) {
+    if (data.events) {
+      eventDetails(index);
+      timeline.showPicked(data.events.time[index], data.events.heap[index]);
+    } else {
+      recordDetails(index);
+      timeline.showPicked(data.timeline.time[index], data.timeline.heap[index]);
+    }
+  }
+
+  // The event after (step 1) or before (-1) the shown one in the recording (the record,
+  // without events); with none shown, the window's first or last.
+  function stepEvent(step) {
+    const column = data.events || data.timeline;
+    if (!column || !column.time || column.time.length === 0) return -1;
+    let index;
+    if (shownIndex >= 0) index = shownIndex + step;
+    else if (step > 0) index = ReportData.lowerBound(column.time, windowRange[0]);
+    else index = ReportData.lowerBound(column.time, windowRange[1] + 1e-12) - 1;
+    if (index < 0 || index >= column.time.length) return -1;
+    showAt(index);
+    return index;
   }
 
   // Shows the event (or record) at the heap's highest level in the selected window, the first
@@ -268,13 +341,7 @@
     for (let i = first; i < column.time.length && column.time[i] <= t1; i++)
       if (best < 0 || column.heap[i] > column.heap[best]) best = i;
     if (best < 0) return -1;
-    if (data.events) {
-      eventDetails(best);
-      timeline.showPicked(data.events.time[best], data.events.heap[best]);
-    } else {
-      recordDetails(best);
-      timeline.showPicked(data.timeline.time[best], data.timeline.heap[best]);
-    }
+    showAt(best);
     byId("event-details").scrollIntoView({ block: "nearest" });
     return best;
   }
@@ -296,6 +363,12 @@
   );
   byId("timeline-reset").addEventListener("click", () => timeline.source && timeline.resetZoom());
   byId("go-to-peak").addEventListener("click", () => goToPeak());
+  byId("next-event").addEventListener("click", () => stepEvent(1));
+  byId("previous-event").addEventListener("click", () => stepEvent(-1));
+  if (!data.events && !(data.timeline && data.timeline.time && data.timeline.time.length)) {
+    byId("next-event").disabled = true;
+    byId("previous-event").disabled = true;
+  }
   // The bar's links scroll to their view and leave the address to the window.
   byId("report-nav").addEventListener("click", (event) => {
     const link = event.target.closest("a[href^='#']");
@@ -325,6 +398,9 @@
   {
     const kept = windowInAddress();
     if (kept) windowRange = kept;
+    keptWindow = kept;
+    const event = eventInAddress();
+    if (event >= 0) showAt(event);
   }
   const later = [
     () => {
@@ -383,6 +459,20 @@
     },
   ];
   // One view per task, after the browser has had a frame to paint.
+  // The charts follow the window's width: drawn anew once the resizing has paused.
+  let resizing = 0;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(redrawCharts, 150);
+  });
+  // The canvases take the theme's colours when drawn: drawn anew when the system's changes.
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+    if (blockMap) blockMap.resize(true);
+  });
+  function redrawCharts() {
+    if (timeline.source) timeline.resize();
+    for (const view of [flame, blockMap, threads]) if (view && view.resize) view.resize();
+  }
   const steps = later.length;
   const loading = byId("loading");
   const next = () => {
@@ -413,6 +503,11 @@
     showEvent(index) {
       eventDetails(index);
       timeline.showPicked(data.events.time[index], data.events.heap[index]);
+    },
+    stepEvent,
+    stackAxis() {
+      const plot = byId("timeline-stack");
+      return plot ? { top: Number(plot.dataset.top) } : null;
     },
     searchFlame(text) {
       if (!flame) return 0;

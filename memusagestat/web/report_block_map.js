@@ -73,8 +73,19 @@ class BlockMapView {
 
   build() {
     const F = ReportFormat;
+    // The page's theme (light or dark, as the system's) in the canvases too.
+    const css = (name) => F.themeColour(name);
+    this.theme = {
+      background: css("--chart-background"),
+      ink: css("--ink"),
+      muted: css("--muted"),
+      panel: css("--panel"),
+      shade: css("--outside-window"),
+      used: css("--total"),
+      view: css("--heap"),
+    };
     this.margin = { left: 110, right: 10, top: 8, bottom: 26 };
-    this.width = Math.max(500, (this.container.clientWidth || 1000) - 80);
+    this.width = this.offeredWidth();
     this.height = 440;
     this.plotWidth = this.width - this.margin.left - this.margin.right;
     this.plotHeight = this.height - this.margin.top - this.margin.bottom;
@@ -108,6 +119,23 @@ class BlockMapView {
     );
     this.legend = F.element("div", { id: "block-map-legend", className: "legend-list" });
     this.container.append(this.legend);
+    // The overview strip's colours.
+    const swatch = (colour, text, outline) => {
+      const box = F.element("span", { className: "swatch" });
+      if (outline) box.style.border = "2px solid " + colour;
+      else box.style.background = colour;
+      return F.element("span", { className: "legend-item" }, box, text);
+    };
+    this.container.append(
+      F.element(
+        "div",
+        { id: "block-map-overview-legend", className: "legend-list" },
+        F.element("span", { className: "legend-title" }, "Strip on the right: "),
+        swatch(this.theme.used, "addresses in use"),
+        swatch(this.theme.view, "the part in view", true),
+        swatch("#999", "a folded gap"),
+      ),
+    );
     const ratio = window.devicePixelRatio || 1;
     this.ratio = ratio;
     for (const [canvas, w] of [
@@ -174,7 +202,7 @@ class BlockMapView {
     this.order = Uint32Array.from(d3.range(n)).sort((i, j) => b.born[i] - b.born[j] || i - j);
     this.bornSorted = Float64Array.from(this.order, (i) => b.born[i]);
     this.colours = new Map();
-    this.background = BlockMapView.pixel("#fafafa");
+    this.background = BlockMapView.pixel(this.theme.background);
   }
 
   // A CSS colour as a pixel of ImageData, whatever the machine's byte order.
@@ -311,6 +339,20 @@ class BlockMapView {
     this.draw();
   }
 
+  // Drawn anew when its container's width changes (a resize of the window), on the window.
+  // With `always`, drawn anew anyway (the theme changed).
+  resize(always = false) {
+    if (!this.data.blocks || (!always && this.offeredWidth() === this.width)) return;
+    this.hideTooltip();
+    this.container.replaceChildren();
+    this.build();
+    this.setWindow(...this.window);
+  }
+
+  offeredWidth() {
+    return Math.max(500, (this.container.clientWidth || 1000) - 80);
+  }
+
   resetZoom() {
     if (this.data.blocks) d3.select(this.canvas).call(this.zoom.transform, d3.zoomIdentity);
   }
@@ -397,14 +439,14 @@ class BlockMapView {
       if (bottom < 0 || top > this.plotHeight) continue;
       ctx.fillStyle = "rgba(120,120,120,0.18)";
       ctx.fillRect(0, top, this.plotWidth, Math.max(2, bottom - top));
-      ctx.strokeStyle = "#777";
+      ctx.strokeStyle = this.theme.muted;
       ctx.setLineDash([6, 4]);
       ctx.beginPath();
       ctx.moveTo(0, (top + bottom) / 2);
       ctx.lineTo(this.plotWidth, (top + bottom) / 2);
       ctx.stroke();
       ctx.setLineDash([]);
-      ctx.fillStyle = "#444";
+      ctx.fillStyle = this.theme.ink;
       ctx.fillText(
         "gap of " + ReportFormat.bytes(s.gapBelow) + " folded",
         6,
@@ -416,7 +458,7 @@ class BlockMapView {
   drawWindow(ctx) {
     const [t0, t1] = this.window;
     if (t0 <= this.data.begin && t1 >= this.data.duration) return;
-    ctx.fillStyle = "rgba(255,255,255,0.6)";
+    ctx.fillStyle = this.theme.shade;
     const a = this.x(t0);
     const b = this.x(t1);
     ctx.fillRect(Math.min(a, 0), 0, Math.max(0, a - Math.min(a, 0)), this.plotHeight);
@@ -443,8 +485,8 @@ class BlockMapView {
   drawAxes(ctx) {
     const m = this.margin;
     ctx.save();
-    ctx.fillStyle = "#222";
-    ctx.strokeStyle = "#222";
+    ctx.fillStyle = this.theme.ink;
+    ctx.strokeStyle = this.theme.ink;
     ctx.font = "11px sans-serif";
     ctx.textAlign = "center";
     for (const t of this.x.ticks(8)) {
@@ -477,7 +519,7 @@ class BlockMapView {
     const m = this.margin;
     const h = this.plotHeight;
     const y = (v) => m.top + h - (v / this.foldedEnd) * h;
-    ctx.fillStyle = "#f0f0f0";
+    ctx.fillStyle = this.theme.panel;
     ctx.fillRect(10, m.top, 40, h);
     const rows = new Uint8Array(Math.ceil(h * ratio) + 1);
     for (let i = 0; i < this.low.length; i++) {
@@ -488,7 +530,7 @@ class BlockMapView {
       );
       rows.fill(1, Math.max(0, top), Math.min(rows.length, bottom));
     }
-    ctx.fillStyle = "#4e79a7";
+    ctx.fillStyle = this.theme.used;
     for (let r = 0; r < rows.length; r++) {
       if (!rows[r]) continue;
       let end = r;
@@ -515,7 +557,7 @@ class BlockMapView {
     ctx.drawImage(this.contextBase, 0, 0);
     ctx.restore();
     const [v0, v1] = this.y.domain();
-    ctx.strokeStyle = "#d62728";
+    ctx.strokeStyle = this.theme.view;
     ctx.lineWidth = 2;
     ctx.strokeRect(8, y(v1), 44, Math.max(2, y(v0) - y(v1)));
   }

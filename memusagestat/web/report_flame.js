@@ -176,6 +176,7 @@ class FlameView {
       return;
     }
     const width = Math.max(400, this.container.clientWidth || 1000);
+    this.drawnWidth = width;
     const chart = flamegraph
       .default()
       .width(width)
@@ -254,6 +255,13 @@ class FlameView {
           ReportFormat.percent(sum, total) +
           " of " +
           this.unitOf(total);
+  }
+
+  // Drawn anew when its container's width changes (a resize of the window).
+  resize() {
+    if (!this.chart || Math.max(400, this.container.clientWidth || 1000) === this.drawnWidth)
+      return;
+    this.draw();
   }
 
   resetZoom() {

@@ -54,6 +54,12 @@ const ReportFormat = (() => {
     return { values, label };
   }
 
+  // A colour of the page's theme (a custom property of report.css: light, or dark when the
+  // system asks for it), for what CSS does not paint (canvases).
+  function themeColour(name) {
+    return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  }
+
   // A time as an axis tick: the fewest digits that tell the ticks apart ("0.5 s", "250 ms").
   function secondsTick(t) {
     if (t === 0) return "0";
@@ -203,6 +209,7 @@ const ReportFormat = (() => {
     count,
     bytes,
     byteTicks,
+    themeColour,
     seconds,
     secondsTick,
     duration,

@@ -546,8 +546,10 @@ function ThreadsView(data, section) {
   section.append(table, note);
   // The window's calls, bytes and frees of each thread, from the window's figures (the same
   // count as its sites'); the peak stays the run's: a thread's heap in a window is drawn below.
+  let shownWindow = null;
   view.setWindow = (f) => {
     let next;
+    shownWindow = f;
     note.textContent = "";
     if (!f) next = wholeTable();
     else if (!f.breakdown) {
@@ -575,91 +577,116 @@ function ThreadsView(data, section) {
     }
     table.replaceWith(next);
     table = next;
-    if (band) {
-      const whole = !f;
-      band
-        .attr("display", whole ? "none" : null)
-        .attr("x", whole ? 0 : x(f.t0))
-        .attr("width", whole ? 0 : Math.max(1, x(f.t1) - x(f.t0)));
-    }
+    drawBand();
   };
-  let band = null;
-  const width = Math.max(400, section.clientWidth || 1000);
+  const drawBand = () => {
+    const f = shownWindow;
+    band
+      .attr("display", f ? null : "none")
+      .attr("x", f ? x(f.t0) : 0)
+      .attr("width", f ? Math.max(1, x(f.t1) - x(f.t0)) : 0);
+  };
   const height = 220;
   const margin = { left: 70, right: 150, top: 10, bottom: 24 };
-  const x = d3
-    .scaleLinear()
-    .domain([data.begin, data.duration || 1])
-    .range([margin.left, width - margin.right]);
-  const yTicks = F.byteTicks(0, (d3.max(heaps, (t) => t.peak) || 1) * 1.05, 5);
-  const y = d3
-    .scaleLinear()
-    .domain([0, (d3.max(heaps, (t) => t.peak) || 1) * 1.05])
-    .range([height - margin.bottom, margin.top]);
-  // A thread's colour is the block map's for it.
-  const colour = (serial) => data.threadColour(serial);
-  const svg = d3
-    .select(section)
-    .append("svg")
-    .attr("id", "threads-chart")
-    .attr("role", "img")
-    .attr("aria-label", "each thread's heap over time")
-    .attr("width", width)
-    .attr("height", height);
-  band = svg
-    .append("rect")
-    .attr("class", "window-band")
-    .attr("y", margin.top)
-    .attr("height", height - margin.top - margin.bottom)
-    .attr("display", "none");
-  svg
-    .append("g")
-    .attr("transform", `translate(0,${height - margin.bottom})`)
-    .call(d3.axisBottom(x).ticks(8).tickFormat(F.secondsTick));
-  svg
-    .append("g")
-    .attr("transform", `translate(${margin.left},0)`)
-    .call(d3.axisLeft(y).tickValues(yTicks.values).tickFormat(yTicks.label));
-  // Each thread's heap as the least and greatest value per pixel column (a line through
-  // every event would be as long as the recording).
-  const area = d3
-    .area()
-    .x((c) => c.px)
-    .y0((c) => y(c.min) + 0.75)
-    .y1((c) => y(c.max) - 0.75)
-    .curve(d3.curveStepAfter);
-  const columnsOf = (t) => {
-    const columns = [];
-    let held = 0;
-    for (let j = 0; j < t.time.length; j++) {
-      const px = Math.round(x(t.time[j]));
-      const last = columns[columns.length - 1];
-      if (last && last.px === px) {
-        last.min = Math.min(last.min, t.value[j]);
-        last.max = Math.max(last.max, t.value[j]);
-      } else {
-        if (last && px > last.px + 1) columns.push({ px: last.px + 1, min: held, max: held });
-        columns.push({ px, min: Math.min(held, t.value[j]), max: Math.max(held, t.value[j]) });
-      }
-      held = t.value[j];
-    }
-    columns.push({ px: Math.round(x(data.duration)), min: held, max: held });
-    return columns;
+  let band = null;
+  let x = null;
+  let svg = null;
+  let width = 0;
+  // Drawn anew when the section's width changes (a resize of the window).
+  view.resize = () => {
+    if (Math.max(400, section.clientWidth || 1000) === width) return;
+    svg.remove();
+    drawChart();
+    drawBand();
   };
-  heaps.forEach((t, k) => {
+  const drawChart = () => {
+    width = Math.max(400, section.clientWidth || 1000);
+    x = d3
+      .scaleLinear()
+      .domain([data.begin, data.duration || 1])
+      .range([margin.left, width - margin.right]);
+    const yTicks = F.byteTicks(0, (d3.max(heaps, (t) => t.peak) || 1) * 1.05, 5);
+    const y = d3
+      .scaleLinear()
+      .domain([0, (d3.max(heaps, (t) => t.peak) || 1) * 1.05])
+      .range([height - margin.bottom, margin.top]);
+    // A thread's colour is the block map's for it.
+    const colour = (serial) => data.threadColour(serial);
+    svg = d3
+      .select(section)
+      .append("svg")
+      .attr("id", "threads-chart")
+      .attr("role", "img")
+      .attr("aria-label", "each thread's heap over time")
+      .attr("width", width)
+      .attr("height", height);
+    band = svg
+      .append("rect")
+      .attr("class", "window-band")
+      .attr("y", margin.top)
+      .attr("height", height - margin.top - margin.bottom)
+      .attr("display", "none");
     svg
-      .append("path")
-      .attr("class", "thread-line")
-      .attr("data-thread", t.thread)
-      .attr("fill", colour(t.thread))
-      .attr("d", area(columnsOf(t)));
+      .append("g")
+      .attr("transform", `translate(0,${height - margin.bottom})`)
+      .call(d3.axisBottom(x).ticks(8).tickFormat(F.secondsTick));
     svg
-      .append("text")
-      .attr("x", width - margin.right + 8)
-      .attr("y", margin.top + 12 + 14 * k)
-      .attr("fill", colour(t.thread))
-      .text("#" + t.thread + " " + ((data.threadBySerial.get(t.thread) || {}).name || ""));
-  });
+      .append("g")
+      .attr("transform", `translate(${margin.left},0)`)
+      .call(d3.axisLeft(y).tickValues(yTicks.values).tickFormat(yTicks.label));
+    // Each thread's heap as the least and greatest value per pixel column (a line through
+    // every event would be as long as the recording).
+    const area = d3
+      .area()
+      .x((c) => c.px)
+      .y0((c) => y(c.min) + 0.75)
+      .y1((c) => y(c.max) - 0.75)
+      .curve(d3.curveStepAfter);
+    const columnsOf = (t) => {
+      const columns = [];
+      let held = 0;
+      for (let j = 0; j < t.time.length; j++) {
+        const px = Math.round(x(t.time[j]));
+        const last = columns[columns.length - 1];
+        if (last && last.px === px) {
+          last.min = Math.min(last.min, t.value[j]);
+          last.max = Math.max(last.max, t.value[j]);
+        } else {
+          if (last && px > last.px + 1) columns.push({ px: last.px + 1, min: held, max: held });
+          columns.push({ px, min: Math.min(held, t.value[j]), max: Math.max(held, t.value[j]) });
+        }
+        held = t.value[j];
+      }
+      columns.push({ px: Math.round(x(data.duration)), min: held, max: held });
+      return columns;
+    };
+    heaps.forEach((t, k) => {
+      svg
+        .append("path")
+        .attr("class", "thread-line")
+        .attr("data-thread", t.thread)
+        .attr("fill", colour(t.thread))
+        .attr("d", area(columnsOf(t)));
+      // The legend: the thread's colour and its name, in the text's colour (readable on
+      // either theme's background).
+      const item = svg
+        .append("g")
+        .attr("class", "legend")
+        .attr("transform", `translate(${width - margin.right + 8},${margin.top + 14 * k})`);
+      item
+        .append("rect")
+        .attr("width", 10)
+        .attr("height", 10)
+        .attr("y", 2)
+        .attr("fill", colour(t.thread));
+      item
+        .append("text")
+        .attr("x", 14)
+        .attr("y", 11)
+        .text("#" + t.thread + " " + ((data.threadBySerial.get(t.thread) || {}).name || ""));
+    });
+  };
+  drawChart();
   return view;
 }
 

@@ -1,7 +1,9 @@
-// The timeline: heap, stack and their total over time or over calls. The wheel zooms, a drag
-// pans, a click picks the event there, and the strip below selects the time window. Every
-// pixel column draws the least and the greatest value of the points it covers, so no spike
-// is lost at any zoom.
+// The timeline: the heap and the total (heap and stack) over time or over calls, and under
+// them the stack on its own axis (a few KiB beside MiB of heap would be a line at 0). The
+// wheel zooms, a drag pans, a click picks the event there, and the strip below selects the
+// time window. Every pixel column draws the least and the greatest value of the points it
+// covers, so no spike is lost at any zoom. A resize of the window draws it anew at the new
+// width, on the same stretch of the run.
 /* exported TimelineView */
 /* global ReportFormat, ReportData */
 "use strict";
@@ -119,14 +121,42 @@ class TimelineView {
     return this.source.time[Math.min(i, this.source.time.length - 1)];
   }
 
+  // The width the container offers (at least 400 px).
+  offeredWidth() {
+    return Math.max(400, this.container.clientWidth || 1000);
+  }
+
+  // Draws the chart anew at the container's width, on the same stretch of the run, with the
+  // same window and picked event.
+  resize() {
+    if (!this.svg || this.offeredWidth() === this.width) return;
+    this.flush();
+    const [d0, d1] = this.xScale.domain();
+    this.svg.remove();
+    this.build();
+    const [b0, b1] = this.baseX.domain();
+    const k = (b1 - b0) / (d1 - d0);
+    if (Number.isFinite(k) && k > 1)
+      this.overlay.call(
+        this.zoom.transform,
+        d3.zoomIdentity.scale(k).translate(-this.baseX(d0), 0),
+      );
+    this.flush(true);
+  }
+
   build() {
     const margin = { left: 70, right: 16, top: 26, bottom: 24 };
     this.margin = margin;
-    this.width = Math.max(400, this.container.clientWidth || 1000);
+    this.width = this.offeredWidth();
     this.plotWidth = this.width - margin.left - margin.right;
     this.plotHeight = 260;
+    // The stack's own chart, under the heap's x axis, when the records have a stack.
+    this.stackHeight = this.source.stack ? 80 : 0;
+    this.stackTop = margin.top + this.plotHeight + margin.bottom + 6;
+    const stackSpace = this.stackHeight ? this.stackHeight + margin.bottom + 6 : 0;
     this.stripHeight = 34;
-    const height = margin.top + this.plotHeight + margin.bottom + this.stripHeight + 20;
+    const height =
+      margin.top + this.plotHeight + margin.bottom + stackSpace + this.stripHeight + 20;
     const svg = d3
       .select(this.container)
       .append("svg")
@@ -138,30 +168,63 @@ class TimelineView {
       .attr("role", "img")
       .attr("aria-label", "the heap and the stack in use over the run");
     this.svg = svg;
-    svg
-      .append("defs")
-      .append("clipPath")
-      .attr("id", "timeline-clip")
-      .append("rect")
-      .attr("width", this.plotWidth)
-      .attr("height", this.plotHeight);
+    const defs = svg.append("defs");
+    for (const [id, h] of [
+      ["timeline-clip", this.plotHeight],
+      ["timeline-stack-clip", this.stackHeight],
+    ])
+      defs
+        .append("clipPath")
+        .attr("id", id)
+        .append("rect")
+        .attr("width", this.plotWidth)
+        .attr("height", h);
     const plot = svg.append("g").attr("transform", `translate(${margin.left},${margin.top})`);
     this.plot = plot;
     this.xAxisGroup = plot.append("g").attr("transform", `translate(0,${this.plotHeight})`);
     this.yAxisGroup = plot.append("g");
+    const axisTitle = (group, text, h) =>
+      group
+        .append("text")
+        .attr("class", "axis-title")
+        .attr("transform", `translate(${-margin.left + 12},${h / 2}) rotate(-90)`)
+        .attr("text-anchor", "middle")
+        .text(text);
+    axisTitle(plot, this.source.stack ? "heap, total" : "heap", this.plotHeight);
     const clipped = plot.append("g").attr("clip-path", "url(#timeline-clip)");
     this.outside = clipped.append("g").attr("class", "outside-window");
+    // The stack's chart: the same x scale, its own y scale (its axis' top: data-top).
+    let stackClipped = null;
+    if (this.stackHeight) {
+      this.stackPlot = svg
+        .append("g")
+        .attr("id", "timeline-stack")
+        .attr("transform", `translate(${margin.left},${this.stackTop})`);
+      this.stackXAxisGroup = this.stackPlot
+        .append("g")
+        .attr("transform", `translate(0,${this.stackHeight})`);
+      this.stackYAxisGroup = this.stackPlot.append("g").attr("class", "stack-axis");
+      axisTitle(this.stackPlot, "stack", this.stackHeight);
+      stackClipped = this.stackPlot.append("g").attr("clip-path", "url(#timeline-stack-clip)");
+      this.stackOutside = stackClipped.append("g").attr("class", "outside-window");
+    }
     this.series = [
       { name: "total", className: "series-total", value: (i) => this.heapAt(i) + this.stackAt(i) },
       { name: "heap", className: "series-heap", value: (i) => this.heapAt(i) },
     ];
     if (this.source.stack) {
-      this.series.push({ name: "stack", className: "series-stack", value: (i) => this.stackAt(i) });
+      this.series.push({
+        name: "stack",
+        className: "series-stack",
+        own: true,
+        label: "stack (its own axis, below)",
+        value: (i) => this.stackAt(i),
+      });
     } else {
       this.series.shift();
     }
     this.paths = this.series.map((s) =>
-      clipped
+      (s.own ? stackClipped : clipped)
         .append("path")
         .attr("class", "series " + s.className)
         .attr("data-series", s.name),
@@ -177,15 +240,21 @@ class TimelineView {
       .attr("width", this.plotWidth)
       .attr("height", this.plotHeight);
     const legend = plot.append("g").attr("class", "legend").attr("transform", "translate(0,-22)");
-    this.series.forEach((s, k) => {
-      const item = legend.append("g").attr("transform", `translate(${k * 80},0)`);
+    let at = 0;
+    this.series.forEach((s) => {
+      const item = legend.append("g").attr("transform", `translate(${at},0)`);
+      at += s.own ? 200 : 80;
       item
         .append("rect")
         .attr("class", s.className)
         .attr("width", 14)
         .attr("height", 4)
         .attr("y", 6);
-      item.append("text").attr("x", 18).attr("y", 12).text(s.name);
+      item
+        .append("text")
+        .attr("x", 18)
+        .attr("y", 12)
+        .text(s.label || s.name);
     });
 
     const strip = svg
@@ -193,7 +262,7 @@ class TimelineView {
       .attr("class", "window-strip")
       .attr(
         "transform",
-        `translate(${margin.left},${margin.top + this.plotHeight + margin.bottom + 8})`,
+        `translate(${margin.left},${margin.top + this.plotHeight + margin.bottom + stackSpace + 8})`,
       );
     strip
       .append("rect")
@@ -233,8 +302,8 @@ class TimelineView {
       });
     this.overlay.call(this.zoom).on("click", (event) => this.clicked(event));
     this.transform = d3.zoomIdentity;
-    this.buildPyramid();
-    this.setAxis("time");
+    if (!this.values) this.buildPyramid();
+    this.setAxis(this.axis);
   }
 
   heapAt(i) {
@@ -400,24 +469,44 @@ class TimelineView {
     const columns =
       this.envelope && this.axis === "time" ? this.envelopeColumns(xScale) : this.columns(xScale);
     this.drawn = columns;
+    // The greatest level drawn on each axis: the heap's (with the total) and the stack's.
     let top = 0;
-    for (const series of columns) for (const c of series) top = Math.max(top, c.max);
-    const yScale = d3
-      .scaleLinear()
-      .domain([0, top > 0 ? top * 1.05 : 1])
-      .range([this.plotHeight, 0]);
+    let stackTop = 0;
+    columns.forEach((series, k) => {
+      for (const c of series)
+        if (this.series[k].own) stackTop = Math.max(stackTop, c.max);
+        else top = Math.max(top, c.max);
+    });
+    const scaleTo = (high, height) =>
+      d3
+        .scaleLinear()
+        .domain([0, high > 0 ? high * 1.05 : 1])
+        .range([height, 0]);
+    const yScale = scaleTo(top, this.plotHeight);
     this.yScale = yScale;
-    const area = d3
-      .area()
-      .x((c) => c.px)
-      .y0((c) => yScale(c.min) + 0.75)
-      .y1((c) => yScale(c.max) - 0.75)
-      .curve(d3.curveStepAfter);
-    this.paths.forEach((path, k) => path.attr("d", area(columns[k])));
+    const stackScale = scaleTo(stackTop, this.stackHeight);
+    this.stackScale = stackScale;
+    const area = (y) =>
+      d3
+        .area()
+        .x((c) => c.px)
+        .y0((c) => y(c.min) + 0.75)
+        .y1((c) => y(c.max) - 0.75)
+        .curve(d3.curveStepAfter);
+    const areas = [area(yScale), area(stackScale)];
+    this.paths.forEach((path, k) => path.attr("d", areas[this.series[k].own ? 1 : 0](columns[k])));
     const tickFormat = this.axis === "time" ? ReportFormat.secondsTick : d3.format("~s");
     this.xAxisGroup.call(d3.axisBottom(xScale).ticks(8).tickFormat(tickFormat));
     const ticks = ReportFormat.byteTicks(0, yScale.domain()[1], 6);
     this.yAxisGroup.call(d3.axisLeft(yScale).tickValues(ticks.values).tickFormat(ticks.label));
+    if (this.stackPlot) {
+      this.stackPlot.attr("data-top", stackTop);
+      this.stackXAxisGroup.call(d3.axisBottom(xScale).ticks(8).tickFormat(tickFormat));
+      const stackTicks = ReportFormat.byteTicks(0, stackScale.domain()[1], 3);
+      this.stackYAxisGroup.call(
+        d3.axisLeft(stackScale).tickValues(stackTicks.values).tickFormat(stackTicks.label),
+      );
+    }
     this.drawWindow();
     this.drawMarker();
   }
@@ -457,13 +546,20 @@ class TimelineView {
           [-1e6, a],
           [b, 1e6],
         ];
-    this.outside
-      .selectAll("rect")
-      .data(shades)
-      .join("rect")
-      .attr("x", (d) => Math.max(-10, d[0]))
-      .attr("width", (d) => Math.max(0, Math.min(this.plotWidth + 10, d[1]) - Math.max(-10, d[0])))
-      .attr("height", this.plotHeight);
+    for (const [group, height] of [
+      [this.outside, this.plotHeight],
+      [this.stackOutside, this.stackHeight],
+    ])
+      if (group)
+        group
+          .selectAll("rect")
+          .data(shades)
+          .join("rect")
+          .attr("x", (d) => Math.max(-10, d[0]))
+          .attr("width", (d) =>
+            Math.max(0, Math.min(this.plotWidth + 10, d[1]) - Math.max(-10, d[0])),
+          )
+          .attr("height", height);
     this.movingBrush = true;
     this.brushGroup.call(
       this.brush.move,

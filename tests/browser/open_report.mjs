@@ -4,12 +4,16 @@
 //   const report = await openReport("/tmp/run.html");
 //   ... report.page (puppeteer's Page), report.requests, report.errors ...
 //   await report.close();
+// { colorScheme: "dark" } opens it as on a system that asks for dark pages.
 import puppeteer from "puppeteer-core";
 import { pathToFileURL } from "node:url";
 
 export const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 
-export async function openReport(file, { width = 1400, height = 1000 } = {}) {
+export async function openReport(
+  file,
+  { width = 1400, height = 1000, colorScheme = "light" } = {},
+) {
   const browser = await puppeteer.launch({
     executablePath: chromiumPath,
     headless: true,
@@ -17,6 +21,7 @@ export async function openReport(file, { width = 1400, height = 1000 } = {}) {
   });
   const page = await browser.newPage();
   await page.setViewport({ width, height });
+  await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: colorScheme }]);
   const url = pathToFileURL(file).href;
   const requests = [];
   const errors = [];

@@ -3,8 +3,10 @@
 // shown and every folded list open, and on the fixture's report (fixtures/phases.c) with a
 // window selected and a row of the sites table opened, so that the window captions and the
 // opened rows are checked too. Any violation of impact "serious" or
-// "critical" fails the test, with its rule, its impact and the first elements it names. axe is
-// evaluated from node_modules into the page: the report itself still makes no request.
+// "critical" fails the test, with its rule, its impact and the first elements it names. Each
+// page is checked in the light theme and in the dark one (the system asking for dark pages,
+// prefers-color-scheme), whose colours must differ. axe is evaluated from node_modules into
+// the page: the report itself still makes no request.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -42,56 +44,86 @@ async function unnamedCharts(page) {
   );
 }
 
-test("the example's report, the peak's event shown, has no serious accessibility violation", async (t) => {
-  const dir = scratchDirectory(t);
-  const html = path.join(dir, "word_census.html");
-  run(
-    builtFile("bin", "memusage"),
-    ["--color=never", "--html=" + html, builtFile("example", "word_census")],
-    {
-      cwd: dir,
-    },
-  );
-  const report = await openReport(html);
-  t.after(() => report.close());
-  // With the peak's event shown and every folded list open, so that they are checked too.
-  const shown = await report.page.evaluate(() => {
-    document.getElementById("go-to-peak").click();
-    for (const d of document.querySelectorAll("details")) d.open = true;
-    return document.querySelectorAll("#event-details dd").length;
+// The page's background and the block map's, as the theme paints them.
+async function themeColours(page) {
+  return page.evaluate(() => {
+    const canvas = document.getElementById("block-map-canvas");
+    // Its most frequent opaque colour: the background between the blocks.
+    let pixel = null;
+    if (canvas) {
+      const rgba = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      const counts = new Map();
+      for (let i = 0; i < rgba.length; i += 4) {
+        if (rgba[i + 3] !== 255) continue;
+        const key = rgba[i] + "," + rgba[i + 1] + "," + rgba[i + 2];
+        counts.set(key, (counts.get(key) || 0) + 1);
+      }
+      pixel = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+    }
+    return { page: getComputedStyle(document.body).backgroundColor, blockMap: pixel };
   });
-  assert.ok(shown > 0, "the peak's event is not shown");
-  assert.deepEqual(await unnamedCharts(report.page), []);
-  const found = await seriousViolations(report.page);
-  assert.deepEqual(found, [], "axe found:\n" + found.join("\n"));
-  assert.deepEqual(report.requests, []);
-  assert.deepEqual(report.errors, []);
-});
+}
 
-test("the fixture's report, a window selected and a site opened, has none either", async (t) => {
-  const dir = scratchDirectory(t);
-  const fixture = runFixture(dir);
-  const report = await openReport(fixture.html);
-  t.after(() => report.close());
-  const { page } = report;
-  const opened = await page.evaluate(() => {
-    const data = window.memusageReport.data;
-    const t0 = data.events.time[0];
-    const t1 = data.events.time[data.events.time.length - 1];
-    // The middle half of the run: a window that is not the whole run, with its captions.
-    window.memusageReport.selectWindow(t0 + (t1 - t0) / 4, t1 - (t1 - t0) / 4);
-    const row = document.querySelector("#sites-table .site-row");
-    if (row) row.click();
-    return {
-      caption: document.getElementById("sites-window").textContent,
-      expanded: document.querySelectorAll("#sites-table [aria-expanded=true]").length,
-    };
+const lightColours = {};
+
+for (const colorScheme of ["light", "dark"]) {
+  test(`the example's report, the peak's event shown, has no serious accessibility violation (${colorScheme})`, async (t) => {
+    const dir = scratchDirectory(t);
+    const html = path.join(dir, "word_census.html");
+    run(
+      builtFile("bin", "memusage"),
+      ["--color=never", "--html=" + html, builtFile("example", "word_census")],
+      {
+        cwd: dir,
+      },
+    );
+    const report = await openReport(html, { colorScheme });
+    t.after(() => report.close());
+    const colours = await themeColours(report.page);
+    if (colorScheme === "light") lightColours.example = colours;
+    else if (lightColours.example) {
+      assert.notEqual(colours.page, lightColours.example.page, "the dark page's background");
+      assert.notEqual(colours.blockMap, lightColours.example.blockMap, "the dark block map's");
+    }
+    // With the peak's event shown and every folded list open, so that they are checked too.
+    const shown = await report.page.evaluate(() => {
+      document.getElementById("go-to-peak").click();
+      for (const d of document.querySelectorAll("details")) d.open = true;
+      return document.querySelectorAll("#event-details dd").length;
+    });
+    assert.ok(shown > 0, "the peak's event is not shown");
+    assert.deepEqual(await unnamedCharts(report.page), []);
+    const found = await seriousViolations(report.page);
+    assert.deepEqual(found, [], "axe found:\n" + found.join("\n"));
+    assert.deepEqual(report.requests, []);
+    assert.deepEqual(report.errors, []);
   });
-  assert.match(opened.caption, /\S/, "the sites table names no window");
-  assert.ok(opened.expanded > 0, "no row of the sites table opened");
-  assert.deepEqual(await unnamedCharts(page), []);
-  const found = await seriousViolations(page);
-  assert.deepEqual(found, [], "axe found:\n" + found.join("\n"));
-  assert.deepEqual(report.requests, []);
-  assert.deepEqual(report.errors, []);
-});
+
+  test(`the fixture's report, a window selected and a site opened, has none either (${colorScheme})`, async (t) => {
+    const dir = scratchDirectory(t);
+    const fixture = runFixture(dir);
+    const report = await openReport(fixture.html, { colorScheme });
+    t.after(() => report.close());
+    const { page } = report;
+    const opened = await page.evaluate(() => {
+      const data = window.memusageReport.data;
+      const t0 = data.events.time[0];
+      const t1 = data.events.time[data.events.time.length - 1];
+      // The middle half of the run: a window that is not the whole run, with its captions.
+      window.memusageReport.selectWindow(t0 + (t1 - t0) / 4, t1 - (t1 - t0) / 4);
+      const row = document.querySelector("#sites-table .site-row");
+      if (row) row.click();
+      return {
+        caption: document.getElementById("sites-window").textContent,
+        expanded: document.querySelectorAll("#sites-table [aria-expanded=true]").length,
+      };
+    });
+    assert.match(opened.caption, /\S/, "the sites table names no window");
+    assert.ok(opened.expanded > 0, "no row of the sites table opened");
+    assert.deepEqual(await unnamedCharts(page), []);
+    const found = await seriousViolations(page);
+    assert.deepEqual(found, [], "axe found:\n" + found.join("\n"));
+    assert.deepEqual(report.requests, []);
+    assert.deepEqual(report.errors, []);
+  });
+}
