@@ -124,7 +124,7 @@ TEST(EventsFile, ChunksAndTrailerDecodeToTheEventsAdded) {
     events.finish();  // nothing more
 
     memusagestat::EventsReader reader;
-    ASSERT_EQ(reader.open(file.path()), "");
+    ASSERT_EQ(reader.open(file.path()).error(), "");
     std::vector<memusagestat::RecordedEvent> read;
     for (memusagestat::RecordedEvent event; reader.next(event);) read.push_back(event);
     EXPECT_EQ(reader.problem(), "");
@@ -168,7 +168,7 @@ TEST(EventsFile, ManyThreadsTakingTurnsDecodeToTheEventsAdded) {
     events.finish();
 
     memusagestat::EventsReader reader;
-    ASSERT_EQ(reader.open(file.path()), "");
+    ASSERT_EQ(reader.open(file.path()).error(), "");
     uint64_t i = 0;
     for (memusagestat::RecordedEvent event; reader.next(event); ++i) {
         ASSERT_EQ(event.address, address_of(i)) << i;

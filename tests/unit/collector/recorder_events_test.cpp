@@ -29,7 +29,7 @@ struct Replayed {
 Replayed read_back(const char* path) {
     Replayed out;
     memusagestat::EventsReader reader;
-    EXPECT_EQ(reader.open(path), "");
+    EXPECT_EQ(reader.open(path).error(), "");
     memusagestat::BlockReplay replay;
     for (RecordedEvent event; reader.next(event);) {
         out.events.push_back(event);

@@ -50,7 +50,7 @@ class WrittenSites {
         bool written = file.write(stacks_, accounts_, flags, first_refused_site);
         file.close();
         if (!written) return "write failed";
-        return memusagestat::read_sites_file(path_, profile);
+        return memusagestat::read_sites_file(path_, profile).error();
     }
     const std::string& path() const { return path_; }
 
