@@ -105,7 +105,7 @@ TEST(EventsEncoder, BlocklessEventsAreNotBlockEvents) {
 TEST(EventsFile, ChunksAndTrailerDecodeToTheEventsAdded) {
     ScratchFile file;
     EventsFile events;
-    ASSERT_EQ(events.open(file.path(), events_format::kHasSites), EventsFile::OpenResult::opened);
+    ASSERT_EQ(events.open(file.path(), events_format::kHasSites), OpenResult::opened);
     constexpr uint64_t kCount = 200000;
     // Times after the file's opening, as the recorder's are.
     const uint64_t start = cycle_counter() + (uint64_t{1} << 20);
@@ -155,7 +155,7 @@ TEST(EventsFile, ChunksAndTrailerDecodeToTheEventsAdded) {
 TEST(EventsFile, ManyThreadsTakingTurnsDecodeToTheEventsAdded) {
     ScratchFile file;
     EventsFile events;
-    ASSERT_EQ(events.open(file.path(), 0), EventsFile::OpenResult::opened);
+    ASSERT_EQ(events.open(file.path(), 0), OpenResult::opened);
     constexpr uint64_t kThreads = 150, kCount = 100000;
     const uint64_t start = cycle_counter() + (uint64_t{1} << 20);
     auto serial_of = [](uint64_t i) { return 1 + (i * 7 + i / 1000) % kThreads; };

@@ -54,7 +54,7 @@ TEST(RecorderEvents, AHandedOverBlockIsRecordedFreedAfterItIsMade) {
     for (uint32_t buffer : {3u, 32768u}) {
         ScratchFile scratch;
         EventsFile file;
-        ASSERT_EQ(file.open(scratch.path(), 0), EventsFile::OpenResult::opened);
+        ASSERT_EQ(file.open(scratch.path(), 0), OpenResult::opened);
         Recorder recorder;
         ASSERT_TRUE(recorder.init(nullptr, buffer));
         recorder.record_events(&file);
@@ -100,7 +100,7 @@ TEST(RecorderEvents, ASecondThreadEndsDirectRecordingWithoutLosingAnEvent) {
     for (uint32_t buffer : {5u, 32768u}) {
         ScratchFile scratch;
         EventsFile file;
-        ASSERT_EQ(file.open(scratch.path(), 0), EventsFile::OpenResult::opened);
+        ASSERT_EQ(file.open(scratch.path(), 0), OpenResult::opened);
         Recorder recorder;
         ASSERT_TRUE(recorder.init(nullptr, buffer));
         recorder.record_events(&file);

@@ -46,7 +46,7 @@ class WrittenSites {
     std::string write_and_read(memusagestat::SitesProfile& profile, uint32_t flags = 0,
                                uint32_t first_refused_site = 0) {
         SitesFile file;
-        if (file.open(path_.c_str()) != SitesFile::OpenResult::opened) return "open failed";
+        if (file.open(path_.c_str()) != OpenResult::opened) return "open failed";
         bool written = file.write(stacks_, accounts_, flags, first_refused_site);
         file.close();
         if (!written) return "write failed";
