@@ -8,7 +8,6 @@ namespace po = boost::program_options;
 namespace memusagestat {
 namespace {
 
-constexpr unsigned kSitesOrPictures = kSites | kPictures;
 constexpr unsigned kAFileOfTheRun = kSites | kPictures | kHtml;  // --sites, --events
 
 // A new option is one row here: the parser, --help and the checks of main.cpp follow.

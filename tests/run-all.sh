@@ -14,7 +14,7 @@ timed() {
 coverage() {
     local report
     report=$(gcovr --root . --filter 'libmemusage/' --filter 'memusage/' --filter 'memusagestat/' \
-        --exclude-throw-branches --exclude-unreachable-branches --sort-percentage \
+        --exclude-throw-branches --exclude-unreachable-branches --sort-percentage --gcov-ignore-parse-errors \
         --print-summary build-asan)
     echo "run-all.sh: the product's coverage by the asan preset's tests, then the ten files least covered (lines, lines run, share):"
     grep -E '^(lines|branches): ' <<<"$report"
@@ -39,7 +39,8 @@ timed cmake --workflow --preset tsan   # the collector's threaded tests under TS
 timed cmake --workflow --preset fuzz   # the three readers under libFuzzer, for a bounded time
 timed cmake --workflow --preset default  # the release build with -Werror
 # clang-tidy (.clang-tidy: its checks, and why some are left out) on the product's sources,
-# from the release build's compile database: any finding fails the run.
+# from the release build's compile database: a bugprone or performance finding fails the run
+# (a function's size and complexity are printed: .clang-tidy).
 timed run-clang-tidy -p build -j2 -quiet "^$PWD/(libmemusage|memusage|memusagestat)/.*\.(c|cpp)\$"
 # The Debian package from the release build: lintian, installed beside glibc's tools, run,
 # removed (tests/package/check.sh).

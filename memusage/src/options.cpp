@@ -42,6 +42,13 @@ InvalidValue set_string(std::string DriverOptions::*field, const std::string& va
     return {};
 }
 
+// An option without a value that turns one setting on.
+template <bool DriverOptions::*field>
+InvalidValue switch_on(const std::string&, DriverOptions& out) {
+    out.*field = true;
+    return {};
+}
+
 // A file or directory name that must not be empty.
 InvalidValue set_name(std::string DriverOptions::*field, const char* what, const std::string& value,
                       DriverOptions& out) {
@@ -160,33 +167,17 @@ constexpr std::array kDriverOptions = {
                      return {};
                  }},
     DriverOption{"no-timer", 0, Value::none, "", "Do not sample the stack with a timer",
-                 [](S, O& o) -> InvalidValue {
-                     o.no_timer = true;
-                     return {};
-                 }},
+                 switch_on<&O::no_timer>},
     DriverOption{"mmap", 'm', Value::none, "", "Also trace mmap, mremap and munmap",
-                 [](S, O& o) -> InvalidValue {
-                     o.trace_mmap = true;
-                     return {};
-                 }},
+                 switch_on<&O::trace_mmap>},
     DriverOption{"color", 0, Value::required, "=WHEN", "Colour the summary: auto, always or never",
                  set_color},
     DriverOption{"threads", 0, Value::none, "", "Add a table with a row per thread to the summary",
-                 [](S, O& o) -> InvalidValue {
-                     o.thread_table = true;
-                     return {};
-                 }},
+                 switch_on<&O::thread_table>},
     DriverOption{"live", 0, Value::none, "",
-                 "Show the program's figures on the terminal as it runs",
-                 [](S, O& o) -> InvalidValue {
-                     o.live = true;
-                     return {};
-                 }},
+                 "Show the program's figures on the terminal as it runs", switch_on<&O::live>},
     DriverOption{"ps", 0, Value::none, "", "List the profiled processes running now (no PROGRAM)",
-                 [](S, O& o) -> InvalidValue {
-                     o.list_processes = true;
-                     return {};
-                 }},
+                 switch_on<&O::list_processes>},
     DriverOption{"watch", 0, Value::required, "=PID",
                  "Show the figures of running process PID (no PROGRAM)", set_watch},
     DriverOption{"sites", 0, Value::optional, "[=N]",
@@ -211,11 +202,7 @@ constexpr std::array kDriverOptions = {
                  [](S v, O& o) { return set_name(&O::events_path, "file name", v, o); }},
     DriverOption{"leaks", 0, Value::none, "",
                  "After the summary, report the blocks never freed,\nby stack, largest first",
-                 [](S, O& o) -> InvalidValue {
-                     o.leaks = true;
-                     return {};
-                 },
-                 DriverAction::run, "", "leaks"},
+                 switch_on<&O::leaks>, DriverAction::run, "", "leaks"},
     DriverOption{"leak-exitcode", 0, Value::required, "=N",
                  "Exit with status N when there are leaks (--leaks)", set_leak_exitcode,
                  DriverAction::run, "", "leak-exitcode"},
@@ -280,16 +267,9 @@ constexpr std::array kDriverOptions = {
     DriverOption{"version", 'V', Value::none, "", "Print the version and exit", nullptr,
                  DriverAction::version},
     DriverOption{"time-based", 't', Value::none, "", "Make the graph linear in time",
-                 [](S, O& o) -> InvalidValue {
-                     o.time_based = true;
-                     return {};
-                 },
-                 DriverAction::run, kWithPng},
+                 switch_on<&O::time_based>, DriverAction::run, kWithPng},
     DriverOption{"total", 'T', Value::none, "", "Also draw the total of heap and stack",
-                 [](S, O& o) -> InvalidValue {
-                     o.total = true;
-                     return {};
-                 }},
+                 switch_on<&O::total>},
     DriverOption{"title", 0, Value::required, "=STRING", "Put STRING on top of the graph",
                  [](S v, O& o) { return set_string(&O::title, v, o); }},
     DriverOption{"x-size", 'x', Value::required, "=SIZE", "Make the graph SIZE pixels wide",

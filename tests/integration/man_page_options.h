@@ -3,6 +3,8 @@
 // --help texts and the programs' option tables to one another.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -44,6 +46,26 @@ inline Options listed_options(const std::string& path) {
             options.short_names.insert((*it)[2].str()[0]);
     }
     return options;
+}
+
+// Every option of a program's table (rows with `name` and `short_name`) is in `listed`, and
+// `listed` holds no option the table lacks.
+template <typename Table>
+void expect_lists_exactly(const Options& listed, const Table& table) {
+    std::set<std::string> names;
+    std::set<char> shorts;
+    for (const auto& option : table) {
+        names.insert(std::string(option.name));
+        EXPECT_TRUE(listed.long_names.contains(std::string(option.name))) << option.name;
+        if (option.short_name) {
+            shorts.insert(option.short_name);
+            EXPECT_TRUE(listed.short_names.contains(option.short_name)) << option.short_name;
+        }
+    }
+    for (const std::string& name : listed.long_names)
+        EXPECT_TRUE(names.contains(name)) << "the man page lists --" << name;
+    for (char name : listed.short_names)
+        EXPECT_TRUE(shorts.contains(name)) << "the man page lists -" << name;
 }
 
 }  // namespace man_page

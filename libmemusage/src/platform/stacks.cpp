@@ -22,7 +22,7 @@ namespace {
 
 // The thread library's frames above a start routine: a page or two. More is harmless: a
 // call there uses no stack, and no other thread's stack lies right above this one's top.
-constexpr uintptr_t kAboveStart = 64 * 1024;
+constexpr uintptr_t kAboveStart = uintptr_t{64} * 1024;
 constexpr size_t kUnlimitedStack = 8 << 20;
 
 // The C library's static TLS size, its thread descriptor included: what lies between a

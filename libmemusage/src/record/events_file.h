@@ -19,7 +19,7 @@ namespace memusage {
 
 class EventsFile {
   public:
-    static constexpr size_t kChunkBytes = 256 * 1024;
+    static constexpr size_t kChunkBytes = size_t{256} * 1024;
 
     // Creates or truncates `path` (OwnedFile::open) and writes its header; `flags` are
     // events_format's header flags. `busy`: another process holds it. `failed`: errno

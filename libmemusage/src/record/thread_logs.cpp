@@ -28,7 +28,7 @@ bool thread_alive(pid_t process, pid_t thread) {
 // joiner well before the thread is gone). False when the memory is gone, or cannot be read
 // without a fault: the thread is then not waited for.
 bool read_counting_slot(ThreadLog* const* slot, const ThreadLog*& value) {
-    return own_memory::read(&value, reinterpret_cast<uintptr_t>(slot), sizeof value);
+    return own_memory::read(&value, reinterpret_cast<uintptr_t>(slot), sizeof(void*));
 }
 
 // Asynchronous signals stay pending while a log's counters move to the retired total, so

@@ -22,7 +22,7 @@ namespace format = sites_format;
 // Sequential writes through a buffer of kernel pages, at explicit offsets.
 class BufferedWriter {
   public:
-    static constexpr size_t kBufferBytes = 64 * 1024;
+    static constexpr size_t kBufferBytes = size_t{64} * 1024;
 
     explicit BufferedWriter(int fd)
         : fd_(fd), buffer_(static_cast<char*>(allocate_pages(kBufferBytes))) {

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <csetjmp>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -61,11 +62,13 @@ bool encode(PngJob& job) {
     png_set_text(png, info, job.texts, job.text_count);
     png_write_info(png, info);
     for (int y = 0; y < job.height; ++y) {
-        const auto* source = reinterpret_cast<const uint32_t*>(job.pixels + y * job.stride);
+        const auto* source = reinterpret_cast<const uint32_t*>(
+            job.pixels + static_cast<std::ptrdiff_t>(y) * job.stride);
+        png_byte* out = job.row;
         for (int x = 0; x < job.width; ++x) {
-            job.row[3 * x] = static_cast<png_byte>(source[x] >> 16);
-            job.row[3 * x + 1] = static_cast<png_byte>(source[x] >> 8);
-            job.row[3 * x + 2] = static_cast<png_byte>(source[x]);
+            *out++ = static_cast<png_byte>(source[x] >> 16);
+            *out++ = static_cast<png_byte>(source[x] >> 8);
+            *out++ = static_cast<png_byte>(source[x]);
         }
         png_write_row(png, job.row);
     }

@@ -176,7 +176,9 @@ void draw_time_strip(cairo_t* cr, const PlotSpec& spec, const Frame& frame,
         std::size_t end = c;
         while (end < yellow.size() && yellow[end] == yellow[c]) ++end;
         // glibc's rows: the six below the frame's bottom line.
-        if (yellow[c]) cairo_rectangle(cr, frame.left + c, frame.bottom + 1, end - c, 6);
+        if (yellow[c])
+            cairo_rectangle(cr, frame.left + static_cast<double>(c), frame.bottom + 1,
+                            static_cast<double>(end - c), 6);
         c = end;
     }
     cairo_fill(cr);
@@ -192,7 +194,8 @@ void draw_x_axis(cairo_t* cr, const TextPainter& text, const PlotSpec& spec, con
     text.draw(count, frame.right, baseline, Align::centre, 2 * kInsetX - 4);
 
     // Between the two end labels, whatever the width.
-    const double room = frame.width() - 2 * text.base_size() * 0.6 * (count.size() / 2.0 + 1);
+    const double room =
+        frame.width() - 2 * text.base_size() * 0.6 * (static_cast<double>(count.size()) / 2.0 + 1);
     const std::string full = spec.time_based ? "# memory handling function calls / time"
                                              : "# memory handling function calls";
     const std::string brief = spec.time_based ? "calls / time" : "# calls";

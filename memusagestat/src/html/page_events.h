@@ -40,6 +40,9 @@ struct ReportEventsInput {
     std::string window_command;
 };
 
+// nlohmann::json frees nested values through a stack it allocates, so its destructor could
+// in theory run out of memory; that ends the program as any failed allocation does.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 struct ReportEvents {
     nlohmann::json events, blocks, threads, buckets;
     std::vector<std::string> notes;

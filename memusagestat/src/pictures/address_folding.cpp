@@ -71,8 +71,9 @@ void AddressFolding::lay_out(double rows, double fold_rows) {
     if (merged.empty()) return;
     // Each region gets an equal part of a third of the height and its share of the used
     // addresses of the rest: a small pool beside gigabytes of mapped buffers still shows.
-    const double available = std::max(rows - fold_rows * (merged.size() - 1), 1.0);
-    const double equal = available / 3 / merged.size();
+    const double available =
+        std::max(rows - fold_rows * static_cast<double>(merged.size() - 1), 1.0);
+    const double equal = available / 3 / static_cast<double>(merged.size());
     long double total = 0;
     for (const Used& span : merged) total += static_cast<long double>(span.high - span.low);
     double bottom = 0;

@@ -28,7 +28,8 @@ StackedSeries build_stacked(EventsReader& reader, const EventPlacement& placemen
     std::vector<int64_t> now(series.slots, 0);
     int64_t total = 0;
     auto keep = [&](unsigned column) {
-        std::copy(now.begin(), now.end(), series.bytes.begin() + column * series.slots);
+        std::copy(now.begin(), now.end(),
+                  series.bytes.begin() + static_cast<std::ptrdiff_t>(column) * series.slots);
         highest[column] = total;
     };
 

@@ -64,10 +64,13 @@ class BlockReplay {
         uint32_t size, site;
         uint64_t stamp;
     };
+    // No default member initializers: with them, clang does not see a nested struct as
+    // default-constructible inside its enclosing class (AddressMap's optional needs it);
+    // a value-initialized Whole is all zeros anyway.
     struct Whole {
-        uint64_t size = 0;
-        uint32_t site = 0, thread = 0;
-        uint64_t born = 0, start = 0;
+        uint64_t size;
+        uint32_t site, thread;
+        uint64_t born, start;
     };
     static constexpr uint64_t kFarThread = 0xFFFF;
     static constexpr uint64_t kFreeStamp = UINT64_MAX;

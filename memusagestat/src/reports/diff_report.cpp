@@ -166,6 +166,7 @@ std::string diff_sites(const Read& before, const Read& after, const DiffOptions&
     add(before, false);
     add(after, true);
     std::vector<MatchedSite> matched;
+    matched.reserve(order.size());
     for (const std::string& key : order) matched.push_back(by_key[key]);
 
     const Measure measures[] = {

@@ -30,20 +30,7 @@ TEST(OptionsTable, TheManPageListsTheTableAndNothingElse) {
     const man_page::Options listed =
         man_page::listed_options(PROJECT_SOURCE_PATH "/man/memusagestat.1");
     ASSERT_FALSE(listed.long_names.empty());
-    std::set<std::string> names;
-    std::set<char> shorts;
-    for (const memusagestat::StatOption& option : memusagestat::stat_options()) {
-        names.insert(std::string(option.name));
-        EXPECT_TRUE(listed.long_names.contains(std::string(option.name))) << option.name;
-        if (option.short_name) {
-            shorts.insert(option.short_name);
-            EXPECT_TRUE(listed.short_names.contains(option.short_name)) << option.short_name;
-        }
-    }
-    for (const std::string& name : listed.long_names)
-        EXPECT_TRUE(names.contains(name)) << "the man page lists --" << name;
-    for (char name : listed.short_names)
-        EXPECT_TRUE(shorts.contains(name)) << "the man page lists -" << name;
+    man_page::expect_lists_exactly(listed, memusagestat::stat_options());
 }
 
 }  // namespace
