@@ -124,16 +124,18 @@ long writer_of(const std::string& path) {
 
 // A file another run's collector is writing: this run would find it taken, write nothing,
 // and report the other run's. Refused before the program starts.
+Failure file_taken(const std::string& path, const std::string& option, long pid) {
+    return Failure{"cannot use " + path + " (" + option + "): process " + std::to_string(pid) +
+                   " is writing it, the collector of another run still going; name another file"};
+}
+
 Status file_in_use(const DriverOptions& options, const std::string& sites_path) {
     std::vector<std::pair<std::string, std::string>> named = {{"-d", options.data_path},
                                                               {"--events", options.events_path}};
     named.push_back({options.sites_path.empty() ? "--events" : "--sites-file", sites_path});
     for (const auto& [option, path] : named) {
         if (path.empty()) continue;
-        if (long pid = writer_of(path); pid != 0)
-            return Failure{
-                "cannot use " + path + " (" + option + "): process " + std::to_string(pid) +
-                " is writing it, the collector of another run still going; name another file"};
+        if (long pid = writer_of(path); pid != 0) return file_taken(path, option, pid);
     }
     return {};
 }
