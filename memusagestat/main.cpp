@@ -117,11 +117,12 @@ int report_sites(const po::variables_map& args) {
     outputs.stack_peak = outputs.rankings || outputs.stack_peak;
 
     memusagestat::SitesResult result;
-    std::string error = memusagestat::make_sites_outputs(value_of(args, "sites"), outputs, result);
+    const memusage::Status made =
+        memusagestat::make_sites_outputs(value_of(args, "sites"), outputs, result);
     if (std::fputs(result.text.c_str(), stdout) < 0) return 1;
     if (!result.warning.empty()) std::fprintf(stderr, "memusagestat: %s\n", result.warning.c_str());
-    if (!error.empty()) {
-        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+    if (!made.ok()) {
+        std::fprintf(stderr, "memusagestat: %s\n", made.error().c_str());
         return 1;
     }
     return result.leaks_found ? static_cast<int>(leak_exitcode) : 0;
@@ -177,9 +178,9 @@ int draw_pictures(const po::variables_map& args) {
         return fail("invalid --color-by '" + color_by + "' (want site, thread or size)");
 
     int status = 0;
-    auto report = [&](const std::string& error) {
-        if (error.empty()) return;
-        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+    auto report = [&](const memusage::Status& drawn) {
+        if (drawn.ok()) return;
+        std::fprintf(stderr, "memusagestat: %s\n", drawn.error().c_str());
         status = 1;
     };
     if (!flame.empty()) report(memusagestat::draw_flame_graph(sites, flame, metric, options));
@@ -202,12 +203,12 @@ int write_html(const po::variables_map& args, const std::vector<std::string>& fi
         if (!request.window) return fail(memusagestat::time_window_error(window));
     }
     std::vector<std::string> warnings;
-    const std::string error =
+    const memusage::Status written =
         memusagestat::write_html_report(request, value_of(args, "html"), warnings);
     for (const std::string& warning : warnings)
         std::fprintf(stderr, "memusagestat: warning: %s\n", warning.c_str());
-    if (!error.empty()) {
-        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+    if (!written.ok()) {
+        std::fprintf(stderr, "memusagestat: %s\n", written.error().c_str());
         return 1;
     }
     return 0;
@@ -228,9 +229,9 @@ int diff_runs(const po::variables_map& args, const std::vector<std::string>& fil
         options.fail_if_grown = parsed;
     }
     memusagestat::DiffResult result;
-    std::string error = memusagestat::diff_files(files[0], files[1], options, result);
-    if (!error.empty()) {
-        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+    const memusage::Status compared = memusagestat::diff_files(files[0], files[1], options, result);
+    if (!compared.ok()) {
+        std::fprintf(stderr, "memusagestat: %s\n", compared.error().c_str());
         return 1;
     }
     if (std::fputs(result.text.c_str(), stdout) < 0) return 1;
@@ -257,9 +258,9 @@ int draw_data_graph(const po::variables_map& args, const std::vector<std::string
     const std::string out_path = files.size() == 2 ? files[1]
                                  : !output.empty() ? output
                                                    : data_path + ".png";
-    const std::string error = memusagestat::draw_graph(data_path, out_path, graph);
-    if (!error.empty()) {
-        std::fprintf(stderr, "memusagestat: %s\n", error.c_str());
+    const memusage::Status drawn = memusagestat::draw_graph(data_path, out_path, graph);
+    if (!drawn.ok()) {
+        std::fprintf(stderr, "memusagestat: %s\n", drawn.error().c_str());
         return 1;
     }
     return 0;

@@ -17,41 +17,43 @@ const std::string kOnTheDesktop = " on the desktop: this memusage was built for 
 
 }  // namespace
 
-std::string graph_request_error(const DriverOptions& options) {
-    return "the graph (-p " + options.png_path + ") is drawn" + kOnTheDesktop +
-           "; keep the data with -d FILE and draw it there with 'memusagestat FILE OUT.png'";
+Status graph_request_error(const DriverOptions& options) {
+    return Failure{
+        "the graph (-p " + options.png_path + ") is drawn" + kOnTheDesktop +
+        "; keep the data with -d FILE and draw it there with 'memusagestat FILE OUT.png'"};
 }
 
 GraphResult draw_requested_graph(const DriverOptions&, const std::string&) {
     return {GraphOutcome::failed, "the graph is drawn" + kOnTheDesktop};
 }
 
-std::string sites_request_error(const DriverOptions& options) {
+Status sites_request_error(const DriverOptions& options) {
     if (wants_sites(options) || options.stack_peak)
-        return "the allocation sites' reports are made" + kOnTheDesktop +
-               "; keep the sites with --sites-file=FILE (and lifetimes with --events=FILE) and "
-               "report there with 'memusagestat --sites=FILE --leaks' (--sysroot=DIR: a copy "
-               "of the board's binaries, for its symbols)";
+        return Failure{
+            "the allocation sites' reports are made" + kOnTheDesktop +
+            "; keep the sites with --sites-file=FILE (and lifetimes with --events=FILE) and "
+            "report there with 'memusagestat --sites=FILE --leaks' (--sysroot=DIR: a copy "
+            "of the board's binaries, for its symbols)"};
     if (wants_html(options))
-        return "the HTML report is written" + kOnTheDesktop +
-               "; keep the files with -d, --sites-file and --events and write it there with "
-               "'memusagestat --html=OUT.html DATAFILE --sites=FILE --events=FILE'";
+        return Failure{
+            "the HTML report is written" + kOnTheDesktop +
+            "; keep the files with -d, --sites-file and --events and write it there with "
+            "'memusagestat --html=OUT.html DATAFILE --sites=FILE --events=FILE'"};
     return {};
 }
 
-std::string requested_sites_outputs(const DriverOptions&, const std::string&, const std::string&,
-                                    const RunTimes&, SitesOutcome&) {
-    return "the allocation sites' reports are made" + kOnTheDesktop;
+Status requested_sites_outputs(const DriverOptions&, const std::string&, const std::string&,
+                               const RunTimes&, SitesOutcome&) {
+    return Failure{"the allocation sites' reports are made" + kOnTheDesktop};
 }
 
-std::string write_requested_html(const DriverOptions&, const std::string&, const std::string&,
-                                 const std::string&, const std::string&,
-                                 std::vector<std::string>&) {
-    return "the HTML report is written" + kOnTheDesktop;
+Status write_requested_html(const DriverOptions&, const std::string&, const std::string&,
+                            const std::string&, const std::string&, std::vector<std::string>&) {
+    return Failure{"the HTML report is written" + kOnTheDesktop};
 }
 
 // Linked in: no module to load. The live view names sites with module_naming.cpp.
-const ReportFunctions* report_functions(std::string&) {
+Result<const ReportFunctions*> report_functions() {
     static const ReportFunctions functions{nullptr,
                                            sizeof(DriverOptions),
                                            graph_request_error,

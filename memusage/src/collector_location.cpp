@@ -18,32 +18,29 @@ std::string collector_path_beside(std::string_view driver_path, std::string_view
     return library.lexically_normal().string();
 }
 
-CollectorLocation locate_collector() {
+Result<std::string> locate_collector() {
     if (const char* forced = std::getenv(kCollectorOverrideVariable); forced && *forced) {
         std::error_code ignored;
         std::filesystem::path absolute = std::filesystem::absolute(forced, ignored);
         if (::access(absolute.c_str(), R_OK) != 0) {
-            return {{},
-                    std::string(kCollectorOverrideVariable) + " names '" + forced +
-                        "', which cannot be read"};
+            return Failure{std::string(kCollectorOverrideVariable) + " names '" + forced +
+                           "', which cannot be read"};
         }
-        return {absolute.string(), {}};
+        return absolute.string();
     }
     // /proc/self/exe, not argv[0]: it survives PATH lookup, symlinks and relative calls.
     std::error_code error;
     std::filesystem::path driver = std::filesystem::read_symlink("/proc/self/exe", error);
     if (error) {
-        return {{},
-                "cannot find where memusage itself is (/proc/self/exe: " + error.message() +
-                    "); set " + kCollectorOverrideVariable};
+        return Failure{"cannot find where memusage itself is (/proc/self/exe: " + error.message() +
+                       "); set " + kCollectorOverrideVariable};
     }
     std::string candidate = collector_path_beside(driver.string(), MEMUSAGE_BIN_TO_LIB);
     if (::access(candidate.c_str(), R_OK) != 0) {
-        return {{},
-                "cannot find the collector " + candidate + "; set " + kCollectorOverrideVariable +
-                    " to its path"};
+        return Failure{"cannot find the collector " + candidate + "; set " +
+                       kCollectorOverrideVariable + " to its path"};
     }
-    return {candidate, {}};
+    return candidate;
 }
 
 }  // namespace memusage

@@ -19,10 +19,10 @@ memusagestat::GraphOptions graph_options(const DriverOptions& options) {
 
 }  // namespace
 
-std::string graph_request_error(const DriverOptions& options) {
+Status graph_request_error(const DriverOptions& options) {
     const memusagestat::GraphOptions graph = graph_options(options);
-    std::string error = memusagestat::picture_size_error(graph.width, graph.height);
-    if (!error.empty()) return "cannot draw " + options.png_path + ": " + error;
+    Status size = memusagestat::picture_size_error(graph.width, graph.height);
+    if (!size.ok()) return Failure{"cannot draw " + options.png_path + ": " + size.error()};
     return {};
 }
 
@@ -34,10 +34,9 @@ GraphResult draw_requested_graph(const DriverOptions& options, const std::string
         return {GraphOutcome::nothing_recorded,
                 "no profile data was recorded, so " + options.png_path + " was not drawn"};
     }
-    std::string error =
-        memusagestat::draw_graph(data_path, options.png_path, graph_options(options));
-    if (!error.empty())
-        return {GraphOutcome::failed, "cannot draw " + options.png_path + ": " + error};
+    Status drawn = memusagestat::draw_graph(data_path, options.png_path, graph_options(options));
+    if (!drawn.ok())
+        return {GraphOutcome::failed, "cannot draw " + options.png_path + ": " + drawn.error()};
     return {};
 }
 

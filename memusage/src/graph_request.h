@@ -3,13 +3,14 @@
 
 #include <string>
 
+#include "memusage/status.h"
 #include "options.h"
 
 namespace memusage {
 
-// Why the requested picture could not be drawn whatever the run gives, or empty: checked
-// before the program runs, so that a typing mistake does not cost a whole run.
-std::string graph_request_error(const DriverOptions& options);
+// Fails, saying why, when the requested picture could not be drawn whatever the run gives:
+// checked before the program runs, so that a typing mistake does not cost a whole run.
+Status graph_request_error(const DriverOptions& options);
 
 enum class GraphOutcome { drawn, nothing_recorded, failed };
 

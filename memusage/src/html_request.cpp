@@ -19,10 +19,9 @@ std::string written_or_none(const std::string& path) {
 
 }  // namespace
 
-std::string write_requested_html(const DriverOptions& options, const std::string& data_path,
-                                 const std::string& sites_path, const std::string& events_path,
-                                 const std::string& summary_path,
-                                 std::vector<std::string>& warnings) {
+Status write_requested_html(const DriverOptions& options, const std::string& data_path,
+                            const std::string& sites_path, const std::string& events_path,
+                            const std::string& summary_path, std::vector<std::string>& warnings) {
     memusagestat::HtmlReportRequest request;
     request.data_path = written_or_none(data_path);
     request.sites_path = written_or_none(sites_path);
@@ -46,11 +45,12 @@ std::string write_requested_html(const DriverOptions& options, const std::string
         request.command += (request.command.empty() ? "" : " ") + word;
     if (request.data_path.empty() && request.sites_path.empty() && request.events_path.empty() &&
         request.summary_path.empty())
-        return "no profile was recorded (the program did not exit normally, or was not the "
-               "profiled one), so " +
-               options.html_path + " was not written";
-    std::string error = memusagestat::write_html_report(request, options.html_path, warnings);
-    if (!error.empty()) return "the HTML report was not written: " + error;
+        return Failure{
+            "no profile was recorded (the program did not exit normally, or was not the "
+            "profiled one), so " +
+            options.html_path + " was not written"};
+    Status written = memusagestat::write_html_report(request, options.html_path, warnings);
+    if (!written.ok()) return Failure{"the HTML report was not written: " + written.error()};
     return {};
 }
 

@@ -124,15 +124,18 @@ long writer_of(const std::string& path) {
 
 // A file another run's collector is writing: this run would find it taken, write nothing,
 // and report the other run's. Refused before the program starts.
-std::string file_in_use(const DriverOptions& options, const std::string& sites_path) {
+Failure file_taken(const std::string& path, const std::string& option, long pid) {
+    return Failure{"cannot use " + path + " (" + option + "): process " + std::to_string(pid) +
+                   " is writing it, the collector of another run still going; name another file"};
+}
+
+Status file_in_use(const DriverOptions& options, const std::string& sites_path) {
     std::vector<std::pair<std::string, std::string>> named = {{"-d", options.data_path},
                                                               {"--events", options.events_path}};
     named.push_back({options.sites_path.empty() ? "--events" : "--sites-file", sites_path});
     for (const auto& [option, path] : named) {
         if (path.empty()) continue;
-        if (long pid = writer_of(path); pid != 0)
-            return "cannot use " + path + " (" + option + "): process " + std::to_string(pid) +
-                   " is writing it, the collector of another run still going; name another file";
+        if (long pid = writer_of(path); pid != 0) return file_taken(path, option, pid);
     }
     return {};
 }
@@ -140,10 +143,12 @@ std::string file_in_use(const DriverOptions& options, const std::string& sites_p
 // The report module, for the options that need it (needs_report_module); null, having
 // said why, when it cannot be loaded.
 const ReportFunctions* load_report_module() {
-    std::string error;
-    const ReportFunctions* reports = report_functions(error);
-    if (reports == nullptr) complain(error);
-    return reports;
+    const Result<const ReportFunctions*> reports = report_functions();
+    if (!reports.ok()) {
+        complain(reports.error());
+        return nullptr;
+    }
+    return reports.value();
 }
 
 // --ps: the profiled processes running now.
@@ -158,19 +163,20 @@ int list_processes() {
 
 // --watch=PID: the live view of a profiled process running now.
 int watch(int pid) {
-    if (std::string problem = live::terminal_problem(); !problem.empty()) {
-        complain(problem);
+    if (Status terminal = live::terminal_problem(); !terminal.ok()) {
+        complain(terminal.error());
         return kUsageError;
     }
     // The view names the sites with the module's symbolizer.
     if (load_report_module() == nullptr) return kSetupError;
     live::ViewSource source;
     source.pid = pid;
-    std::string error;
-    switch (live::show_live_view(source, error)) {
-        case live::ViewEnd::no_figures:
-            complain(error);
-            return kUsageError;
+    const Result<live::ViewEnd> shown = live::show_live_view(source);
+    if (!shown.ok()) {
+        complain(shown.error());
+        return kUsageError;
+    }
+    switch (shown.value()) {
         case live::ViewEnd::process_ended:
             complain("process " + std::to_string(pid) + " has ended");
             return 0;
@@ -181,13 +187,13 @@ int watch(int pid) {
 }
 
 // --keep=DIR: the directory made if missing, and the files no option names put in it.
-std::string keep_files(DriverOptions& options) {
+Status keep_files(DriverOptions& options) {
     const std::string& dir = options.keep_dir;
     std::error_code error;
     std::filesystem::create_directories(dir, error);
     if (error || !std::filesystem::is_directory(dir))
-        return "cannot keep the run's files in " + dir + ": " +
-               (error ? error.message() : std::string("not a directory"));
+        return Failure{"cannot keep the run's files in " + dir + ": " +
+                       (error ? error.message() : std::string("not a directory"))};
     if (options.data_path.empty()) options.data_path = dir + "/run.dat";
     if (options.sites_path.empty()) options.sites_path = dir + "/run.sites";
     if (options.events_path.empty()) options.events_path = dir + "/run.events";
@@ -208,14 +214,14 @@ std::string kept_summary_path(const DriverOptions& options) {
 // judges (loaded into `reports` when the options need it). The exit status when one fails.
 std::optional<int> refused_request(DriverOptions& options, const ReportFunctions*& reports) {
     if (!options.keep_dir.empty()) {
-        if (std::string error = keep_files(options); !error.empty()) {
-            complain(error);
+        if (Status kept = keep_files(options); !kept.ok()) {
+            complain(kept.error());
             return kSetupError;
         }
     }
     if (options.live) {
-        if (std::string problem = live::terminal_problem(); !problem.empty()) {
-            complain(problem);
+        if (Status terminal = live::terminal_problem(); !terminal.ok()) {
+            complain(terminal.error());
             return kUsageError;
         }
     }
@@ -226,13 +232,13 @@ std::optional<int> refused_request(DriverOptions& options, const ReportFunctions
         reports = load_report_module();
         if (reports == nullptr) return kSetupError;
         if (!options.png_path.empty()) {
-            if (std::string error = reports->graph_request_error(options); !error.empty()) {
-                complain(error);
+            if (Status request = reports->graph_request_error(options); !request.ok()) {
+                complain(request.error());
                 return kUsageError;
             }
         }
-        if (std::string error = reports->sites_request_error(options); !error.empty()) {
-            complain(error);
+        if (Status request = reports->sites_request_error(options); !request.ok()) {
+            complain(request.error());
             return kUsageError;
         }
     }
@@ -240,14 +246,15 @@ std::optional<int> refused_request(DriverOptions& options, const ReportFunctions
 }
 
 // The collector, found and fit for LD_PRELOAD; else the exit status, having said why.
-std::optional<int> missing_collector(CollectorLocation& collector) {
-    collector = locate_collector();
-    if (!collector.error.empty()) {
-        complain(collector.error);
+std::optional<int> missing_collector(std::string& collector_path) {
+    const Result<std::string> collector = locate_collector();
+    if (!collector.ok()) {
+        complain(collector.error());
         return kSetupError;
     }
-    if (!can_preload(collector.path)) {
-        complain("cannot preload " + collector.path +
+    collector_path = collector.value();
+    if (!can_preload(collector_path)) {
+        complain("cannot preload " + collector_path +
                  ": LD_PRELOAD cannot hold a path with spaces or colons; set " +
                  kCollectorOverrideVariable + " to a path without them");
         return kSetupError;
@@ -280,8 +287,8 @@ std::optional<int> place_data_and_sites(const DriverOptions& options, RunFiles& 
         // the recording draws its timeline from it.
         data_path = absolute_path(options.events_path) + ".dat";
     } else if (!options.png_path.empty() || wants_html(options)) {
-        if (std::string error = files.private_data.create(); !error.empty()) {
-            complain(error);
+        if (Status created = files.private_data.create(); !created.ok()) {
+            complain(created.error());
             return kSetupError;
         }
         data_path = files.private_data.path();
@@ -303,18 +310,18 @@ std::optional<int> place_data_and_sites(const DriverOptions& options, RunFiles& 
             options.events_path + ".sites (memusagestat --sites=" + options.events_path +
             ".sites --events=" + options.events_path + "; --sites-file=FILE names another file)";
     } else if (needs_sites || options.stack_peak) {
-        if (std::string error = files.private_sites.create(); !error.empty()) {
-            complain(error);
+        if (Status created = files.private_sites.create(); !created.ok()) {
+            complain(created.error());
             return kSetupError;
         }
         sites_path = files.private_sites.path();
     }
 
-    if (std::string error = file_in_use(
+    if (Status available = file_in_use(
             options,
             options.sites_path.empty() && sites_kept_note.empty() ? std::string() : sites_path);
-        !error.empty()) {
-        complain(error);
+        !available.ok()) {
+        complain(available.error());
         return kSetupError;
     }
     return std::nullopt;
@@ -330,8 +337,8 @@ std::optional<int> place_events_and_summary(const DriverOptions& options, RunFil
     if (!run_options.events_path.empty()) {
         run_options.events_path = absolute_path(run_options.events_path);
     } else if (wants_events(options) || wants_html(options)) {
-        if (std::string error = files.private_events.create(); !error.empty()) {
-            complain(error);
+        if (Status created = files.private_events.create(); !created.ok()) {
+            complain(created.error());
             return kSetupError;
         }
         run_options.events_path = files.private_events.path();
@@ -344,8 +351,8 @@ std::optional<int> place_events_and_summary(const DriverOptions& options, RunFil
     if (std::string kept = kept_summary_path(options); !kept.empty()) {
         run_options.summary_path = absolute_path(kept);
     } else if (wants_html(options) || files.check_profiled) {
-        if (std::string error = files.private_summary.create(); !error.empty()) {
-            complain(error);
+        if (Status created = files.private_summary.create(); !created.ok()) {
+            complain(created.error());
             return kSetupError;
         }
         run_options.summary_path = files.private_summary.path();
@@ -360,12 +367,10 @@ ProgramOutcome run_program(const ProgramLookup& lookup, const DriverOptions& opt
                            const std::vector<std::string>& environment, RunTimes& run_times) {
     timespec started{}, ended{};
     ::clock_gettime(CLOCK_REALTIME, &started);
-    std::string view_error;
-    ProgramOutcome outcome = options.live ? live::run_with_live_view(lookup.path, options.command,
-                                                                     environment, view_error)
-                                          : run_child(lookup.path, options.command, environment);
+    ProgramOutcome outcome =
+        options.live ? live::run_with_live_view(lookup.path, options.command, environment)
+                     : run_child(lookup.path, options.command, environment);
     ::clock_gettime(CLOCK_REALTIME, &ended);
-    if (!view_error.empty()) complain(view_error);
     auto nanoseconds = [](const timespec& t) {
         return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
     };
@@ -388,13 +393,13 @@ void write_sites_outputs(const ReportFunctions* reports, const DriverOptions& op
                          const RunFiles& files, const RunTimes& run_times,
                          const ProgramOutcome& outcome, int& status) {
     SitesOutcome sites;
-    std::string error = reports->requested_sites_outputs(
+    const Status made = reports->requested_sites_outputs(
         options, files.sites_path, files.run_options.events_path, run_times, sites);
     if (!sites.report.empty()) print(stderr, "\n" + sites.report);
     if (!sites.warning.empty()) complain(sites.warning);
-    if (!error.empty()) complain(error);
+    if (!made.ok()) complain(made.error());
     // An export or report asked for and not made is a failure, as a graph is.
-    if (!error.empty() && !sites.nothing_recorded && status == 0) status = kGraphError;
+    if (!made.ok() && !sites.nothing_recorded && status == 0) status = kGraphError;
     if (!files.sites_kept_note.empty()) complain(files.sites_kept_note);
     // Leaks turn the status into --leak-exitcode's, as valgrind's --error-exitcode
     // does; a program killed by a signal keeps 128+N.
@@ -408,14 +413,14 @@ void write_html(const ReportFunctions* reports, const DriverOptions& options, co
                 int& status) {
     const DriverOptions& run_options = files.run_options;
     std::vector<std::string> warnings;
-    std::string error =
+    const Status written =
         reports->write_requested_html(options, files.data_path, files.sites_path,
                                       run_options.events_path, run_options.summary_path, warnings);
     for (const std::string& warning : warnings) complain(warning);
-    if (!error.empty()) complain(error);
+    if (!written.ok()) complain(written.error());
     if (!files.sites_kept_note.empty() && !wants_sites(options)) complain(files.sites_kept_note);
     // A report asked for and not written is a failure, even of a successful program.
-    if (!error.empty() && status == 0) status = kGraphError;
+    if (!written.ok() && status == 0) status = kGraphError;
 }
 
 int run(const DriverOptions& given) {
@@ -424,8 +429,8 @@ int run(const DriverOptions& given) {
     if (options.watch_pid) return watch(*options.watch_pid);
     const ReportFunctions* reports = nullptr;
     if (std::optional<int> status = refused_request(options, reports)) return *status;
-    CollectorLocation collector;
-    if (std::optional<int> status = missing_collector(collector)) return *status;
+    std::string collector_path;
+    if (std::optional<int> status = missing_collector(collector_path)) return *status;
 
     const std::string& program = options.command.front();
     ProgramLookup lookup = find_program(program, std::getenv("PATH"));
@@ -448,7 +453,7 @@ int run(const DriverOptions& given) {
     const DriverOptions& run_options = files.run_options;
 
     std::vector<std::string> environment = child_environment(
-        inherited_environment(), run_options, collector.path, files.data_path, files.sites_path);
+        inherited_environment(), run_options, collector_path, files.data_path, files.sites_path);
     RunTimes run_times;
     ProgramOutcome outcome = run_program(lookup, options, environment, run_times);
     // Messages after the run must not kill the driver before it cleans up, should the

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "memusage/quantities.h"
+#include "memusage/status.h"
 
 namespace po = boost::program_options;
 
@@ -393,8 +394,8 @@ std::vector<po::option> take_rest_at_first_word(std::vector<std::string>& argume
 }
 
 // Applies one option in command-line order, so a later option wins as it does in glibc's
-// script (-u then -b 100 gives 100). Returns an error line, or empty.
-std::string apply_option(const po::option& option, DriverOptions& out, DriverAction& action) {
+// script (-u then -b 100 gives 100). Failing, an error line.
+Status apply_option(const po::option& option, DriverOptions& out, DriverAction& action) {
     const std::string& key = option.string_key;
     const std::string value = option.value.empty() ? std::string() : option.value.front();
     if (key.empty()) {
@@ -410,8 +411,8 @@ std::string apply_option(const po::option& option, DriverOptions& out, DriverAct
     }
     const InvalidValue invalid = row->apply(value, out);
     if (invalid.what)
-        return "memusage: invalid " + std::string(invalid.what) + " '" + value + "' for '--" + key +
-               "'" + invalid.advice;
+        return Failure{"memusage: invalid " + std::string(invalid.what) + " '" + value +
+                       "' for '--" + key + "'" + invalid.advice};
     if (!row->passed_as.empty()) out.handed_over.emplace_back(row->passed_as, value);
     return {};
 }
@@ -433,8 +434,8 @@ std::string listed(const std::vector<std::string_view>& names) {
 }
 
 // Two options given of a group that exclude each other, or an option without the one it
-// needs (the table's excludes_group and needs): the message, or empty.
-std::string combination_error(const po::parsed_options& parsed) {
+// needs (the table's excludes_group and needs): failing, the message.
+Status combination_error(const po::parsed_options& parsed) {
     for (const DriverOption& row : kDriverOptions) {
         if (row.excludes_group.empty() || !was_given(parsed, row.name)) continue;
         std::vector<std::string_view> group;
@@ -444,12 +445,12 @@ std::string combination_error(const po::parsed_options& parsed) {
             group.push_back(other.name);
             given += was_given(parsed, other.name);
         }
-        if (given > 1) return "memusage: " + listed(group) + " exclude each other";
+        if (given > 1) return Failure{"memusage: " + listed(group) + " exclude each other"};
     }
     for (const DriverOption& row : kDriverOptions)
         if (!row.needs.empty() && was_given(parsed, row.name) && !was_given(parsed, row.needs))
-            return "memusage: --" + std::string(row.name) + " goes with --" +
-                   std::string(row.needs);
+            return Failure{"memusage: --" + std::string(row.name) + " goes with --" +
+                           std::string(row.needs)};
     return {};
 }
 
@@ -472,9 +473,9 @@ std::string quoted_alternatives(const std::vector<std::string>& names) {
     return text;
 }
 
-// The words parsed into `parsed`; the message when they cannot be, else empty.
-std::string parsed_words(const std::vector<std::string>& arguments,
-                         const po::options_description& table, po::parsed_options& parsed) {
+// The words parsed into `parsed`; failing, the message.
+Status parsed_words(const std::vector<std::string>& arguments, const po::options_description& table,
+                    po::parsed_options& parsed) {
     namespace style = po::command_line_style;
     const int parse_style =
         style::allow_short | style::short_allow_adjacent | style::short_allow_next |
@@ -487,28 +488,30 @@ std::string parsed_words(const std::vector<std::string>& arguments,
                      .extra_style_parser(take_rest_at_first_word)
                      .run();
     } catch (const po::ambiguous_option& error) {
-        return "memusage: option '" + error.get_option_name() +
-               "' is ambiguous; possibilities:" + quoted_alternatives(error.alternatives());
+        return Failure{
+            "memusage: option '" + error.get_option_name() +
+            "' is ambiguous; possibilities:" + quoted_alternatives(error.alternatives())};
     } catch (const po::unknown_option& error) {
-        return "memusage: unrecognized option '" + error.get_option_name() + "'";
+        return Failure{"memusage: unrecognized option '" + error.get_option_name() + "'"};
     } catch (const po::invalid_command_line_syntax& error) {
         if (error.kind() == po::invalid_command_line_syntax::missing_parameter)
-            return "memusage: option '" + error.get_option_name() + "' requires an argument";
-        return std::string("memusage: ") + error.what();
+            return Failure{"memusage: option '" + error.get_option_name() +
+                           "' requires an argument"};
+        return Failure{std::string("memusage: ") + error.what()};
     } catch (const po::error& error) {
-        return std::string("memusage: ") + error.what();
+        return Failure{std::string("memusage: ") + error.what()};
     }
     return {};
 }
 
-// --ps or --watch with what they cannot take: the message, or empty.
-std::string looking_error(const DriverOptions& options, const po::parsed_options& parsed) {
+// --ps or --watch with what they cannot take: failing, the message.
+Status looking_error(const DriverOptions& options, const po::parsed_options& parsed) {
     const std::string looking = options.list_processes ? "--ps" : "--watch";
     if (!options.command.empty() || options.live)
-        return "memusage: " + looking +
-               " looks at processes already running: it takes no program, and no --live";
+        return Failure{"memusage: " + looking +
+                       " looks at processes already running: it takes no program, and no --live"};
     if (options.list_processes && options.watch_pid)
-        return "memusage: --ps and --watch exclude each other";
+        return Failure{"memusage: --ps and --watch exclude each other"};
     const std::string given = first_run_option(parsed);
     if (given.empty()) return {};
     // What a process collects was chosen when it started; a reader cannot change it.
@@ -518,7 +521,7 @@ std::string looking_error(const DriverOptions& options, const po::parsed_options
         error +=
             "; the view shows a process's top sites when it was started with --sites "
             "(memusage --live --sites PROGRAM)";
-    return error;
+    return Failure{error};
 }
 
 }  // namespace
@@ -529,16 +532,18 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     ParsedCommandLine result;
     const po::options_description table = driver_option_table();
     po::parsed_options parsed(&table);
-    result.error = parsed_words(arguments, table, parsed);
-    if (!result.error.empty()) return result;
+    if (Status parsed_ok = parsed_words(arguments, table, parsed); !parsed_ok.ok()) {
+        result.error = parsed_ok.error();
+        return result;
+    }
 
     result.action = DriverAction::run;
     result.options.arguments = arguments;
     for (const po::option& option : parsed.options) {
-        std::string error = apply_option(option, result.options, result.action);
-        if (!error.empty()) {
+        Status applied = apply_option(option, result.options, result.action);
+        if (!applied.ok()) {
             result.action = DriverAction::fail;
-            result.error = std::move(error);
+            result.error = applied.error();
             return result;
         }
     }
@@ -547,11 +552,12 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
         result.options.sites = kDefaultSitesShown;
     if (result.action != DriverAction::run) return result;
     const DriverOptions& options = result.options;
-    result.error = combination_error(parsed);
+    Status combined = combination_error(parsed);
     // --ps and --watch look at programs already running: they start none.
-    if (result.error.empty() && (options.list_processes || options.watch_pid.has_value()))
-        result.error = looking_error(options, parsed);
-    else if (result.error.empty() && options.command.empty())
+    const bool looking = options.list_processes || options.watch_pid.has_value();
+    if (combined.ok() && looking) combined = looking_error(options, parsed);
+    result.error = combined.error();
+    if (result.error.empty() && !looking && options.command.empty())
         result.error = "No program name given";  // glibc's words; scripts may match them
     if (!result.error.empty()) result.action = DriverAction::fail;
     return result;

@@ -24,19 +24,14 @@ namespace {
 
 constexpr const char* kReportBuild = MEMUSAGE_VERSION " " MEMUSAGE_COMMIT;
 
-struct LoadedModule {
-    const ReportFunctions* functions = nullptr;
-    std::string error;
-};
-
-LoadedModule load() {
+Result<const ReportFunctions*> load() {
     // Beside the collector the build or the install put beside the driver: the module
     // belongs to the driver, not to whichever collector MEMUSAGE_LIBRARY names.
     std::error_code error;
     std::filesystem::path driver = std::filesystem::read_symlink("/proc/self/exe", error);
     if (error)
-        return {nullptr, "cannot find where memusage itself is (/proc/self/exe: " +
-                             error.message() + "), so not its report module either"};
+        return Failure{"cannot find where memusage itself is (/proc/self/exe: " + error.message() +
+                       "), so not its report module either"};
     const std::string path =
         std::filesystem::path(collector_path_beside(driver.string(), MEMUSAGE_BIN_TO_LIB))
             .replace_filename(kReportModuleFileName)
@@ -46,26 +41,25 @@ LoadedModule load() {
     void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (module == nullptr) {
         const char* why = ::dlerror();
-        return {nullptr, cannot + (why ? why : "unknown error")};
+        return Failure{cannot + (why ? why : "unknown error")};
     }
     auto entry = reinterpret_cast<ReportModuleEntry>(::dlsym(module, kReportModuleEntry));
     const ReportFunctions* functions = entry ? entry() : nullptr;
     if (functions == nullptr)
-        return {nullptr, cannot + "it has no " + kReportModuleEntry + " (not memusage's module)"};
+        return Failure{cannot + "it has no " + kReportModuleEntry + " (not memusage's module)"};
     if (functions->build == nullptr || std::strcmp(functions->build, kReportBuild) != 0 ||
         functions->options_size != sizeof(DriverOptions))
-        return {nullptr, cannot + "it was built with memusage " +
-                             (functions->build ? functions->build : "unknown") +
-                             ", this memusage is " + kReportBuild + " (reinstall memusage)"};
-    return {functions, {}};
+        return Failure{cannot + "it was built with memusage " +
+                       (functions->build ? functions->build : "unknown") + ", this memusage is " +
+                       kReportBuild + " (reinstall memusage)"};
+    return functions;
 }
 
 }  // namespace
 
-const ReportFunctions* report_functions(std::string& error) {
-    static const LoadedModule loaded = load();
-    error = loaded.error;
-    return loaded.functions;
+Result<const ReportFunctions*> report_functions() {
+    static const Result<const ReportFunctions*> loaded = load();
+    return loaded;
 }
 
 namespace live {
@@ -73,10 +67,9 @@ namespace live {
 // The driver loaded the module before the view started (it needs it for --live and --watch),
 // so the error is for a caller that did not.
 std::unique_ptr<StackNaming> stack_naming(pid_t pid) {
-    std::string error;
-    const ReportFunctions* functions = report_functions(error);
-    if (functions == nullptr) throw std::runtime_error(error);
-    return functions->stack_naming(pid);
+    const Result<const ReportFunctions*> functions = report_functions();
+    if (!functions.ok()) throw std::runtime_error(functions.error());
+    return functions.value()->stack_naming(pid);
 }
 
 }  // namespace live

@@ -15,6 +15,7 @@
 
 #include "graph_request.h"
 #include "live/stack_naming.h"
+#include "memusage/status.h"
 #include "options.h"
 #include "sites_request.h"
 
@@ -27,19 +28,17 @@ struct ReportFunctions {
     // module of its own build, whose structures are laid out as its own.
     const char* build = nullptr;
     size_t options_size = 0;
-    std::string (*graph_request_error)(const DriverOptions& options) = nullptr;
+    Status (*graph_request_error)(const DriverOptions& options) = nullptr;
     GraphResult (*draw_requested_graph)(const DriverOptions& options,
                                         const std::string& data_path) = nullptr;
-    std::string (*sites_request_error)(const DriverOptions& options) = nullptr;
-    std::string (*requested_sites_outputs)(const DriverOptions& options,
-                                           const std::string& sites_path,
-                                           const std::string& events_path, const RunTimes& run,
-                                           SitesOutcome& outcome) = nullptr;
-    std::string (*write_requested_html)(const DriverOptions& options, const std::string& data_path,
-                                        const std::string& sites_path,
-                                        const std::string& events_path,
-                                        const std::string& summary_path,
-                                        std::vector<std::string>& warnings) = nullptr;
+    Status (*sites_request_error)(const DriverOptions& options) = nullptr;
+    Status (*requested_sites_outputs)(const DriverOptions& options, const std::string& sites_path,
+                                      const std::string& events_path, const RunTimes& run,
+                                      SitesOutcome& outcome) = nullptr;
+    Status (*write_requested_html)(const DriverOptions& options, const std::string& data_path,
+                                   const std::string& sites_path, const std::string& events_path,
+                                   const std::string& summary_path,
+                                   std::vector<std::string>& warnings) = nullptr;
     std::unique_ptr<live::StackNaming> (*stack_naming)(pid_t pid) = nullptr;
 };
 
@@ -58,8 +57,8 @@ inline bool needs_report_module(const DriverOptions& options) {
            options.watch_pid.has_value();
 }
 
-// The module's functions, loaded at the first call and kept for the process's life; null
-// with a message for the user in `error` when the module cannot be loaded.
-const ReportFunctions* report_functions(std::string& error);
+// The module's functions, loaded at the first call and kept for the process's life; a
+// failure with a message for the user when the module cannot be loaded.
+Result<const ReportFunctions*> report_functions();
 
 }  // namespace memusage

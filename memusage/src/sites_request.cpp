@@ -9,31 +9,31 @@
 
 namespace memusage {
 
-std::string sites_request_error(const DriverOptions& options) {
+Status sites_request_error(const DriverOptions& options) {
     memusagestat::FoldedMetric metric;
     if (!options.folded_metric.empty()) {
-        if (options.folded_path.empty()) return "--folded-metric goes with --folded";
+        if (options.folded_path.empty()) return Failure{"--folded-metric goes with --folded"};
         if (!memusagestat::parse_folded_metric(options.folded_metric, metric))
-            return "invalid metric '" + options.folded_metric +
-                   "' for '--folded-metric'; use peak, leaked, kept, allocated or blocks";
+            return Failure{"invalid metric '" + options.folded_metric +
+                           "' for '--folded-metric'; use peak, leaked, kept, allocated or blocks"};
     }
     if (!options.long_lived.empty() && !memusagestat::parse_duration(options.long_lived))
-        return memusagestat::duration_error(options.long_lived, "--long-lived");
+        return Failure{memusagestat::duration_error(options.long_lived, "--long-lived")};
     return {};
 }
 
-std::string requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
-                                    const std::string& events_path, const RunTimes& run,
-                                    SitesOutcome& outcome) {
+Status requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
+                               const std::string& events_path, const RunTimes& run,
+                               SitesOutcome& outcome) {
     // An empty file means the collector never wrote it: the program was not the one -n
     // names, or it ended without running its exit handlers (_exit, a kill).
     struct stat status {};
     outcome.nothing_recorded = ::stat(sites_path.c_str(), &status) != 0 || status.st_size == 0;
     if (outcome.nothing_recorded)
-        return std::string(wants_sites(options) ? "no allocation sites were recorded"
-                                                : "no stack peak was recorded") +
-               " (the program did not exit normally, or was "
-               "not the profiled one)";
+        return Failure{std::string(wants_sites(options) ? "no allocation sites were recorded"
+                                                        : "no stack peak was recorded") +
+                       " (the program did not exit normally, or was "
+                       "not the profiled one)"};
     memusagestat::SitesOutputs outputs;
     // What the options handed over ask for, through the mapping memusagestat --sites uses;
     // their values were checked before the run (sites_request_error).
@@ -50,11 +50,11 @@ std::string requested_sites_outputs(const DriverOptions& options, const std::str
         outputs.command += (outputs.command.empty() ? "" : " ") + word;
 
     memusagestat::SitesResult result;
-    std::string error = memusagestat::make_sites_outputs(sites_path, outputs, result);
+    Status made = memusagestat::make_sites_outputs(sites_path, outputs, result);
     outcome.report = std::move(result.text);
     outcome.warning = std::move(result.warning);
     outcome.leaks_found = result.leaks_found;
-    if (!error.empty()) return "cannot report allocation sites: " + error;
+    if (!made.ok()) return Failure{"cannot report allocation sites: " + made.error()};
     return {};
 }
 

@@ -5,12 +5,13 @@
 #include <cstdint>
 #include <string>
 
+#include "memusage/status.h"
 #include "options.h"
 
 namespace memusage {
 
-// A message for the options that cannot work, before the program runs; empty if none.
-std::string sites_request_error(const DriverOptions& options);
+// Fails, with a message, for options that cannot work, before the program runs.
+Status sites_request_error(const DriverOptions& options);
 
 struct SitesOutcome {
     std::string report;        // printed after the summary
@@ -28,10 +29,10 @@ struct RunTimes {
 };
 
 // The reports and exports of the sites file (and of the event recording at events_path, if
-// not empty) into `outcome`; a message for the user when some could not be made (`outcome`
-// then holds those that could).
-std::string requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
-                                    const std::string& events_path, const RunTimes& run,
-                                    SitesOutcome& outcome);
+// not empty) into `outcome`; failing, a message for the user when some could not be made
+// (`outcome` then holds those that could).
+Status requested_sites_outputs(const DriverOptions& options, const std::string& sites_path,
+                               const std::string& events_path, const RunTimes& run,
+                               SitesOutcome& outcome);
 
 }  // namespace memusage

@@ -27,15 +27,15 @@ TemporaryFile::~TemporaryFile() {
     if (!path_.empty()) ::unlink(path_.c_str());
 }
 
-std::string TemporaryFile::create() {
+Status TemporaryFile::create() {
     const char* directory = temporary_directory();
     std::string pattern = std::string(directory) + "/memusage.XXXXXX";
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
     int fd = ::mkstemp(name.data());
     if (fd < 0) {
-        return "cannot create a temporary file in " + std::string(directory) + ": " +
-               std::strerror(errno);
+        return Failure{"cannot create a temporary file in " + std::string(directory) + ": " +
+                       std::strerror(errno)};
     }
     ::close(fd);
     path_ = name.data();

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "memusage/status.h"
+
 namespace memusage {
 
 class TemporaryFile {
@@ -14,8 +16,8 @@ class TemporaryFile {
     TemporaryFile(const TemporaryFile&) = delete;
     TemporaryFile& operator=(const TemporaryFile&) = delete;
 
-    // Returns an error message, or empty on success.
-    std::string create();
+    // Failing, an error message.
+    Status create();
     const std::string& path() const { return path_; }
 
   private:

@@ -10,7 +10,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     memusagestat::EventsReader reader;
-    if (!reader.open_bytes(std::as_bytes(std::span(data, size))).empty()) return 0;
+    if (!reader.open_bytes(std::as_bytes(std::span(data, size))).ok()) return 0;
     for (int pass = 0; pass < 2; ++pass) {
         memusagestat::BlockReplay replay;
         memusagestat::RecordedEvent event;

@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto bytes = std::as_bytes(std::span(aligned)).first(size);
 
     memusagestat::Profile profile;
-    if (!memusagestat::parse_profile(bytes, profile).empty()) return 0;
+    if (!memusagestat::parse_profile(bytes, profile).ok()) return 0;
     const auto& header = profile.header;
     const unsigned columns = 1 + (size % 97);
     auto by_call = memusagestat::EnvelopeSeries::by_call(columns, profile.events.size());

@@ -14,7 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     memusagestat::SitesProfile profile;
     auto bytes = std::as_bytes(std::span(data, size));
-    if (!memusagestat::parse_sites(bytes, profile).empty()) return 0;
+    if (!memusagestat::parse_sites(bytes, profile).ok()) return 0;
     profile.modules.clear();
     memusagestat::Symbolizer symbolizer(profile.modules);
     std::vector<memusagestat::ShownSite> sites = memusagestat::shown_sites(profile, symbolizer);

@@ -280,18 +280,18 @@ void open_data_file() {
         !taking_over && output_claim::state_at_run_start(config.output, at_run_start);
     data_file.report_write_errors_to(warn_on_stderr);
     switch (data_file.open(config.output, cycle_counter(), conditional ? &at_run_start : nullptr)) {
-        case DataFile::OpenResult::opened: {
+        case OpenResult::opened: {
             char pid[24];
             snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
             setenv(kOutputOwnerVariable, pid, 1);
             break;
         }
-        case DataFile::OpenResult::busy:  // a process of the run has it, or had it
+        case OpenResult::busy:  // a process of the run has it, or had it
             break;
-        case DataFile::OpenResult::held:
+        case OpenResult::held:
             warn_held("data file", config.output);
             break;
-        case DataFile::OpenResult::failed:
+        case OpenResult::failed:
             warn_cannot_open("data file", config.output);
             break;
     }
@@ -306,7 +306,7 @@ void open_events_file() {
     uint32_t flags = sites::enabled ? events_format::kHasSites : 0;
     if (sites::enabled && sites::sample_interval != 0) flags |= events_format::kSampledBlocksOnly;
     switch (events_file.open(config.events, flags)) {
-        case EventsFile::OpenResult::opened: {
+        case OpenResult::opened: {
             char pid[24];
             snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
             setenv(kEventsOwnerVariable, pid, 1);
@@ -314,10 +314,11 @@ void open_events_file() {
             recorder.record_events(&events_file);
             break;
         }
-        case EventsFile::OpenResult::busy:
+        case OpenResult::busy:
+        case OpenResult::held:
             warn_held("events file", config.events);
             break;
-        case EventsFile::OpenResult::failed:
+        case OpenResult::failed:
             warn_cannot_open("events file", config.events);
             break;
     }
@@ -328,16 +329,17 @@ void open_events_file() {
 void open_summary_file() {
     if (config.summary_file_owner != 0 && config.summary_file_owner != getpid()) return;
     switch (figures_file.open(config.summary_file)) {
-        case SummaryFile::OpenResult::opened: {
+        case OpenResult::opened: {
             char pid[24];
             snprintf(pid, sizeof pid, "%ld", static_cast<long>(getpid()));
             setenv(kSummaryFileOwnerVariable, pid, 1);
             break;
         }
-        case SummaryFile::OpenResult::busy:
+        case OpenResult::busy:
+        case OpenResult::held:
             warn_held("summary file", config.summary_file);
             break;
-        case SummaryFile::OpenResult::failed:
+        case OpenResult::failed:
             warn_cannot_open("summary file", config.summary_file);
             break;
     }

@@ -1,6 +1,7 @@
 #include "platform/owned_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -22,11 +23,59 @@ int move_out_of_the_way(int fd) {
     return moved;
 }
 
+// close(2) may set errno (EINTR, EIO): the reason a caller reports is the failure's before it.
+void close_keeping_errno(int fd) {
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+}
+
 }  // namespace
 
 bool OwnedFile::keepable(const char* path) {
     size_t length = strlen(path);
     return length != 0 && length < kMaxPath;
+}
+
+OpenResult OwnedFile::open(const char* path, const FileState* untouched_since) {
+    if (!keepable(path)) {
+        errno = path[0] == '\0' ? ENOENT : ENAMETOOLONG;  // what open(2) would say
+        return OpenResult::failed;
+    }
+    constexpr int kFlags = O_WRONLY | O_NONBLOCK | O_CLOEXEC;
+    // A file this process creates is untouched by definition.
+    int fd = untouched_since != nullptr ? ::open(path, kFlags | O_CREAT | O_EXCL, 0666) : -1;
+    const bool created = fd >= 0;
+    if (!created) fd = ::open(path, kFlags | O_CREAT, 0666);
+    if (fd < 0) return OpenResult::failed;
+    // Another process's lock: one of the run writes the file, or another run's collector.
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK) {
+            close_keeping_errno(fd);
+            return OpenResult::failed;
+        }
+        struct stat now;
+        const bool held = untouched_since != nullptr && fstat(fd, &now) == 0 &&
+                          FileState::of(now) == *untouched_since;
+        ::close(fd);
+        return held ? OpenResult::held : OpenResult::busy;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close_keeping_errno(fd);
+        return OpenResult::failed;
+    }
+    // Nor a file that an earlier process of the run wrote and finished.
+    if (!created && untouched_since != nullptr && !(FileState::of(st) == *untouched_since)) {
+        ::close(fd);
+        return OpenResult::busy;
+    }
+    if (ftruncate(fd, 0) != 0) {  // a FIFO or a device: EINVAL
+        close_keeping_errno(fd);
+        return OpenResult::failed;
+    }
+    take(fd, path, st);
+    return OpenResult::opened;
 }
 
 void OwnedFile::take(int fd, const char* path, const struct stat& st) {
@@ -52,7 +101,7 @@ bool OwnedFile::still_ours() {
 }
 
 void OwnedFile::close() {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0) close_keeping_errno(fd_);
     fd_ = -1;
 }
 

@@ -10,7 +10,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "memusage/run_start.h"
+
 namespace memusage {
+
+// How OwnedFile::open went. busy: another process holds the file's lock, or (given the
+// file's state when the run began) has written it since; held: another process holds the
+// lock but has not written the file since the run began, so it is not one of the run's;
+// failed: errno says why.
+enum class OpenResult { opened, busy, held, failed };
 
 class OwnedFile {
   public:
@@ -18,6 +26,14 @@ class OwnedFile {
 
     // Whether `path` can be kept (not empty, shorter than kMaxPath).
     static bool keepable(const char* path);
+    // The one way the collector opens a file it writes (the data file, the event recording,
+    // the summary file, the sites file): creates `path` (mode 0666 less umask) or opens it
+    // without blocking (a FIFO named by mistake must not stop the program), takes its
+    // exclusive lock (a second process of the run must not empty a file being written),
+    // empties it (unless `untouched_since`, the file's state when the run began, shows it
+    // written since), and takes it. When it fails, errno is the failing step's own, kept
+    // across the close that follows it.
+    OpenResult open(const char* path, const FileState* untouched_since = nullptr);
     // Takes over `fd`, open on `path` (keepable) and described by `st`.
     void take(int fd, const char* path, const struct stat& st);
 
@@ -28,6 +44,7 @@ class OwnedFile {
     // True while the descriptor still leads to our file, reopening it by name when the
     // program closed or reused it; false (and closed for good) when the file is gone.
     bool still_ours();
+    // Leaves errno as it was: a failure's reason, or the program's own.
     void close();
 
   private:

@@ -1,8 +1,5 @@
 #include "record/data_file.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,43 +10,11 @@
 
 namespace memusage {
 
-DataFile::OpenResult DataFile::open(const char* path, uint64_t start_time,
-                                    const FileState* untouched_since) {
-    if (!OwnedFile::keepable(path)) return OpenResult::failed;
-    // Non-blocking: a FIFO named by mistake must not stop the program.
-    constexpr int kFlags = O_WRONLY | O_NONBLOCK | O_CLOEXEC;
-    // A file this process creates is untouched by definition.
-    int fd = untouched_since != nullptr ? ::open(path, kFlags | O_CREAT | O_EXCL, 0666) : -1;
-    bool created = fd >= 0;
-    if (!created) fd = ::open(path, kFlags | O_CREAT, 0666);
-    if (fd < 0) return OpenResult::failed;
-    // A second process of the same run (a sibling started with the same environment)
-    // must not truncate a file that is being written...
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int error = errno;
-        struct stat now;
-        bool held = error == EWOULDBLOCK && untouched_since != nullptr && fstat(fd, &now) == 0 &&
-                    FileState::of(now) == *untouched_since;
-        ::close(fd);
-        errno = error;
-        if (error != EWOULDBLOCK) return OpenResult::failed;
-        return held ? OpenResult::held : OpenResult::busy;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        ::close(fd);
-        return OpenResult::failed;
-    }
-    // ... nor one that an earlier sibling wrote and finished.
-    if (!created && untouched_since != nullptr && !(FileState::of(st) == *untouched_since)) {
-        ::close(fd);
-        return OpenResult::busy;
-    }
-    if (ftruncate(fd, 0) != 0) {
-        ::close(fd);
-        return OpenResult::failed;
-    }
-    file_.take(fd, path, st);
+OpenResult DataFile::open(const char* path, uint64_t start_time, const FileState* untouched_since) {
+    // A sibling started with the same environment must not empty the file being written,
+    // nor one it wrote and finished.
+    const OpenResult opened = file_.open(path, untouched_since);
+    if (opened != OpenResult::opened) return opened;
     start_data_file_clock(start_time);
     start_time_ = start_time;
     end_ = 0;

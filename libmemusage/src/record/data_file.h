@@ -16,13 +16,11 @@ namespace memusage {
 
 class DataFile {
   public:
-    enum class OpenResult { opened, busy, held, failed };
-
-    // Creates or truncates `path` (mode 0666 less umask) and writes the provisional
-    // header (zero peaks, `start_time`). `busy`: another process of the run holds it, or,
-    // given `untouched_since` (the file's state when the run began), has written it.
-    // `held`: another process holds it but has not written it since the run began, so
-    // not one of the run (another run's collector, still going).
+    // Creates or truncates `path` (OwnedFile::open) and writes the provisional header
+    // (zero peaks, `start_time`). `busy`: another process of the run holds it, or, given
+    // `untouched_since` (the file's state when the run began), has written it. `held`:
+    // another process holds it but has not written it since the run began, so not one of
+    // the run (another run's collector, still going). `failed`: errno says why.
     OpenResult open(const char* path, uint64_t start_time,
                     const FileState* untouched_since = nullptr);
     bool is_open() const { return file_.is_open(); }

@@ -1,7 +1,6 @@
 #include "record/events_file.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,17 +20,9 @@ namespace format = events_format;
 
 }  // namespace
 
-EventsFile::OpenResult EventsFile::open(const char* path, uint32_t flags) {
-    if (!OwnedFile::keepable(path)) return OpenResult::failed;
-    // Non-blocking: a FIFO named by mistake must not stop the program.
-    int fd = ::open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
-    if (fd < 0) return OpenResult::failed;
-    // A second process of the same run must not truncate a file its owner still holds.
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        ::close(fd);
-        return errno == EWOULDBLOCK ? OpenResult::busy : OpenResult::failed;
-    }
-    struct stat st;
+OpenResult EventsFile::open(const char* path, uint32_t flags) {
+    const OpenResult opened = file_.open(path);
+    if (opened != OpenResult::opened) return opened;
     format::FileHeader header = {};
     memcpy(header.magic, format::kMagic, sizeof header.magic);
     header.version = format::kVersion;
@@ -42,17 +33,15 @@ EventsFile::OpenResult EventsFile::open(const char* path, uint32_t flags) {
     header.pid = static_cast<uint64_t>(getpid());
     header.machine = {machine_format::kByteOrderMark, machine::kElfMachine, machine::kWordBytes,
                       machine::kDataFileTime};
-    if (ftruncate(fd, 0) != 0 || fstat(fd, &st) != 0 ||
-        !write_fully_at(fd, &header, sizeof header, 0)) {
-        ::close(fd);
+    if (!write_fully_at(file_.fd(), &header, sizeof header, 0)) {
+        file_.close();
         return OpenResult::failed;
     }
     buffer_ = static_cast<uint8_t*>(allocate_pages(kChunkBytes));
     if (buffer_ == nullptr) {
-        ::close(fd);
+        file_.close();
         return OpenResult::failed;
     }
-    file_.take(fd, path, st);
     chunk_start_ = end_ = sizeof header;
     open_cycles_ = cycle_counter();
     open_ns_ = monotonic_nanoseconds();

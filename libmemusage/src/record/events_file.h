@@ -19,11 +19,11 @@ namespace memusage {
 
 class EventsFile {
   public:
-    enum class OpenResult { opened, busy, failed };
     static constexpr size_t kChunkBytes = size_t{256} * 1024;
 
-    // Creates or truncates `path` (mode 0666 less umask) and writes its header; `flags`
-    // are events_format's header flags. `busy`: another process of the run holds it.
+    // Creates or truncates `path` (OwnedFile::open) and writes its header; `flags` are
+    // events_format's header flags. `busy`: another process holds it. `failed`: errno
+    // says why.
     OpenResult open(const char* path, uint32_t flags);
     bool is_open() const { return buffer_ != nullptr; }
 

@@ -1,7 +1,6 @@
 #include "record/summary_file.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,22 +39,9 @@ uint32_t read_command_line(char* out, uint32_t capacity) {
 
 }  // namespace
 
-SummaryFile::OpenResult SummaryFile::open(const char* path) {
-    if (!OwnedFile::keepable(path)) return OpenResult::failed;
-    int fd = ::open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return OpenResult::failed;
-    // A second process of the same run must not truncate a file its owner still holds.
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int error = errno;
-        ::close(fd);
-        return error == EWOULDBLOCK ? OpenResult::busy : OpenResult::failed;
-    }
-    struct stat st;
-    if (ftruncate(fd, 0) != 0 || fstat(fd, &st) != 0) {
-        ::close(fd);
-        return OpenResult::failed;
-    }
-    file_.take(fd, path, st);
+OpenResult SummaryFile::open(const char* path) {
+    const OpenResult opened = file_.open(path);
+    if (opened != OpenResult::opened) return opened;
     start_cycles_ = cycle_counter();
     start_ns_ = monotonic_nanoseconds();
     const int saved_errno = errno;

@@ -14,11 +14,9 @@ namespace memusage {
 
 class SummaryFile {
   public:
-    enum class OpenResult { opened, busy, failed };
-
-    // Creates or truncates `path` (mode 0666 less umask), empty until write(), and reads the
-    // clocks and the command line (before the program may rewrite its arguments). `busy`: another
-    // process of the run holds it.
+    // Creates or truncates `path` (OwnedFile::open), empty until write(), and reads the
+    // clocks and the command line (before the program may rewrite its arguments). `busy`:
+    // another process holds it. `failed`: errno says why.
     OpenResult open(const char* path);
     bool is_open() const { return file_.is_open(); }
 

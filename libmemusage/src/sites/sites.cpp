@@ -91,12 +91,13 @@ bool open_file(const char* path, long owner, const char*& problem) {
     problem = nullptr;
     if (owner != 0 && owner != getpid()) return false;
     switch (file.open(path)) {
-        case SitesFile::OpenResult::opened:
+        case OpenResult::opened:
             break;
-        case SitesFile::OpenResult::busy:
+        case OpenResult::busy:
+        case OpenResult::held:
             problem = held_by_another(path);
             return false;
-        case SitesFile::OpenResult::failed:
+        case OpenResult::failed:
             problem = cannot_open(path);
             return false;
     }

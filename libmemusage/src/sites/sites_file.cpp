@@ -3,7 +3,6 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -258,28 +257,11 @@ uint32_t write_stack_peaks(BufferedWriter& out) {
 
 }  // namespace
 
-SitesFile::OpenResult SitesFile::open(const char* path) {
-    if (!OwnedFile::keepable(path)) return OpenResult::failed;
-    // Non-blocking: a FIFO named by mistake must not stop the program before its main.
-    int fd = ::open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
-    if (fd < 0) return OpenResult::failed;
-    // A second process of the same run must not truncate a file its owner still holds.
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int error = errno;
-        ::close(fd);
-        errno = error;
-        return error == EWOULDBLOCK ? OpenResult::busy : OpenResult::failed;
-    }
-    struct stat st;
-    if (ftruncate(fd, 0) != 0 || fstat(fd, &st) != 0) {
-        int error = errno;
-        ::close(fd);
-        errno = error;
-        return OpenResult::failed;
-    }
+OpenResult SitesFile::open(const char* path) {
+    const OpenResult opened = file_.open(path);
+    if (opened != OpenResult::opened) return opened;
     // The file is written at exit with ordinary blocking writes.
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    file_.take(fd, path, st);
+    fcntl(file_.fd(), F_SETFL, fcntl(file_.fd(), F_GETFL) & ~O_NONBLOCK);
     return OpenResult::opened;
 }
 

@@ -17,10 +17,8 @@ namespace memusage {
 
 class SitesFile {
   public:
-    enum class OpenResult { opened, busy, failed };
-
-    // Creates or truncates `path` (mode 0666 less umask), empty until write(). `busy`:
-    // another process of the run holds it.
+    // Creates or truncates `path` (OwnedFile::open), empty until write(). `busy`: another
+    // process holds it. `failed`: errno says why.
     OpenResult open(const char* path);
     bool is_open() const { return file_.is_open(); }
 

@@ -7,20 +7,17 @@
 
 namespace memusage::live {
 
-std::string terminal_problem() {
-    return "the live view is not built into this memusage (built for a board without its "
-           "ncurses): list the profiled processes with 'memusage --ps'";
+Status terminal_problem() {
+    return Failure{
+        "the live view is not built into this memusage (built for a board without "
+        "its ncurses): list the profiled processes with 'memusage --ps'"};
 }
 
-ViewEnd show_live_view(const ViewSource&, std::string& error) {
-    error = terminal_problem();
-    return ViewEnd::no_figures;
-}
+Result<ViewEnd> show_live_view(const ViewSource&) { return Failure{terminal_problem().error()}; }
 
 // Never reached: run() refuses --live by terminal_problem() before starting the program.
 ProgramOutcome run_with_live_view(const std::string&, const std::vector<std::string>&,
-                                  const std::vector<std::string>&, std::string& view_error) {
-    view_error = terminal_problem();
+                                  const std::vector<std::string>&) {
     return {};
 }
 

@@ -133,14 +133,14 @@ LiveFiguresFile::~LiveFiguresFile() {
 LiveFiguresFile::LiveFiguresFile(LiveFiguresFile&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), header_(other.header_) {}
 
-std::string LiveFiguresFile::open(const std::string& path, std::optional<pid_t> pid,
-                                  int* open_error) {
+Status LiveFiguresFile::open(const std::string& path, std::optional<pid_t> pid, int* open_error) {
     // O_NONBLOCK: a FIFO's open would wait for a writer, for ever.
     int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     int error = fd < 0 ? errno : 0;
     if (open_error != nullptr) *open_error = error;
     if (fd < 0)
-        return error == ELOOP ? "a symbolic link, not a live-figures file" : std::strerror(error);
+        return Failure{error == ELOOP ? "a symbolic link, not a live-figures file"
+                                      : std::strerror(error)};
     struct stat st;
     const char* problem = nullptr;
     live_format::Header header{};
@@ -162,7 +162,7 @@ std::string LiveFiguresFile::open(const std::string& path, std::optional<pid_t> 
         problem = "the live figures of another process than its name says";
     if (problem != nullptr) {
         ::close(fd);
-        return problem;
+        return Failure{problem};
     }
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
@@ -182,8 +182,9 @@ std::vector<LookedAt> LiveFiguresFile::open_process(pid_t pid) {
     std::vector<LookedAt> looked;
     for (const std::string& directory : directories) {
         LookedAt place{directory + "/" + std::to_string(pid), 0, {}};
-        place.problem = open(place.path, pid, &place.error);
-        if (place.problem.empty()) return {};
+        Status opened = open(place.path, pid, &place.error);
+        if (opened.ok()) return {};
+        place.problem = opened.error();
         looked.push_back(std::move(place));
     }
     return looked;
@@ -231,7 +232,7 @@ std::vector<RunningProcess> running_processes(const std::vector<std::string>& di
                 continue;
             std::string path = directory + "/" + entry->d_name;
             LiveFiguresFile file;
-            if (!file.open(path, *pid).empty()) {
+            if (!file.open(path, *pid).ok()) {
                 // A file of this user's whose header was never finished (its process killed
                 // while making it): stale once no process has the pid in its name.
                 struct stat st;

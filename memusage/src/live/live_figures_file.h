@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "memusage/live_format.h"
+#include "memusage/status.h"
 
 namespace memusage::live {
 
@@ -64,11 +65,11 @@ class LiveFiguresFile {
     LiveFiguresFile& operator=(const LiveFiguresFile&) = delete;
 
     // Opens `path` (never blocking: a FIFO or a device under the name is refused, as a
-    // link is, and a file of another owner); empty on success, else why not. With `pid`,
-    // the file must be that process's. `open_error`, when given, gets the open's errno
-    // (0 when the file opened, whatever else refused it).
-    std::string open(const std::string& path, std::optional<pid_t> pid = std::nullopt,
-                     int* open_error = nullptr);
+    // link is, and a file of another owner); failing, why not. With `pid`, the file must be
+    // that process's. `open_error`, when given, gets the open's errno (0 when the file
+    // opened, whatever else refused it).
+    Status open(const std::string& path, std::optional<pid_t> pid = std::nullopt,
+                int* open_error = nullptr);
     // The file of process `pid`, in whichever of figures_directories() holds it: empty
     // when it opened, else every place it looked and why not there.
     std::vector<LookedAt> open_process(pid_t pid);

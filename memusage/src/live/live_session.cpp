@@ -102,8 +102,7 @@ bool has_ended(pid_t child) {
 
 ProgramOutcome run_with_live_view(const std::string& path,
                                   const std::vector<std::string>& arguments,
-                                  const std::vector<std::string>& environment,
-                                  std::string& view_error) {
+                                  const std::vector<std::string>& environment) {
     HeldStream output(STDOUT_FILENO), errors(STDERR_FILENO);
     ChildWatch watch;
     if (output.ok() && errors.ok()) {
@@ -129,12 +128,11 @@ ProgramOutcome run_with_live_view(const std::string& path,
                                     "live figures (" +
                                         reason + "); it runs on without the view";
         };
-        if (show_live_view(source, view_error) != ViewEnd::no_figures) view_error.clear();
+        const Result<ViewEnd> shown = show_live_view(source);
         // Said now, before the program's held output, not at its end.
-        if (!view_error.empty()) {
-            std::string line = "memusage: " + view_error + "\n";
+        if (!shown.ok()) {
+            std::string line = "memusage: " + shown.error() + "\n";
             errors.say(line);
-            view_error.clear();
         }
         output.release();
         errors.release();

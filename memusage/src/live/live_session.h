@@ -12,11 +12,9 @@
 namespace memusage::live {
 
 // When the view cannot be shown (the program runs on), the reason is said on standard
-// error at once, before the program's held output; `view_error` is set only by a driver
-// built without the view.
+// error at once, before the program's held output.
 ProgramOutcome run_with_live_view(const std::string& path,
                                   const std::vector<std::string>& arguments,
-                                  const std::vector<std::string>& environment,
-                                  std::string& view_error);
+                                  const std::vector<std::string>& environment);
 
 }  // namespace memusage::live

@@ -265,16 +265,16 @@ std::string watch_problem(pid_t pid, const std::vector<LookedAt>& looked) {
 
 }  // namespace
 
-std::string terminal_problem() {
+Status terminal_problem() {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-        return "the live view needs a terminal: standard input and output must be one";
+        return Failure{"the live view needs a terminal: standard input and output must be one"};
     const char* term = std::getenv("TERM");
     if (term == nullptr || term[0] == '\0' || std::strcmp(term, "dumb") == 0)
-        return "the live view needs a terminal that can draw (TERM is unset or dumb)";
+        return Failure{"the live view needs a terminal that can draw (TERM is unset or dumb)"};
     return {};
 }
 
-ViewEnd show_live_view(const ViewSource& source, std::string& error) {
+Result<ViewEnd> show_live_view(const ViewSource& source) {
     LiveFiguresFile file;
     for (int waited = 0;; waited += 50) {
         std::vector<LookedAt> looked = file.open_process(source.pid);
@@ -286,22 +286,20 @@ ViewEnd show_live_view(const ViewSource& source, std::string& error) {
         // The collector said why it publishes nothing: no use waiting.
         if (std::string problem = source.not_published ? source.not_published() : "";
             !problem.empty()) {
-            error = problem;
-            return ViewEnd::no_figures;
+            return Failure{problem};
         }
         if (ended) return ViewEnd::process_ended;
         if (waited >= source.wait_for_file_ms) {
             // A program this driver started (--live) runs under memusage, as this user.
-            error = source.ended ? "no live figures for process " + std::to_string(source.pid) +
-                                       " (" + looked_text(looked) + ")"
-                                 : watch_problem(source.pid, looked);
-            return ViewEnd::no_figures;
+            return Failure{source.ended
+                               ? "no live figures for process " + std::to_string(source.pid) +
+                                     " (" + looked_text(looked) + ")"
+                               : watch_problem(source.pid, looked)};
         }
         usleep(50'000);
     }
     if (is_stale(file.header())) {
-        error = "process " + std::to_string(source.pid) + " is no longer running";
-        return ViewEnd::no_figures;
+        return Failure{"process " + std::to_string(source.pid) + " is no longer running"};
     }
 
     return watch_figures(file, source);

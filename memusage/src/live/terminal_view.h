@@ -7,10 +7,12 @@
 #include <functional>
 #include <string>
 
+#include "memusage/status.h"
+
 namespace memusage::live {
 
-// Empty when standard input and output are a terminal the view can use, else why not.
-std::string terminal_problem();
+// Fails, saying why, unless standard input and output are a terminal the view can use.
+Status terminal_problem();
 
 struct ViewSource {
     pid_t pid = 0;
@@ -26,9 +28,10 @@ struct ViewSource {
     std::function<std::string()> not_published;
 };
 
-enum class ViewEnd { quit, process_ended, no_figures };
+enum class ViewEnd { quit, process_ended };
 
-// Shows the view until `q` or the end of the process. With no_figures, `error` says why.
-ViewEnd show_live_view(const ViewSource& source, std::string& error);
+// Shows the view until `q` or the end of the process; fails, saying why, when the process
+// has no figures to show.
+Result<ViewEnd> show_live_view(const ViewSource& source);
 
 }  // namespace memusage::live

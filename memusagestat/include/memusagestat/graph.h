@@ -4,6 +4,8 @@
 #include <functional>
 #include <string>
 
+#include "memusage/status.h"
+
 namespace memusagestat {
 
 struct GraphOptions {
@@ -22,14 +24,14 @@ inline constexpr unsigned kMinPictureWidth = 100;
 inline constexpr unsigned kMinPictureHeight = 80;
 inline constexpr unsigned kMaxPictureSide = 10000;
 
-// Why a picture of this size will not be drawn, or empty when it will: for callers that
-// must know before they produce the data (memusage -p checks before running the program).
-std::string picture_size_error(unsigned width, unsigned height);
+// Fails, saying why, for a picture of a size that will not be drawn: for callers that must
+// know before they produce the data (memusage -p checks before running the program).
+memusage::Status picture_size_error(unsigned width, unsigned height);
 
 // Draws the data file at data_path into out_path; the format follows out_path's
-// extension (.svg, .pdf, anything else PNG). Returns an empty string on success,
-// else a message for the user (without the program name or a trailing newline).
-std::string draw_graph(const std::string& data_path, const std::string& out_path,
-                       const GraphOptions& options);
+// extension (.svg, .pdf, anything else PNG). Failing, a message for the user (without
+// the program name or a trailing newline).
+memusage::Status draw_graph(const std::string& data_path, const std::string& out_path,
+                            const GraphOptions& options);
 
 }  // namespace memusagestat

@@ -1,12 +1,14 @@
 // The pictures of where and when, drawn by the same library as the memusage graph:
 // the flame graph of a sites file, the heap over time by site and the block map of an event
-// recording. Each returns an empty string on success, else a message for the user (without
-// the program name or a trailing newline); the format follows the output's extension
-// (.svg, .pdf, anything else PNG).
+// recording. Each one failing says why in a message for the user (without the program name
+// or a trailing newline); the format follows the output's extension (.svg, .pdf, anything
+// else PNG).
 #pragma once
 
 #include <functional>
 #include <string>
+
+#include "memusage/status.h"
 
 namespace memusagestat {
 
@@ -24,17 +26,17 @@ enum class FlameMetric { peak, leaked, allocated };
 enum class BlockColouring { site, thread, size };
 
 // The flame graph (icicle) of the sites file at sites_path.
-std::string draw_flame_graph(const std::string& sites_path, const std::string& out_path,
-                             FlameMetric metric, const PictureOptions& options);
+memusage::Status draw_flame_graph(const std::string& sites_path, const std::string& out_path,
+                                  FlameMetric metric, const PictureOptions& options);
 
 // The heap over time as stacked areas of its top sites; sites_path may be empty (the
 // threads are stacked then).
-std::string draw_heap_by_site(const std::string& events_path, const std::string& sites_path,
-                              const std::string& out_path, const PictureOptions& options);
+memusage::Status draw_heap_by_site(const std::string& events_path, const std::string& sites_path,
+                                   const std::string& out_path, const PictureOptions& options);
 
 // The block map: every block a bar from its allocation to its free, address up.
-std::string draw_block_map(const std::string& events_path, const std::string& sites_path,
-                           const std::string& out_path, BlockColouring colouring,
-                           const PictureOptions& options);
+memusage::Status draw_block_map(const std::string& events_path, const std::string& sites_path,
+                                const std::string& out_path, BlockColouring colouring,
+                                const PictureOptions& options);
 
 }  // namespace memusagestat

@@ -17,6 +17,9 @@
 
 namespace memusagestat {
 
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 const cairo_user_data_key_t kOutputKey{};
@@ -57,13 +60,13 @@ PictureFormat format_of(const std::string& path) {
     return PictureFormat::png;
 }
 
-std::string PictureOutput::open(const std::string& path, unsigned width, unsigned height,
-                                const std::string& title) {
+Status PictureOutput::open(const std::string& path, unsigned width, unsigned height,
+                           const std::string& title) {
     path_ = path;
     format_ = format_of(path);
     if (format_ != PictureFormat::png) {
         file_.reset(std::fopen(path.c_str(), "wb"));
-        if (file_ == nullptr) return cannot_write(path, errno);
+        if (file_ == nullptr) return Failure{cannot_write(path, errno)};
     }
     if (format_ == PictureFormat::svg)
         surface_.reset(cairo_svg_surface_create_for_stream(write_to_file, this, width, height));
@@ -73,7 +76,7 @@ std::string PictureOutput::open(const std::string& path, unsigned width, unsigne
         surface_.reset(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(width),
                                                   static_cast<int>(height)));
     if (cairo_surface_status(surface_.get()) != CAIRO_STATUS_SUCCESS)
-        return cairo_failure(cairo_surface_status(surface_.get()), path);
+        return Failure{cairo_failure(cairo_surface_status(surface_.get()), path)};
     if (format_ == PictureFormat::pdf) {
         cairo_pdf_surface_set_metadata(surface_.get(), CAIRO_PDF_METADATA_TITLE, title.c_str());
         cairo_pdf_surface_set_metadata(surface_.get(), CAIRO_PDF_METADATA_CREATOR, "memusagestat");
@@ -83,17 +86,17 @@ std::string PictureOutput::open(const std::string& path, unsigned width, unsigne
     return {};
 }
 
-std::string PictureOutput::finish(const std::vector<PngText>& png_texts) {
+Status PictureOutput::finish(const std::vector<PngText>& png_texts) {
     const cairo_status_t drawn = cairo_status(context_.get());
     context_.reset();
-    if (drawn != CAIRO_STATUS_SUCCESS) return cairo_failure(drawn, path_);
+    if (drawn != CAIRO_STATUS_SUCCESS) return Failure{cairo_failure(drawn, path_)};
     if (format_ != PictureFormat::png) {
         cairo_surface_finish(surface_.get());
         const cairo_status_t written = cairo_surface_status(surface_.get());
         // The reason of a failed write first: Cairo's own message does not say it.
-        if (std::string error = closed_file(); !error.empty()) return error;
-        if (written != CAIRO_STATUS_SUCCESS) return cairo_failure(written, path_);
-        return format_ == PictureFormat::svg ? add_text_layer() : std::string();
+        if (Status closed = closed_file(); !closed.ok()) return closed;
+        if (written != CAIRO_STATUS_SUCCESS) return Failure{cairo_failure(written, path_)};
+        return format_ == PictureFormat::svg ? add_text_layer() : Status();
     }
     return write_png(path_, surface_.get(), png_texts);
 }
@@ -106,11 +109,11 @@ cairo_status_t PictureOutput::write_to_file(void* closure, const unsigned char* 
     return CAIRO_STATUS_WRITE_ERROR;
 }
 
-// Closes the SVG's or PDF's file: empty, else the message of the write that failed (a
+// Closes the SVG's or PDF's file; failing, the message of the write that failed (a
 // buffered one fails only now).
-std::string PictureOutput::closed_file() {
+Status PictureOutput::closed_file() {
     if (std::fclose(file_.release()) != 0 && write_error_ == 0) write_error_ = errno;
-    if (write_error_ != 0) return cannot_write(path_, write_error_);
+    if (write_error_ != 0) return Failure{cannot_write(path_, write_error_)};
     return {};
 }
 
@@ -139,7 +142,7 @@ std::string PictureOutput::lettering_warning() const {
            "Chinese, fonts-noto-color-emoji emoji)";
 }
 
-std::string PictureOutput::add_text_layer() {
+Status PictureOutput::add_text_layer() {
     if (text_runs_.empty()) return {};
     std::string svg;
     {
@@ -147,7 +150,8 @@ std::string PictureOutput::add_text_layer() {
         svg.assign(std::istreambuf_iterator<char>(in), {});
     }
     const size_t end = svg.rfind("</svg>");
-    if (end == std::string::npos) return "cannot draw " + path_ + ": the SVG written is not whole";
+    if (end == std::string::npos)
+        return Failure{"cannot draw " + path_ + ": the SVG written is not whole"};
     std::string layer = "<g fill-opacity=\"0\" font-family=\"DejaVu Sans\">\n";
     for (const TextRun& run : text_runs_) {
         char place[256];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "draw/png_writer.h"
+#include "memusage/status.h"
 
 namespace memusagestat {
 
@@ -30,16 +31,16 @@ class PictureOutput {
     PictureOutput(const PictureOutput&) = delete;
     PictureOutput& operator=(const PictureOutput&) = delete;
 
-    // Creates the surface (the SVG or PDF file is created now); an empty string, else a
-    // message for the user. `title` goes into the PDF's metadata.
-    std::string open(const std::string& path, unsigned width, unsigned height,
-                     const std::string& title);
+    // Creates the surface (the SVG or PDF file is created now); failing, a message for the
+    // user. `title` goes into the PDF's metadata.
+    memusage::Status open(const std::string& path, unsigned width, unsigned height,
+                          const std::string& title);
     cairo_t* context() const { return context_.get(); }
     PictureFormat format() const { return format_; }
 
-    // Ends the drawing and writes the file (PNG: with these text chunks); an empty string,
-    // else a message for the user.
-    std::string finish(const std::vector<PngText>& png_texts);
+    // Ends the drawing and writes the file (PNG: with these text chunks); failing, a
+    // message for the user.
+    memusage::Status finish(const std::vector<PngText>& png_texts);
 
     // A warning for the user when some of the text drawn had no font to draw it, else empty.
     std::string lettering_warning() const;
@@ -53,8 +54,8 @@ class PictureOutput {
     friend void show_text(cairo_t* cr, const std::string& text, const std::string& whole);
     static cairo_status_t write_to_file(void* closure, const unsigned char* data,
                                         unsigned int length);
-    std::string closed_file();
-    std::string add_text_layer();
+    memusage::Status closed_file();
+    memusage::Status add_text_layer();
 
     std::string path_;
     std::vector<TextRun> text_runs_;

@@ -13,6 +13,9 @@
 
 namespace memusagestat {
 
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 struct PngJob {
@@ -76,8 +79,8 @@ bool encode(PngJob& job) {
 
 }  // namespace
 
-std::string write_png(const std::string& path, cairo_surface_t* image,
-                      const std::vector<PngText>& texts) {
+Status write_png(const std::string& path, cairo_surface_t* image,
+                 const std::vector<PngText>& texts) {
     cairo_surface_flush(image);
     const int width = cairo_image_surface_get_width(image);
     std::vector<png_byte> row(static_cast<std::size_t>(width) * 3);
@@ -90,7 +93,7 @@ std::string write_png(const std::string& path, cairo_surface_t* image,
     }
 
     FILE* file = std::fopen(path.c_str(), "wb");
-    if (file == nullptr) return cannot_write(path, errno);
+    if (file == nullptr) return Failure{cannot_write(path, errno)};
     PngJob job{file,
                cairo_image_surface_get_data(image),
                cairo_image_surface_get_stride(image),
@@ -103,9 +106,9 @@ std::string write_png(const std::string& path, cairo_surface_t* image,
                0};
     const bool encoded = encode(job);
     const bool closed = std::fclose(file) == 0;
-    if (!encoded && job.write_error != 0) return cannot_write(path, job.write_error);
-    if (!encoded) return "cannot write PNG file " + path + ": " + job.message;
-    if (!closed) return cannot_write(path, errno);
+    if (!encoded && job.write_error != 0) return Failure{cannot_write(path, job.write_error)};
+    if (!encoded) return Failure{"cannot write PNG file " + path + ": " + job.message};
+    if (!closed) return Failure{cannot_write(path, errno)};
     return {};
 }
 

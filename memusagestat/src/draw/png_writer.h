@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "memusage/status.h"
+
 namespace memusagestat {
 
 struct PngText {
@@ -15,8 +17,8 @@ struct PngText {
 };
 
 // Writes an opaque ARGB32 image surface as an 8-bit RGB PNG with tEXt chunks.
-// Returns an empty string on success, else a message for the user.
-std::string write_png(const std::string& path, cairo_surface_t* image,
-                      const std::vector<PngText>& texts);
+// Failing, a message for the user.
+memusage::Status write_png(const std::string& path, cairo_surface_t* image,
+                           const std::vector<PngText>& texts);
 
 }  // namespace memusagestat

@@ -237,17 +237,17 @@ void write_massif(Out& out, const SitesProfile& profile, const std::vector<Shown
 
 }  // namespace
 
-std::string write_massif_file(const std::string& path, const SitesProfile& profile,
-                              const std::vector<ShownSite>& sites, const MassifRun& run) {
+memusage::Status write_massif_file(const std::string& path, const SitesProfile& profile,
+                                   const std::vector<ShownSite>& sites, const MassifRun& run) {
     std::FILE* file = std::fopen(path.c_str(), "wb");
-    if (file == nullptr) return cannot_write(path, errno);
+    if (file == nullptr) return memusage::Failure{cannot_write(path, errno)};
     Out out(file);
     write_massif(out, profile, sites, run);
     out.flush();
     int error = out.error;
     // A buffered write fails only now: the close's errno when the writes all went.
     if (std::fclose(file) != 0 && error == 0) error = errno;
-    if (error != 0) return cannot_write(path, error);
+    if (error != 0) return memusage::Failure{cannot_write(path, error)};
     return {};
 }
 

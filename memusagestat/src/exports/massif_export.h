@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "memusage/status.h"
 #include "sites/shown_sites.h"
 
 namespace memusagestat {
@@ -33,9 +34,9 @@ struct MassifRun {
     std::vector<Point> heap_over_time;
 };
 
-// Writes the file to `path` as it is made, a stretch at a time; an empty string, else a
-// message for the user.
-std::string write_massif_file(const std::string& path, const SitesProfile& profile,
-                              const std::vector<ShownSite>& sites, const MassifRun& run);
+// Writes the file to `path` as it is made, a stretch at a time; failing, a message for the
+// user.
+memusage::Status write_massif_file(const std::string& path, const SitesProfile& profile,
+                                   const std::vector<ShownSite>& sites, const MassifRun& run);
 
 }  // namespace memusagestat

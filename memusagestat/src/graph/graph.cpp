@@ -13,6 +13,9 @@
 
 namespace memusagestat {
 
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 void warn(const GraphOptions& options, const std::string& message) {
@@ -22,12 +25,11 @@ void warn(const GraphOptions& options, const std::string& message) {
         std::fprintf(stderr, "memusagestat: warning: %s\n", message.c_str());
 }
 
-std::string render(const std::string& out_path, const PlotSpec& spec, const EnvelopeSeries& series,
-                   const std::string& data_path, const GraphOptions& options) {
+Status render(const std::string& out_path, const PlotSpec& spec, const EnvelopeSeries& series,
+              const std::string& data_path, const GraphOptions& options) {
     PictureOutput output;
-    if (std::string error = output.open(out_path, spec.width, spec.height, spec.title);
-        !error.empty())
-        return error;
+    if (Status opened = output.open(out_path, spec.width, spec.height, spec.title); !opened.ok())
+        return opened;
     plot_graph(output.context(), spec, series);
     if (const std::string warning = output.lettering_warning(); !warning.empty())
         warn(options, warning);
@@ -38,16 +40,15 @@ std::string render(const std::string& out_path, const PlotSpec& spec, const Enve
 
 }  // namespace
 
-std::string picture_size_error(unsigned width, unsigned height) {
+Status picture_size_error(unsigned width, unsigned height) {
     if (width <= kMaxPictureSide && height <= kMaxPictureSide) return {};
-    return "picture size " + std::to_string(width) + "x" + std::to_string(height) +
-           " too large (at most " + std::to_string(kMaxPictureSide) + " pixels a side)";
+    return Failure{"picture size " + std::to_string(width) + "x" + std::to_string(height) +
+                   " too large (at most " + std::to_string(kMaxPictureSide) + " pixels a side)"};
 }
 
-std::string draw_graph(const std::string& data_path, const std::string& out_path,
-                       const GraphOptions& options) {
-    if (std::string error = picture_size_error(options.width, options.height); !error.empty())
-        return error;
+Status draw_graph(const std::string& data_path, const std::string& out_path,
+                  const GraphOptions& options) {
+    if (Status size = picture_size_error(options.width, options.height); !size.ok()) return size;
     PlotSpec spec;
     spec.width = std::max(options.width, kMinPictureWidth);
     spec.height = std::max(options.height, kMinPictureHeight);
@@ -55,7 +56,8 @@ std::string draw_graph(const std::string& data_path, const std::string& out_path
     spec.total = options.total;
 
     MappedDataFile file;
-    if (std::string error = file.open(data_path); !error.empty()) return data_path + ": " + error;
+    if (Status opened = file.open(data_path); !opened.ok())
+        return Failure{data_path + ": " + opened.error()};
     const Profile& profile = file.profile();
     if (profile.ignored_tail_bytes != 0)
         warn(options, data_path + ": ignoring the last " +

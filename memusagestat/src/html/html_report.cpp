@@ -5,6 +5,9 @@
 
 namespace memusagestat {
 
+using memusage::Failure;
+using memusage::Status;
+
 std::string report_html(const nlohmann::json& data) {
     // Names from the run's files are not always valid UTF-8: replaced, never refused.
     const std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -24,11 +27,11 @@ std::string report_html(const nlohmann::json& data) {
     return html;
 }
 
-std::string write_html_report(const HtmlReportRequest& request, const std::string& out_path,
-                              std::vector<std::string>& warnings, const ReportBounds& bounds) {
+Status write_html_report(const HtmlReportRequest& request, const std::string& out_path,
+                         std::vector<std::string>& warnings, const ReportBounds& bounds) {
     nlohmann::json data;
-    if (std::string error = build_report_data(request, bounds, data, warnings); !error.empty())
-        return error;
+    if (Status built = build_report_data(request, bounds, data, warnings); !built.ok())
+        return built;
     return write_whole_file(out_path, report_html(data));
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "html/page_data.h"
+#include "memusage/status.h"
 
 namespace memusagestat {
 
@@ -14,9 +15,10 @@ namespace memusagestat {
 // no text of the run ("</script>" in a name) can end the element that holds it.
 std::string report_html(const nlohmann::json& data);
 
-// Builds the report of the request's files and writes it to `out_path`. An empty string on
-// success, else a message for the user; `warnings` as build_report_data's.
-std::string write_html_report(const HtmlReportRequest& request, const std::string& out_path,
-                              std::vector<std::string>& warnings, const ReportBounds& bounds = {});
+// Builds the report of the request's files and writes it to `out_path`. Failing, a message
+// for the user; `warnings` as build_report_data's.
+memusage::Status write_html_report(const HtmlReportRequest& request, const std::string& out_path,
+                                   std::vector<std::string>& warnings,
+                                   const ReportBounds& bounds = {});
 
 }  // namespace memusagestat

@@ -16,6 +16,10 @@
 #include "sites/site_names.h"
 
 namespace memusagestat {
+
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 bool empty_file(const std::string& path) {
@@ -75,12 +79,12 @@ struct Notes {
     }
 };
 
-std::string open_data_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+Status open_data_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
     MappedDataFile& data_file = files.data_file;
     files.with_data = !request.data_path.empty();
     if (files.with_data) {
-        if (std::string error = data_file.open(request.data_path); !error.empty())
-            return request.data_path + ": " + error;
+        if (Status opened = data_file.open(request.data_path); !opened.ok())
+            return Failure{request.data_path + ": " + opened.error()};
         const Profile& profile = data_file.profile();
         if (profile.ignored_tail_bytes != 0 || profile.header.repaired)
             notes.push_back(
@@ -90,21 +94,20 @@ std::string open_data_file(const HtmlReportRequest& request, RunFiles& files, No
     return {};
 }
 
-std::string open_sites_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+Status open_sites_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
     files.with_sites = !request.sites_path.empty();
     if (files.with_sites && empty_file(request.sites_path)) {
         notes.warn("The sites file " + request.sites_path +
                    " is empty: the run did not write it, so the report has no sites.");
         files.with_sites = false;
     } else if (files.with_sites) {
-        if (std::string error = read_sites_file(request.sites_path, files.sites_profile);
-            !error.empty())
-            return error;
+        if (Status loaded = read_sites_file(request.sites_path, files.sites_profile); !loaded.ok())
+            return loaded;
     }
     return {};
 }
 
-std::string open_events_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+Status open_events_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
     EventsReader& reader = files.reader;
     const SitesProfile& sites_profile = files.sites_profile;
     files.with_events = !request.events_path.empty();
@@ -113,8 +116,8 @@ std::string open_events_file(const HtmlReportRequest& request, RunFiles& files, 
                    " is empty: the run did not write it, so the report has no events.");
         files.with_events = false;
     } else if (files.with_events) {
-        if (std::string error = open_recording(reader, request.events_path); !error.empty())
-            return error;
+        if (Status loaded = open_recording(reader, request.events_path); !loaded.ok())
+            return loaded;
         if (files.with_sites && reader.pid() != sites_profile.pid)
             notes.warn(request.events_path + " is the recording of another run (process " +
                        std::to_string(reader.pid()) + "; the sites file's is " +
@@ -127,7 +130,7 @@ std::string open_events_file(const HtmlReportRequest& request, RunFiles& files, 
     return {};
 }
 
-std::string open_summary_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+Status open_summary_file(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
     RunSummary& summary = files.summary;
     files.with_summary = !request.summary_path.empty();
     if (files.with_summary && empty_file(request.summary_path)) {
@@ -135,8 +138,8 @@ std::string open_summary_file(const HtmlReportRequest& request, RunFiles& files,
                    " is empty: the run did not write it, so the report has no summary.");
         files.with_summary = false;
     } else if (files.with_summary) {
-        if (std::string error = read_summary_file(request.summary_path, summary); !error.empty())
-            return error;
+        if (Status loaded = read_summary_file(request.summary_path, summary); !loaded.ok())
+            return loaded;
         const uint64_t other_pid = files.with_sites    ? files.sites_profile.pid
                                    : files.with_events ? files.reader.pid()
                                                        : 0;
@@ -148,10 +151,10 @@ std::string open_summary_file(const HtmlReportRequest& request, RunFiles& files,
     return {};
 }
 
-std::string open_files(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
-    if (std::string error = open_data_file(request, files, notes); !error.empty()) return error;
-    if (std::string error = open_sites_file(request, files, notes); !error.empty()) return error;
-    if (std::string error = open_events_file(request, files, notes); !error.empty()) return error;
+Status open_files(const HtmlReportRequest& request, RunFiles& files, Notes& notes) {
+    if (Status opened = open_data_file(request, files, notes); !opened.ok()) return opened;
+    if (Status opened = open_sites_file(request, files, notes); !opened.ok()) return opened;
+    if (Status opened = open_events_file(request, files, notes); !opened.ok()) return opened;
     return open_summary_file(request, files, notes);
 }
 
@@ -181,14 +184,15 @@ RunClock run_clock_of(RunFiles& files, uint64_t& recording_events, Notes& notes)
     return clock;
 }
 
-std::string window_outside_run(const HtmlReportRequest& request, const RunFiles& files,
-                               const RunClock& clock) {
+Status window_outside_run(const HtmlReportRequest& request, const RunFiles& files,
+                          const RunClock& clock) {
     if (request.window && (files.with_data || files.with_events) &&
         request.window->start > clock.seconds(clock.end)) {
         char range[64];
         std::snprintf(range, sizeof range, "%.6f s", clock.seconds(clock.end));
-        return "the window " + describe(*request.window) + " is outside the run, which lasted " +
-               range + (clock.relative() ? " (a share of the run: its files hold no clock)" : "");
+        return Failure{"the window " + describe(*request.window) +
+                       " is outside the run, which lasted " + range +
+                       (clock.relative() ? " (a share of the run: its files hold no clock)" : "")};
     }
     return {};
 }
@@ -315,18 +319,19 @@ std::string shell_word(const std::string& word) {
     return quoted + "'";
 }
 
-std::string build_report_data(const HtmlReportRequest& request, const ReportBounds& bounds,
-                              nlohmann::json& data, std::vector<std::string>& warnings) {
+Status build_report_data(const HtmlReportRequest& request, const ReportBounds& bounds,
+                         nlohmann::json& data, std::vector<std::string>& warnings) {
     if (request.data_path.empty() && request.sites_path.empty() && request.events_path.empty() &&
         request.summary_path.empty())
-        return "the report needs a run's files: a data file, --sites, --events or --summary";
+        return Failure{
+            "the report needs a run's files: a data file, --sites, --events or --summary"};
     Notes notes{warnings, {}};
     RunFiles files;
-    if (std::string error = open_files(request, files, notes); !error.empty()) return error;
+    if (Status opened = open_files(request, files, notes); !opened.ok()) return opened;
 
     uint64_t recording_events = 0;
     const RunClock clock = run_clock_of(files, recording_events, notes);
-    if (std::string error = window_outside_run(request, files, clock); !error.empty()) return error;
+    if (Status inside = window_outside_run(request, files, clock); !inside.ok()) return inside;
 
     // The window, counted once for the events' buckets.
     if (files.with_events && request.window) {

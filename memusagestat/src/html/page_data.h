@@ -12,6 +12,7 @@
 #include "html/page_sites.h"
 #include "html/page_timeline.h"
 #include "html/time_window.h"
+#include "memusage/status.h"
 
 namespace memusagestat {
 
@@ -36,9 +37,9 @@ struct ReportBounds {
     ReportSiteBounds sites;
 };
 
-// An empty string on success, else a message for the user; `warnings`: what the user should
-// know that is no error (also in the report's notes).
-std::string build_report_data(const HtmlReportRequest& request, const ReportBounds& bounds,
-                              nlohmann::json& data, std::vector<std::string>& warnings);
+// Failing, a message for the user; `warnings`: what the user should know that is no error
+// (also in the report's notes).
+memusage::Status build_report_data(const HtmlReportRequest& request, const ReportBounds& bounds,
+                                   nlohmann::json& data, std::vector<std::string>& warnings);
 
 }  // namespace memusagestat

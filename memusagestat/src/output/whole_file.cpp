@@ -10,14 +10,14 @@ std::string cannot_write(const std::string& path, int error) {
     return "cannot write " + path + ": " + std::strerror(error);
 }
 
-std::string write_whole_file(const std::string& path, std::string_view content) {
+memusage::Status write_whole_file(const std::string& path, std::string_view content) {
     std::FILE* file = std::fopen(path.c_str(), "wb");
-    if (file == nullptr) return cannot_write(path, errno);
+    if (file == nullptr) return memusage::Failure{cannot_write(path, errno)};
     int error = 0;
     if (std::fwrite(content.data(), 1, content.size(), file) != content.size()) error = errno;
     // A buffered write fails only now: the close's errno when the writes all went.
     if (std::fclose(file) != 0 && error == 0) error = errno;
-    if (error != 0) return cannot_write(path, error);
+    if (error != 0) return memusage::Failure{cannot_write(path, error)};
     return {};
 }
 

@@ -6,15 +6,17 @@
 #include <string>
 #include <string_view>
 
+#include "memusage/status.h"
+
 namespace memusagestat {
 
 // The message for an output `path` that could not be made or written, for the reason
 // `error` (an errno): "cannot write PATH: REASON".
 std::string cannot_write(const std::string& path, int error);
 
-// Writes `content` as the whole of the file `path` (made, or emptied first): empty when
-// done, else cannot_write's message, the first failure's errno (a buffered write that
-// fails only when the file is closed included).
-std::string write_whole_file(const std::string& path, std::string_view content);
+// Writes `content` as the whole of the file `path` (made, or emptied first); failing,
+// cannot_write's message, the first failure's errno (a buffered write that fails only when
+// the file is closed included).
+memusage::Status write_whole_file(const std::string& path, std::string_view content);
 
 }  // namespace memusagestat

@@ -25,6 +25,9 @@
 
 namespace memusagestat {
 
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 // What the pictures of a recording read: the recording, and the sites file when given.
@@ -35,16 +38,16 @@ struct Recording {
     std::unique_ptr<SiteNames> names;
     bool has_sites_file = false;
 
-    std::string open(const std::string& events_path, const std::string& sites_path,
-                     const PictureOptions& options) {
-        if (std::string error = open_recording(reader, events_path); !error.empty()) return error;
+    Status open(const std::string& events_path, const std::string& sites_path,
+                const PictureOptions& options) {
+        if (Status status = open_recording(reader, events_path); !status.ok()) return status;
         if (!reader.complete())
             warn(options, events_path +
                               ": the recording is incomplete (the run was killed): drawn up to "
                               "its last whole record, blocks still allocated then drawn as "
                               "never freed");
         if (sites_path.empty()) return {};
-        if (std::string error = read_sites_file(sites_path, profile); !error.empty()) return error;
+        if (Status status = read_sites_file(sites_path, profile); !status.ok()) return status;
         has_sites_file = true;
         if (profile.pid != reader.pid())
             warn(options, sites_path + " is of pid " + std::to_string(profile.pid) + ", " +
@@ -89,9 +92,9 @@ struct Recording {
 
 constexpr uint64_t kMaxBlockMapPixels = 16000000;
 
-std::string checked_size(const PictureOptions& options, unsigned& width, unsigned& height) {
-    if (std::string error = picture_size_error(options.width, options.height); !error.empty())
-        return error;
+Status checked_size(const PictureOptions& options, unsigned& width, unsigned& height) {
+    if (Status status = picture_size_error(options.width, options.height); !status.ok())
+        return status;
     width = std::max(options.width, kMinPictureWidth);
     height = std::max(options.height, kMinPictureHeight);
     return {};
@@ -99,13 +102,12 @@ std::string checked_size(const PictureOptions& options, unsigned& width, unsigne
 
 }  // namespace
 
-std::string draw_flame_graph(const std::string& sites_path, const std::string& out_path,
-                             FlameMetric metric, const PictureOptions& options) {
+Status draw_flame_graph(const std::string& sites_path, const std::string& out_path,
+                        FlameMetric metric, const PictureOptions& options) {
     FlamePlotSpec spec;
-    if (std::string error = checked_size(options, spec.width, spec.height); !error.empty())
-        return error;
+    if (Status status = checked_size(options, spec.width, spec.height); !status.ok()) return status;
     SitesProfile profile;
-    if (std::string error = read_sites_file(sites_path, profile); !error.empty()) return error;
+    if (Status status = read_sites_file(sites_path, profile); !status.ok()) return status;
     Symbolizer symbolizer(profile.modules);
     const SiteNames names(profile, symbolizer);
     const FlameNode root = build_flame_tree(names, metric);
@@ -124,27 +126,25 @@ std::string draw_flame_graph(const std::string& sites_path, const std::string& o
     spec.empty_message = std::string("no ") + metric_words(metric) + ": nothing to draw";
 
     PictureOutput output;
-    if (std::string error = output.open(out_path, spec.width, spec.height, spec.title);
-        !error.empty())
-        return error;
+    if (Status status = output.open(out_path, spec.width, spec.height, spec.title); !status.ok())
+        return status;
     plot_flame_graph(output.context(), spec, root);
     if (const std::string warning = output.lettering_warning(); !warning.empty())
         warn(options, warning);
     return output.finish(png_texts(spec.title, sites_path));
 }
 
-std::string draw_heap_by_site(const std::string& events_path, const std::string& sites_path,
-                              const std::string& out_path, const PictureOptions& options) {
+Status draw_heap_by_site(const std::string& events_path, const std::string& sites_path,
+                         const std::string& out_path, const PictureOptions& options) {
     StackedPlotSpec spec;
-    if (std::string error = checked_size(options, spec.width, spec.height); !error.empty())
-        return error;
+    if (Status status = checked_size(options, spec.width, spec.height); !status.ok()) return status;
     const PlotFrame frame = stacked_frame(spec.width, spec.height);
     if (frame.width() < 20 || frame.height() < 20)
-        return "picture size " + std::to_string(spec.width) + "x" + std::to_string(spec.height) +
-               " too small for the heap by site";
+        return Failure{"picture size " + std::to_string(spec.width) + "x" +
+                       std::to_string(spec.height) + " too small for the heap by site"};
     Recording recording;
-    if (std::string error = recording.open(events_path, sites_path, options); !error.empty())
-        return error;
+    if (Status status = recording.open(events_path, sites_path, options); !status.ok())
+        return status;
     // A whole recording with sites says in its trailer all the first pass would find.
     EventScan scan;
     const EventsReader& reader = recording.reader;
@@ -173,33 +173,32 @@ std::string draw_heap_by_site(const std::string& events_path, const std::string&
     if (scan.events == 0) spec.note = "the recording holds no events";
 
     PictureOutput output;
-    if (std::string error = output.open(out_path, spec.width, spec.height, spec.title);
-        !error.empty())
-        return error;
+    if (Status status = output.open(out_path, spec.width, spec.height, spec.title); !status.ok())
+        return status;
     plot_heap_by_site(output.context(), spec, series, slots);
     if (const std::string warning = output.lettering_warning(); !warning.empty())
         warn(options, warning);
     return output.finish(png_texts(spec.title, events_path));
 }
 
-std::string draw_block_map(const std::string& events_path, const std::string& sites_path,
-                           const std::string& out_path, BlockColouring colouring,
-                           const PictureOptions& options) {
+Status draw_block_map(const std::string& events_path, const std::string& sites_path,
+                      const std::string& out_path, BlockColouring colouring,
+                      const PictureOptions& options) {
     BlockMapSpec spec;
-    if (std::string error = checked_size(options, spec.width, spec.height); !error.empty())
-        return error;
+    if (Status status = checked_size(options, spec.width, spec.height); !status.ok()) return status;
     // The accumulation buffer takes 24 bytes a pixel: 250 MB at 4000x3000.
     if (static_cast<uint64_t>(spec.width) * spec.height > kMaxBlockMapPixels)
-        return "picture size " + std::to_string(spec.width) + "x" + std::to_string(spec.height) +
-               " too large for a block map (at most " +
-               std::to_string(kMaxBlockMapPixels / 1000000) + " million pixels, such as 4000x4000)";
+        return Failure{"picture size " + std::to_string(spec.width) + "x" +
+                       std::to_string(spec.height) + " too large for a block map (at most " +
+                       std::to_string(kMaxBlockMapPixels / 1000000) +
+                       " million pixels, such as 4000x4000)"};
     const PlotFrame frame = block_map_frame(spec.width, spec.height);
     if (frame.width() < 20 || frame.height() < 20)
-        return "picture size " + std::to_string(spec.width) + "x" + std::to_string(spec.height) +
-               " too small for a block map";
+        return Failure{"picture size " + std::to_string(spec.width) + "x" +
+                       std::to_string(spec.height) + " too small for a block map"};
     Recording recording;
-    if (std::string error = recording.open(events_path, sites_path, options); !error.empty())
-        return error;
+    if (Status status = recording.open(events_path, sites_path, options); !status.ok())
+        return status;
     AddressFolding folding;
     uint64_t smallest = UINT64_MAX, largest = 0;
     const EventScan scan = scan_events(recording.reader, [&](const RecordedEvent& event) {
@@ -281,9 +280,8 @@ std::string draw_block_map(const std::string& events_path, const std::string& si
                                            ", by " + what + ": " + recording.run());
     if (scan.events == 0) spec.note = "the recording holds no events";
     PictureOutput output;
-    if (std::string error = output.open(out_path, spec.width, spec.height, spec.title);
-        !error.empty())
-        return error;
+    if (Status status = output.open(out_path, spec.width, spec.height, spec.title); !status.ok())
+        return status;
     plot_block_map(output.context(), spec, buffer, folding);
     if (const std::string warning = output.lettering_warning(); !warning.empty())
         warn(options, warning);

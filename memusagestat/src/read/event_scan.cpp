@@ -4,6 +4,9 @@
 
 namespace memusagestat {
 
+using memusage::Failure;
+using memusage::Status;
+
 EventScan scan_events(EventsReader& reader, const std::function<void(const RecordedEvent&)>& also) {
     EventScan scan;
     reader.rewind();
@@ -32,10 +35,10 @@ EventScan scan_events(EventsReader& reader, const std::function<void(const Recor
     return scan;
 }
 
-std::string open_recording(EventsReader& reader, const std::string& path) {
-    std::string error = reader.open(path);
-    if (error.empty()) return error;
-    return path + ": " + error;
+Status open_recording(EventsReader& reader, const std::string& path) {
+    Status opened = reader.open(path);
+    if (opened.ok()) return opened;
+    return Failure{path + ": " + opened.error()};
 }
 
 }  // namespace memusagestat

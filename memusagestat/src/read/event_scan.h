@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "memusage/status.h"
 #include "read/events_reader.h"
 
 namespace memusagestat {
@@ -46,6 +47,6 @@ class EventPlacement {
 };
 
 // Opens the recording, with the messages a user needs when it is not one.
-std::string open_recording(EventsReader& reader, const std::string& path);
+memusage::Status open_recording(EventsReader& reader, const std::string& path);
 
 }  // namespace memusagestat

@@ -14,6 +14,9 @@
 
 namespace memusagestat {
 
+using memusage::Failure;
+using memusage::Status;
+
 namespace format = memusage::events_format;
 
 namespace {
@@ -32,58 +35,58 @@ EventsReader::~EventsReader() {
     if (map_ != nullptr) ::munmap(map_, map_size_);
 }
 
-std::string EventsReader::open(const std::string& path) {
+Status EventsReader::open(const std::string& path) {
     // A FIFO would wait for a writer: look before opening, and open without waiting.
     struct stat info {};
-    if (::stat(path.c_str(), &info) != 0) return system_error("cannot open events file");
-    if (!S_ISREG(info.st_mode)) return "events file is not a regular file";
+    if (::stat(path.c_str(), &info) != 0) return Failure{system_error("cannot open events file")};
+    if (!S_ISREG(info.st_mode)) return Failure{"events file is not a regular file"};
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return system_error("cannot open events file");
+    if (fd < 0) return Failure{system_error("cannot open events file")};
     if (::fstat(fd, &info) != 0) {
         std::string message = system_error("cannot read events file");
         ::close(fd);
-        return message;
+        return Failure{message};
     }
     if (info.st_size == 0) {
         ::close(fd);
-        return "events file is empty";
+        return Failure{"events file is empty"};
     }
     map_size_ = static_cast<std::size_t>(info.st_size);
     map_ = ::mmap(nullptr, map_size_, PROT_READ, MAP_PRIVATE, fd, 0);
     ::close(fd);
     if (map_ == MAP_FAILED) {
         map_ = nullptr;
-        return system_error("cannot map events file");
+        return Failure{system_error("cannot map events file")};
     }
     ::madvise(map_, map_size_, MADV_SEQUENTIAL);
     return open_bytes(std::span(static_cast<const std::byte*>(map_), map_size_));
 }
 
-std::string EventsReader::open_bytes(std::span<const std::byte> bytes) {
+Status EventsReader::open_bytes(std::span<const std::byte> bytes) {
     data_ = reinterpret_cast<const uint8_t*>(bytes.data());
     end_ = data_ + bytes.size();
     return parse_header();
 }
 
-std::string EventsReader::parse_header() {
+Status EventsReader::parse_header() {
     std::size_t size = static_cast<std::size_t>(end_ - data_);
     format::FileHeader header = {};
     if (size < format::kVersion2HeaderBytes ||
         std::memcmp(data_, format::kMagic, sizeof format::kMagic) != 0)
-        return "not an events file (no memusage event-recording header)";
+        return Failure{"not an events file (no memusage event-recording header)"};
     std::memcpy(&header, data_, std::min(size, sizeof header));
     if (memusage::machine_format::version_looks_swapped(header.version))
-        return other_byte_order_message("the events file");
+        return Failure{other_byte_order_message("the events file")};
     if (header.version < 2 || header.version > format::kVersion)
-        return "events file version " + std::to_string(header.version) +
-               " is not supported (this memusagestat reads versions 2 to " +
-               std::to_string(format::kVersion) + "; record the run again)";
+        return Failure{"events file version " + std::to_string(header.version) +
+                       " is not supported (this memusagestat reads versions 2 to " +
+                       std::to_string(format::kVersion) + "; record the run again)"};
     const std::size_t least_header_bytes =
         header.version == 2 ? format::kVersion2HeaderBytes : sizeof header;
     if (header.version == 2) header.machine = {};  // the reader's own kind of machine
     if (header.header_bytes < least_header_bytes || header.header_bytes > size ||
         header.time_shift > 32)
-        return "events file header is damaged";
+        return Failure{"events file header is damaged"};
     machine_ = header.machine;
     time_shift_ = header.time_shift;
     has_sites_ = (header.flags & format::kHasSites) != 0;
@@ -104,14 +107,15 @@ std::string EventsReader::parse_header() {
         }
     }
     if (complete_ && (trailer_end_time_ >> (64 - time_shift_ - 1)) != 0)
-        return "events file trailer is damaged";
+        return Failure{"events file trailer is damaged"};
     rewind();
     if (cursor_ != end_ && (*cursor_ != static_cast<uint8_t>(format::Kind::clock) || !read_clock()))
-        return "events file is damaged: its first chunk does not start with a clock reading";
+        return Failure{
+            "events file is damaged: its first chunk does not start with a clock reading"};
     start_time_ = time_ << time_shift_;
     start_ns_ = last_clock_ns_;
     rewind();
-    return "";
+    return {};
 }
 
 void EventsReader::rewind() {

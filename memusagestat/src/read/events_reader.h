@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "memusage/status.h"
+
 namespace memusagestat {
 
 struct RecordedEvent {
@@ -43,10 +45,10 @@ class EventsReader {
     EventsReader& operator=(const EventsReader&) = delete;
     ~EventsReader();
 
-    // Maps and checks the file; an empty string, else a message for the user.
-    std::string open(const std::string& path);
+    // Maps and checks the file; failing, a message for the user.
+    memusage::Status open(const std::string& path);
     // The same for a recording held in memory (kept by the caller while in use).
-    std::string open_bytes(std::span<const std::byte> bytes);
+    memusage::Status open_bytes(std::span<const std::byte> bytes);
 
     // The next event; false at the end of the recording, or where it is damaged
     // (problem() then says where and why).
@@ -79,7 +81,7 @@ class EventsReader {
     const std::vector<ThreadInfo>& threads() const { return threads_; }
 
   private:
-    std::string parse_header();
+    memusage::Status parse_header();
     bool fail(const char* why);
     bool cut_short(const uint8_t* record_start, const char* why);
     bool read_clock();

@@ -12,6 +12,9 @@
 
 namespace memusagestat {
 
+using memusage::Failure;
+using memusage::Status;
+
 using memusage::Record;
 
 namespace {
@@ -49,16 +52,16 @@ MappedDataFile::~MappedDataFile() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-std::string MappedDataFile::open(const std::string& path) {
+Status MappedDataFile::open(const std::string& path) {
     // Opening a FIFO for reading waits for a writer, possibly for ever: look first, and
     // open without waiting in case the name changes in between.
     struct stat info {};
-    if (::stat(path.c_str(), &info) != 0) return system_error("cannot open input file");
-    if (!S_ISREG(info.st_mode)) return "input file is not a regular file";
+    if (::stat(path.c_str(), &info) != 0) return Failure{system_error("cannot open input file")};
+    if (!S_ISREG(info.st_mode)) return Failure{"input file is not a regular file"};
     FileDescriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
-    if (file.fd < 0) return system_error("cannot open input file");
-    if (::fstat(file.fd, &info) != 0) return system_error("cannot read input file");
-    if (!S_ISREG(info.st_mode)) return "input file is not a regular file";
+    if (file.fd < 0) return Failure{system_error("cannot open input file")};
+    if (::fstat(file.fd, &info) != 0) return Failure{system_error("cannot read input file")};
+    if (!S_ISREG(info.st_mode)) return Failure{"input file is not a regular file"};
     const auto size = static_cast<std::size_t>(info.st_size);
     if (size < memusage::kHeaderRecords * sizeof(Record)) {
         // Too short to map usefully; the parser still words the message.
@@ -67,13 +70,14 @@ std::string MappedDataFile::open(const std::string& path) {
     }
 
     void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
-    if (map == MAP_FAILED) return system_error("cannot map input file");
+    if (map == MAP_FAILED) return Failure{system_error("cannot map input file")};
     map_ = static_cast<std::byte*>(map);
     map_size_ = size;
     std::swap(fd_, file.fd);  // kept for the event mappings
 
-    std::string error = parse_profile({map_, map_size_}, profile_, HeaderRepair::leave);
-    if (!error.empty()) return error;
+    if (Status parsed = parse_profile({map_, map_size_}, profile_, HeaderRepair::leave);
+        !parsed.ok())
+        return parsed;
     if (profile_.header.repaired) {
         HeaderScan scan(*reinterpret_cast<const Record*>(map_));
         visit_events(0, profile_.events.size(),

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "memusage/status.h"
 #include "read/profile.h"
 
 namespace memusagestat {
@@ -21,9 +22,9 @@ class MappedDataFile {
     ~MappedDataFile();
 
     // Maps and validates the file; repairs a zero-peak header by scanning and, like glibc,
-    // writes the repaired header back when the file is writable. Returns an empty string
-    // on success, else a message for the user.
-    std::string open(const std::string& path);
+    // writes the repaired header back when the file is writable. Failing, a message for
+    // the user.
+    memusage::Status open(const std::string& path);
 
     const Profile& profile() const { return profile_; }
 

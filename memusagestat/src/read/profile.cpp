@@ -4,15 +4,18 @@
 
 namespace memusagestat {
 
+using memusage::Failure;
+using memusage::Status;
+
 using memusage::Record;
 
-std::string parse_profile(std::span<const std::byte> bytes, Profile& profile, HeaderRepair repair) {
+Status parse_profile(std::span<const std::byte> bytes, Profile& profile, HeaderRepair repair) {
     if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(Record) != 0)
-        return "internal error: data not aligned for records";
+        return Failure{"internal error: data not aligned for records"};
     const size_t whole_records = bytes.size() / sizeof(Record);
     if (whole_records < memusage::kHeaderRecords)
-        return "input file has incorrect size: " + std::to_string(bytes.size()) +
-               " bytes, less than the two header records (48 bytes)";
+        return Failure{"input file has incorrect size: " + std::to_string(bytes.size()) +
+                       " bytes, less than the two header records (48 bytes)"};
 
     const auto* records = reinterpret_cast<const Record*>(bytes.data());
     profile = Profile{};

@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 
+#include "memusage/status.h"
+
 namespace memusagestat {
 
 // What the two header records hold once a reader can trust them.
@@ -46,9 +48,9 @@ enum class HeaderRepair {
 };
 
 // Interprets a whole data file held in memory. `bytes` must be aligned for Record
-// (mmap'd memory is). Returns an empty string on success, else a message for the user.
-std::string parse_profile(std::span<const std::byte> bytes, Profile& profile,
-                          HeaderRepair repair = HeaderRepair::scan_now);
+// (mmap'd memory is). Failing, a message for the user.
+memusage::Status parse_profile(std::span<const std::byte> bytes, Profile& profile,
+                               HeaderRepair repair = HeaderRepair::scan_now);
 
 // Rebuilds the header a run that died never wrote: peaks from the events, the end time
 // of the last event; timeless records count for neither. Fed in chunks so that a huge

@@ -12,6 +12,10 @@
 #include "read/machine_check.h"
 
 namespace memusagestat {
+
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 namespace format = memusage::sites_format;
@@ -54,23 +58,23 @@ constexpr const char* kTruncated =
 
 // The header, checked against the file's length and its trailer; what a version before
 // the reader's lacks is set to what such a file means.
-std::string read_header(std::span<const std::byte> bytes, format::FileHeader& header) {
+Status read_header(std::span<const std::byte> bytes, format::FileHeader& header) {
     header = {};
     if (bytes.size() < format::kVersion1HeaderBytes + sizeof(format::FileTrailer))
-        return "not a memusage sites file (too short)";
+        return Failure{"not a memusage sites file (too short)"};
     // A version 1 header is shorter; what lies past it is checked against header_bytes below.
     std::memcpy(&header, bytes.data(), std::min(bytes.size(), sizeof header));
     if (std::memcmp(header.magic, format::kMagic, sizeof header.magic) != 0) {
         bool all_zero = true;
         for (char c : header.magic) all_zero = all_zero && c == 0;
-        return all_zero ? kTruncated : "not a memusage sites file";
+        return Failure{all_zero ? kTruncated : "not a memusage sites file"};
     }
     if (memusage::machine_format::version_looks_swapped(header.version))
-        return other_byte_order_message("the sites file");
+        return Failure{other_byte_order_message("the sites file")};
     if (header.version < 1 || header.version > format::kVersion)
-        return "sites file version " + std::to_string(header.version) +
-               " is not supported (this memusagestat reads versions 1 to " +
-               std::to_string(format::kVersion) + ")";
+        return Failure{"sites file version " + std::to_string(header.version) +
+                       " is not supported (this memusagestat reads versions 1 to " +
+                       std::to_string(format::kVersion) + ")"};
     uint32_t least_header_bytes = header.version == 1  ? format::kVersion1HeaderBytes
                                   : header.version < 4 ? format::kVersion3HeaderBytes
                                                        : format::kVersion4HeaderBytes;
@@ -89,10 +93,10 @@ std::string read_header(std::span<const std::byte> bytes, format::FileHeader& he
     std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
     if (std::memcmp(trailer.magic, format::kTrailerMagic, sizeof trailer.magic) != 0 ||
         trailer.file_bytes != bytes.size())
-        return kTruncated;
+        return Failure{kTruncated};
     if (header.header_bytes < least_header_bytes || header.header_bytes % 8 != 0 ||
         header.header_bytes > bytes.size() - sizeof trailer)
-        return kTruncated;
+        return Failure{kTruncated};
     return {};
 }
 
@@ -114,16 +118,17 @@ void take_header(const format::FileHeader& header, SitesProfile& profile) {
 }
 
 // Counts are bounded by what the file could hold before anything is reserved.
-std::string read_modules(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
-    if (header.module_count > cursor.left() / sizeof(format::ModuleRecord)) return kTruncated;
+Status read_modules(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
+    if (header.module_count > cursor.left() / sizeof(format::ModuleRecord))
+        return Failure{kTruncated};
     profile.modules.reserve(header.module_count);
     for (uint32_t i = 0; i < header.module_count; ++i) {
         format::ModuleRecord record;
         SitesModule module;
         if (!cursor.take(record) || !cursor.take_string(module.build_id, record.build_id_bytes) ||
             !cursor.take_string(module.path, record.path_bytes) || !cursor.skip_to_8())
-            return kTruncated;
-        if (record.start > record.end) return kTruncated;
+            return Failure{kTruncated};
+        if (record.start > record.end) return Failure{kTruncated};
         module.load_bias = record.load_bias;
         module.start = record.start;
         module.end = record.end;
@@ -132,14 +137,14 @@ std::string read_modules(Cursor& cursor, const format::FileHeader& header, Sites
     return {};
 }
 
-std::string read_sites(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
-    if (header.site_count > cursor.left() / sizeof(format::SiteRecord)) return kTruncated;
+Status read_sites(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
+    if (header.site_count > cursor.left() / sizeof(format::SiteRecord)) return Failure{kTruncated};
     profile.sites.reserve(header.site_count);
     for (uint32_t i = 0; i < header.site_count; ++i) {
         format::SiteRecord record;
-        if (!cursor.take(record)) return kTruncated;
+        if (!cursor.take(record)) return Failure{kTruncated};
         if (record.depth > header.max_depth || record.depth > cursor.left() / sizeof(uint64_t))
-            return kTruncated;
+            return Failure{kTruncated};
         AllocationSite site;
         site.blocks_allocated = record.blocks_allocated;
         site.bytes_allocated = record.bytes_allocated;
@@ -154,15 +159,14 @@ std::string read_sites(Cursor& cursor, const format::FileHeader& header, SitesPr
     return {};
 }
 
-std::string read_stack_peak(Cursor& cursor, const format::FileHeader& header,
-                            SitesProfile& profile) {
+Status read_stack_peak(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
     format::StackPeakRecord record;
-    if (!cursor.take(record)) return kTruncated;
+    if (!cursor.take(record)) return Failure{kTruncated};
     if (record.depth > format::kMaxStackPeakDepth ||
         record.depth > cursor.left() / sizeof(format::StackPeakFrame))
-        return kTruncated;
+        return Failure{kTruncated};
     if (record.stack != format::kThreadStack && record.stack != format::kSignalStack)
-        return kTruncated;
+        return Failure{kTruncated};
     StackPeak peak;
     peak.tid = record.tid;
     peak.main_thread = record.is_main != 0;
@@ -182,7 +186,7 @@ std::string read_stack_peak(Cursor& cursor, const format::FileHeader& header,
     uint32_t outer = header.version >= 5 ? record.flags >> format::kPeakOuterShift : 0;
     if (outer > format::kMaxStackPeakOuter ||
         outer > cursor.left() / sizeof(format::StackPeakOuterFrame))
-        return kTruncated;
+        return Failure{kTruncated};
     peak.outer.resize(outer);
     for (StackPeak::OuterFrame& frame : peak.outer) {
         format::StackPeakOuterFrame stored;
@@ -193,22 +197,20 @@ std::string read_stack_peak(Cursor& cursor, const format::FileHeader& header,
     return {};
 }
 
-std::string read_stack_peaks(Cursor& cursor, const format::FileHeader& header,
-                             SitesProfile& profile) {
+Status read_stack_peaks(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
     if (header.stack_peak_count > cursor.left() / sizeof(format::StackPeakRecord))
-        return kTruncated;
+        return Failure{kTruncated};
     profile.stack_peaks.reserve(header.stack_peak_count);
     for (uint32_t i = 0; i < header.stack_peak_count; ++i)
-        if (std::string error = read_stack_peak(cursor, header, profile); !error.empty())
-            return error;
+        if (Status read = read_stack_peak(cursor, header, profile); !read.ok()) return read;
     return {};
 }
 
 // The optional parts after the stack peaks, each there when its flag says so.
-std::string read_extras(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
+Status read_extras(Cursor& cursor, const format::FileHeader& header, SitesProfile& profile) {
     if ((header.flags & format::kHasSiteExtras) != 0) {
         if (profile.sites.size() > cursor.left() / sizeof(format::SiteExtraRecord))
-            return kTruncated;
+            return Failure{kTruncated};
         for (AllocationSite& site : profile.sites) {
             format::SiteExtraRecord record;
             cursor.take(record);
@@ -220,11 +222,11 @@ std::string read_extras(Cursor& cursor, const format::FileHeader& header, SitesP
     }
     if ((header.flags & format::kHasStandardStreamBuffers) != 0) {
         uint64_t count = 0;
-        if (cursor.left() < sizeof count) return kTruncated;
+        if (cursor.left() < sizeof count) return Failure{kTruncated};
         cursor.take(count);
         if (count > format::kMaxStreamBuffers ||
             count > cursor.left() / sizeof(format::StreamBufferRecord))
-            return kTruncated;
+            return Failure{kTruncated};
         for (uint64_t i = 0; i < count; ++i) {
             format::StreamBufferRecord record;
             cursor.take(record);
@@ -235,11 +237,11 @@ std::string read_extras(Cursor& cursor, const format::FileHeader& header, SitesP
     }
     if ((header.flags & format::kHasGrownAt) != 0) {
         uint64_t count = 0;
-        if (cursor.left() < sizeof count) return kTruncated;
+        if (cursor.left() < sizeof count) return Failure{kTruncated};
         cursor.take(count);
         if (count > format::kMaxGrownAtRecords ||
             count > cursor.left() / sizeof(format::GrownAtRecord))
-            return kTruncated;
+            return Failure{kTruncated};
         for (uint64_t i = 0; i < count; ++i) {
             format::GrownAtRecord record;
             cursor.take(record);
@@ -255,34 +257,35 @@ std::string read_extras(Cursor& cursor, const format::FileHeader& header, SitesP
 
 }  // namespace
 
-std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile) {
+Status parse_sites(std::span<const std::byte> bytes, SitesProfile& profile) {
     profile = SitesProfile{};
     if (bytes.empty())
-        return "the sites file is empty: the run did not end normally (killed, or ended "
-               "with _exit or exec), or it was not the profiled process";
+        return Failure{
+            "the sites file is empty: the run did not end normally (killed, or ended "
+            "with _exit or exec), or it was not the profiled process"};
     format::FileHeader header;
-    if (std::string error = read_header(bytes, header); !error.empty()) return error;
+    if (Status read = read_header(bytes, header); !read.ok()) return read;
 
     // Without the trailer, so that no part can run into it.
     Cursor cursor(bytes.first(bytes.size() - sizeof(format::FileTrailer)));
     cursor.seek(header.header_bytes);
     take_header(header, profile);
-    if (std::string error = read_modules(cursor, header, profile); !error.empty()) return error;
-    if (std::string error = read_sites(cursor, header, profile); !error.empty()) return error;
-    if (std::string error = read_stack_peaks(cursor, header, profile); !error.empty()) return error;
-    if (std::string error = read_extras(cursor, header, profile); !error.empty()) return error;
-    if (cursor.left() != 0) return kTruncated;
+    if (Status read = read_modules(cursor, header, profile); !read.ok()) return read;
+    if (Status read = read_sites(cursor, header, profile); !read.ok()) return read;
+    if (Status read = read_stack_peaks(cursor, header, profile); !read.ok()) return read;
+    if (Status read = read_extras(cursor, header, profile); !read.ok()) return read;
+    if (cursor.left() != 0) return Failure{kTruncated};
     return {};
 }
 
-std::string read_sites_file(const std::string& path, SitesProfile& profile) {
+Status read_sites_file(const std::string& path, SitesProfile& profile) {
     // Without O_NONBLOCK, opening a FIFO would wait for a writer; it is refused below.
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
+    if (fd < 0) return Failure{"cannot open " + path + ": " + std::strerror(errno)};
     struct stat st {};
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        return path + " is not a regular file";
+        return Failure{path + " is not a regular file"};
     }
     std::vector<std::byte> bytes(static_cast<size_t>(st.st_size));
     size_t done = 0;
@@ -294,8 +297,9 @@ std::string read_sites_file(const std::string& path, SitesProfile& profile) {
     }
     ::close(fd);
     bytes.resize(done);  // a file that shrank while being read is checked as it was read
-    std::string error = parse_sites(bytes, profile);
-    return error.empty() ? error : path + ": " + error;
+    Status parsed = parse_sites(bytes, profile);
+    if (parsed.ok()) return parsed;
+    return Failure{path + ": " + parsed.error()};
 }
 
 }  // namespace memusagestat

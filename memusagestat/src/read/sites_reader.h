@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "memusage/status.h"
+
 namespace memusagestat {
 
 struct SitesModule {
@@ -146,11 +148,10 @@ struct SitesProfile {
     std::vector<StackPeak> stack_peaks;  // version 3 on; in no particular order
 };
 
-// Interprets a whole sites file held in memory. Returns an empty string on success, else
-// a message for the user.
-std::string parse_sites(std::span<const std::byte> bytes, SitesProfile& profile);
+// Interprets a whole sites file held in memory; failing, a message for the user.
+memusage::Status parse_sites(std::span<const std::byte> bytes, SitesProfile& profile);
 
 // Reads and interprets the file at `path`; the same messages, plus those of reading.
-std::string read_sites_file(const std::string& path, SitesProfile& profile);
+memusage::Status read_sites_file(const std::string& path, SitesProfile& profile);
 
 }  // namespace memusagestat

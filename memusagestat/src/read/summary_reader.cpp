@@ -10,6 +10,10 @@
 #include <vector>
 
 namespace memusagestat {
+
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 namespace format = memusage::summary_format;
@@ -24,37 +28,39 @@ double RunSummary::seconds_per_cycle() const {
            static_cast<double>(end_cycles - start_cycles);
 }
 
-std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary) {
+Status parse_summary(std::span<const std::byte> bytes, RunSummary& summary) {
     summary = RunSummary{};
     format::FileHeader header{};
     if (bytes.size() < sizeof header.magic ||
         std::memcmp(bytes.data(), format::kMagic, sizeof header.magic) != 0)
-        return "not a memusage summary file (or one whose run was killed while writing it)";
+        return Failure{
+            "not a memusage summary file (or one whose run was killed while writing it)"};
     // Enough of the header to tell whose it is: magic, version, size, byte order.
     constexpr size_t kIdentity = offsetof(format::FileHeader, stats_bytes);
-    if (bytes.size() < kIdentity) return "the summary file is cut short";
+    if (bytes.size() < kIdentity) return Failure{"the summary file is cut short"};
     std::memcpy(&header, bytes.data(), kIdentity);
     if (header.byte_order == byte_swapped(format::kByteOrderMark))
-        return "the summary file was written on a machine of the other byte order; read it "
-               "there";
+        return Failure{
+            "the summary file was written on a machine of the other byte order; read it "
+            "there"};
     if (header.byte_order != format::kByteOrderMark)
-        return "the summary file is damaged (its byte-order mark is wrong)";
+        return Failure{"the summary file is damaged (its byte-order mark is wrong)"};
     if (header.version > format::kVersion)
-        return "the summary file is of version " + std::to_string(header.version) +
-               ", newer than this memusagestat reads (" + std::to_string(format::kVersion) +
-               "): use the memusagestat of the memusage that wrote it";
-    if (header.version == 0) return "the summary file is damaged (version 0)";
+        return Failure{"the summary file is of version " + std::to_string(header.version) +
+                       ", newer than this memusagestat reads (" + std::to_string(format::kVersion) +
+                       "): use the memusagestat of the memusage that wrote it"};
+    if (header.version == 0) return Failure{"the summary file is damaged (version 0)"};
     // The word size is not checked: every field is 64 bits wide wherever it was written, so
     // a 32-bit board's file reads here as it was written (stats_bytes says the layout).
     if (header.header_bytes < sizeof header || header.header_bytes > bytes.size())
-        return "the summary file is damaged or cut short (its header)";
+        return Failure{"the summary file is damaged or cut short (its header)"};
     std::memcpy(&header, bytes.data(), sizeof header);
     if (header.stats_bytes != format::kStatsBytes)
-        return "the summary file is damaged (its figures take " +
-               std::to_string(header.stats_bytes) + " bytes, not " +
-               std::to_string(format::kStatsBytes) + ")";
+        return Failure{"the summary file is damaged (its figures take " +
+                       std::to_string(header.stats_bytes) + " bytes, not " +
+                       std::to_string(format::kStatsBytes) + ")"};
     if (bytes.size() - header.header_bytes < header.stats_bytes)
-        return "the summary file is damaged or cut short (its figures)";
+        return Failure{"the summary file is damaged or cut short (its figures)"};
     std::memcpy(&summary.stats, bytes.data() + header.header_bytes, sizeof summary.stats);
     // Version 2's command line: the rest of the file, words ended by NULs.
     const auto* rest =
@@ -62,10 +68,10 @@ std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary)
     const size_t rest_bytes = bytes.size() - header.header_bytes - header.stats_bytes;
     const bool with_command = header.version >= 2 && (header.flags & format::kCommand) != 0;
     if (!with_command && rest_bytes != 0)
-        return "the summary file is damaged (bytes after its figures)";
+        return Failure{"the summary file is damaged (bytes after its figures)"};
     if (with_command) {
         if (rest_bytes == 0 || rest_bytes > format::kMostCommandBytes || rest[rest_bytes - 1] != 0)
-            return "the summary file is damaged (its command line)";
+            return Failure{"the summary file is damaged (its command line)"};
         for (size_t i = 0; i + 1 < rest_bytes; ++i)
             summary.command += rest[i] == '\0' ? ' ' : rest[i];
     }
@@ -78,20 +84,20 @@ std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary)
     return {};
 }
 
-std::string read_summary_file(const std::string& path, RunSummary& summary) {
+Status read_summary_file(const std::string& path, RunSummary& summary) {
     // Without O_NONBLOCK, opening a FIFO would wait for a writer; it is refused below.
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return "cannot open " + path + ": " + std::strerror(errno);
+    if (fd < 0) return Failure{"cannot open " + path + ": " + std::strerror(errno)};
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        return path + " is not a regular file";
+        return Failure{path + " is not a regular file"};
     }
     // Far larger than any summary file: a wrong file is refused before it is read whole.
     constexpr off_t kMostBytes = 1 << 20;
     if (st.st_size > kMostBytes) {
         ::close(fd);
-        return path + ": not a memusage summary file (too large)";
+        return Failure{path + ": not a memusage summary file (too large)"};
     }
     std::vector<std::byte> bytes(static_cast<size_t>(st.st_size));
     size_t done = 0;
@@ -103,8 +109,9 @@ std::string read_summary_file(const std::string& path, RunSummary& summary) {
     }
     ::close(fd);
     bytes.resize(done);
-    const std::string error = parse_summary(bytes, summary);
-    return error.empty() ? error : path + ": " + error;
+    Status parsed = parse_summary(bytes, summary);
+    if (parsed.ok()) return parsed;
+    return Failure{path + ": " + parsed.error()};
 }
 
 }  // namespace memusagestat

@@ -10,6 +10,8 @@
 #include <span>
 #include <string>
 
+#include "memusage/status.h"
+
 namespace memusagestat {
 
 struct RunSummary {
@@ -26,10 +28,10 @@ struct RunSummary {
     double seconds_per_cycle() const;
 };
 
-// Interprets a whole summary file held in memory: an empty string, else a message.
-std::string parse_summary(std::span<const std::byte> bytes, RunSummary& summary);
+// Interprets a whole summary file held in memory; failing, a message.
+memusage::Status parse_summary(std::span<const std::byte> bytes, RunSummary& summary);
 
 // Reads and interprets the file at `path`: the same messages, after the path.
-std::string read_summary_file(const std::string& path, RunSummary& summary);
+memusage::Status read_summary_file(const std::string& path, RunSummary& summary);
 
 }  // namespace memusagestat

@@ -21,6 +21,10 @@
 #include "sites/shown_sites.h"
 
 namespace memusagestat {
+
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 bool is_sites_file(const std::string& path) {
@@ -72,8 +76,8 @@ void add_site(ShownSite& into, const ShownSite& site) {
     add_figures(into.kept_by_runtime, site.kept_by_runtime);
 }
 
-std::string read_sites(const std::string& path, Read& read) {
-    if (std::string error = read_sites_file(path, read.profile); !error.empty()) return error;
+Status read_sites(const std::string& path, Read& read) {
+    if (Status loaded = read_sites_file(path, read.profile); !loaded.ok()) return loaded;
     read.symbolizer = std::make_unique<Symbolizer>(read.profile.modules);
     read.sites = shown_sites(read.profile, *read.symbolizer);
     for (const ShownSite& site : read.sites) add_site(read.total, site);
@@ -230,20 +234,20 @@ bool parse_growth_limit(const std::string& text, GrowthLimit& limit) {
     return true;
 }
 
-std::string diff_files(const std::string& before, const std::string& after,
-                       const DiffOptions& options, DiffResult& result) {
+Status diff_files(const std::string& before, const std::string& after, const DiffOptions& options,
+                  DiffResult& result) {
     result = DiffResult{};
     const bool sites_before = is_sites_file(before), sites_after = is_sites_file(after);
     if (sites_before != sites_after)
-        return "--diff compares two sites files or two data files: " +
-               (sites_before ? before : after) + " is a sites file, " +
-               (sites_before ? after : before) + " is not";
+        return Failure{"--diff compares two sites files or two data files: " +
+                       (sites_before ? before : after) + " is a sites file, " +
+                       (sites_before ? after : before) + " is not"};
     result.text = "Comparing " + before + " (before) with " + after + " (after)\n\n";
     uint64_t peak_before = 0, peak_after = 0;
     if (sites_before) {
         Read read_before, read_after;
-        if (std::string error = read_sites(before, read_before); !error.empty()) return error;
-        if (std::string error = read_sites(after, read_after); !error.empty()) return error;
+        if (Status loaded = read_sites(before, read_before); !loaded.ok()) return loaded;
+        if (Status loaded = read_sites(after, read_after); !loaded.ok()) return loaded;
         const std::string program_before = program_of(read_before.profile),
                           program_after = program_of(read_after.profile);
         if (program_before != program_after)
@@ -255,9 +259,10 @@ std::string diff_files(const std::string& before, const std::string& after,
         peak_after = read_after.profile.heap_peak;
     } else {
         MappedDataFile file_before, file_after;
-        if (std::string error = file_before.open(before); !error.empty())
-            return before + ": " + error;
-        if (std::string error = file_after.open(after); !error.empty()) return after + ": " + error;
+        if (Status opened = file_before.open(before); !opened.ok())
+            return Failure{before + ": " + opened.error()};
+        if (Status opened = file_after.open(after); !opened.ok())
+            return Failure{after + ": " + opened.error()};
         const Profile& a = file_before.profile();
         const Profile& b = file_after.profile();
         result.text += diff_data(a.header, a.events.size(), b.header, b.events.size());

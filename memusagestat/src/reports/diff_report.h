@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "memusage/status.h"
+
 namespace memusagestat {
 
 // The exit status of memusagestat --diff when the heap peak grew beyond --fail-if-grown:
@@ -36,8 +38,8 @@ struct DiffResult {
     bool grown_beyond_limit = false;
 };
 
-// Returns an empty string on success, else a message for the user.
-std::string diff_files(const std::string& before, const std::string& after,
-                       const DiffOptions& options, DiffResult& result);
+// Failing, a message for the user.
+memusage::Status diff_files(const std::string& before, const std::string& after,
+                            const DiffOptions& options, DiffResult& result);
 
 }  // namespace memusagestat

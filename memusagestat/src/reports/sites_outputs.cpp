@@ -14,6 +14,10 @@
 #include "sites/site_replay.h"
 
 namespace memusagestat {
+
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 // When the run began and how long it took: as the driver saw it, else from the sites file's
@@ -39,11 +43,11 @@ PprofRun pprof_run(const std::string& sites_path, const SitesOutputs& outputs,
 
 }  // namespace
 
-std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs& outputs,
-                               SitesResult& result) {
+Status make_sites_outputs(const std::string& sites_path, const SitesOutputs& outputs,
+                          SitesResult& result) {
     result = SitesResult{};
     SitesProfile profile;
-    if (std::string error = read_sites_file(sites_path, profile); !error.empty()) return error;
+    if (Status loaded = read_sites_file(sites_path, profile); !loaded.ok()) return loaded;
     Symbolizer symbolizer(profile.modules);
     std::vector<ShownSite> sites = shown_sites(profile, symbolizer);
 
@@ -68,7 +72,8 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
     // an empty one (memusage's private recording, when the collector did not write it)
     // only leaves the DHAT file without lifetimes.
     RunLifetimes lifetimes;
-    std::string no_lifetimes = "no event recording", deferred_error;
+    std::string no_lifetimes = "no event recording";
+    Status deferred;
     bool replayed = false;
     struct stat events {};
     const bool lifetimes_wanted = !outputs.dhat_path.empty() || !outputs.massif_path.empty();
@@ -76,16 +81,16 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         if (::stat(outputs.events_path.c_str(), &events) == 0 && events.st_size == 0) {
             no_lifetimes = "the event recording is empty: the run did not write it";
         } else {
-            no_lifetimes = replay_sites(outputs.events_path, profile, sites, outputs.long_lived,
-                                        lifetimes_wanted, lifetimes);
-            replayed = no_lifetimes.empty();
-            deferred_error = no_lifetimes;
+            deferred = replay_sites(outputs.events_path, profile, sites, outputs.long_lived,
+                                    lifetimes_wanted, lifetimes);
+            replayed = deferred.ok();
+            no_lifetimes = deferred.error();
         }
     }
-    if (outputs.long_lived && !replayed && deferred_error.empty()) {
-        deferred_error = outputs.events_path.empty()
-                             ? "the long-lived report needs the run's event recording (--events)"
-                             : "no long-lived report: " + no_lifetimes;
+    if (outputs.long_lived && !replayed && deferred.ok()) {
+        deferred = Failure{outputs.events_path.empty()
+                               ? "the long-lived report needs the run's event recording (--events)"
+                               : "no long-lived report: " + no_lifetimes};
     } else if (outputs.long_lived && replayed) {
         if (!result.text.empty()) result.text += "\n";
         result.text += long_lived_report(profile, sites, lifetimes, *outputs.long_lived, symbolizer,
@@ -100,18 +105,18 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         for (RunLifetimes::HeapSample& sample : lifetimes.heap_samples)
             run.heap_over_time.push_back({static_cast<double>(sample.bytes_churned), sample.heap,
                                           sample.detailed, std::move(sample.held)});
-        std::string error = write_massif_file(outputs.massif_path, profile, sites, run);
-        if (!error.empty()) return error;
-    } else if (!outputs.massif_path.empty() && deferred_error.empty()) {
-        deferred_error = outputs.events_path.empty()
-                             ? "the massif file needs the run's event recording (--events) for "
-                               "its snapshots' times"
-                             : "no massif file: " + no_lifetimes;
+        Status written = write_massif_file(outputs.massif_path, profile, sites, run);
+        if (!written.ok()) return written;
+    } else if (!outputs.massif_path.empty() && deferred.ok()) {
+        deferred = Failure{outputs.events_path.empty()
+                               ? "the massif file needs the run's event recording (--events) for "
+                                 "its snapshots' times"
+                               : "no massif file: " + no_lifetimes};
     }
     if (!outputs.folded_path.empty()) {
-        std::string error =
+        Status written =
             write_whole_file(outputs.folded_path, folded_stacks(sites, outputs.folded_metric));
-        if (!error.empty()) return error;
+        if (!written.ok()) return written;
     }
     if (!outputs.dhat_path.empty()) {
         // Sampled sites: the recording names the site of the sampled blocks only, without
@@ -121,27 +126,27 @@ std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs
         double end_seconds = outputs.run_duration_ns != 0
                                  ? static_cast<double>(outputs.run_duration_ns) * 1e-9
                                  : (replayed ? lifetimes.duration : 0);
-        if (profile.sample_interval != 0 && (replayed || deferred_error.empty())) {
+        if (profile.sample_interval != 0 && (replayed || deferred.ok())) {
             replayed = false;
             no_lifetimes = kSampledNoLifetimes;
         }
-        std::string error = write_whole_file(
-            outputs.dhat_path, dhat_json(profile, sites, replayed ? &lifetimes : nullptr,
-                                         outputs.command, no_lifetimes, end_seconds));
-        if (!error.empty()) return error;
-        if (!replayed && deferred_error.empty())
+        Status written = write_whole_file(outputs.dhat_path,
+                                          dhat_json(profile, sites, replayed ? &lifetimes : nullptr,
+                                                    outputs.command, no_lifetimes, end_seconds));
+        if (!written.ok()) return written;
+        if (!replayed && deferred.ok())
             result.warning =
                 "the DHAT file has no lifetimes (" + no_lifetimes + "): dh_view shows totals only";
         else if (!lifetimes.problem.empty())
             result.warning = "the DHAT file's lifetimes: " + lifetimes.problem;
     }
     if (!outputs.pprof_path.empty()) {
-        std::string error = write_whole_file(
+        Status written = write_whole_file(
             outputs.pprof_path,
             pprof_profile(profile, sites, pprof_run(sites_path, outputs, lifetimes)));
-        if (!error.empty()) return error;
+        if (!written.ok()) return written;
     }
-    return deferred_error;
+    return deferred;
 }
 
 }  // namespace memusagestat

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "exports/folded_stacks.h"
+#include "memusage/status.h"
 
 namespace memusagestat {
 
@@ -35,10 +36,9 @@ struct SitesResult {
     std::string warning;       // something the user should know that is not an error
 };
 
-// Returns an empty string on success, else a message for the user. An event recording
-// that cannot be used (or is missing for the long-lived report) is such a message, after
-// the other outputs are made.
-std::string make_sites_outputs(const std::string& sites_path, const SitesOutputs& outputs,
-                               SitesResult& result);
+// Failing, a message for the user. An event recording that cannot be used (or is missing
+// for the long-lived report) is such a failure, after the other outputs are made.
+memusage::Status make_sites_outputs(const std::string& sites_path, const SitesOutputs& outputs,
+                                    SitesResult& result);
 
 }  // namespace memusagestat

@@ -8,6 +8,10 @@
 #include "sites/definitions.h"
 
 namespace memusagestat {
+
+using memusage::Failure;
+using memusage::Status;
+
 namespace {
 
 constexpr size_t kNoSite = SIZE_MAX;
@@ -69,16 +73,17 @@ double seconds_between(uint64_t from, uint64_t to, double seconds_per_cycle) {
 
 // The recording at `events_path`, open, if it is of the run that wrote `profile` and has
 // sites; `seconds_per_cycle`: its clock's rate.
-std::string open_sites_recording(EventsReader& reader, const std::string& events_path,
-                                 const SitesProfile& profile, double& seconds_per_cycle) {
-    if (std::string error = reader.open(events_path); !error.empty())
-        return events_path + ": " + error;
+Status open_sites_recording(EventsReader& reader, const std::string& events_path,
+                            const SitesProfile& profile, double& seconds_per_cycle) {
+    if (Status opened = reader.open(events_path); !opened.ok())
+        return Failure{events_path + ": " + opened.error()};
     if (!reader.has_sites())
-        return events_path + " was recorded without allocation sites (run with --sites too)";
+        return Failure{events_path +
+                       " was recorded without allocation sites (run with --sites too)"};
     if (reader.pid() != profile.pid)
-        return events_path + " is the recording of another run (process " +
-               std::to_string(reader.pid()) + "; the sites file's is " +
-               std::to_string(profile.pid) + ")";
+        return Failure{events_path + " is the recording of another run (process " +
+                       std::to_string(reader.pid()) + "; the sites file's is " +
+                       std::to_string(profile.pid) + ")"};
 
     // A complete recording knows its clock's rate from the start; a cut one after a pass.
     RecordedEvent event;
@@ -90,7 +95,7 @@ std::string open_sites_recording(EventsReader& reader, const std::string& events
         reader.rewind();
     }
     if (seconds_per_cycle <= 0)
-        return events_path + ": the recording is too short to tell its clock's rate";
+        return Failure{events_path + ": the recording is too short to tell its clock's rate"};
     return {};
 }
 
@@ -217,15 +222,15 @@ void count_at_peak(EventsReader& reader, const std::vector<ShownSite>& sites, ui
 
 }  // namespace
 
-std::string replay_sites(const std::string& events_path, const SitesProfile& profile,
-                         const std::vector<ShownSite>& sites, std::optional<double> long_lived,
-                         bool at_peak, RunLifetimes& lifetimes) {
+Status replay_sites(const std::string& events_path, const SitesProfile& profile,
+                    const std::vector<ShownSite>& sites, std::optional<double> long_lived,
+                    bool at_peak, RunLifetimes& lifetimes) {
     lifetimes = RunLifetimes{};
     EventsReader reader;
     double seconds_per_cycle = 0;
-    if (std::string error = open_sites_recording(reader, events_path, profile, seconds_per_cycle);
-        !error.empty())
-        return error;
+    if (Status opened = open_sites_recording(reader, events_path, profile, seconds_per_cycle);
+        !opened.ok())
+        return opened;
     const auto seconds = [&](uint64_t from, uint64_t to) {
         return seconds_between(from, to, seconds_per_cycle);
     };

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "memusage/status.h"
 #include "sites/shown_sites.h"
 #include "sites/site_lifetimes.h"
 
@@ -16,10 +17,10 @@ namespace memusagestat {
 // that wrote `profile`. long_lived: the threshold in seconds, if that report is wanted;
 // at_peak: also find each site's blocks at the peak (a second pass), and the bytes each site
 // held at every 10th heap sample (RunLifetimes::heap_samples, unless the sites were sampled).
-// Returns an empty string on success (lifetimes.problem may still say the recording was cut
-// short), else a message.
-std::string replay_sites(const std::string& events_path, const SitesProfile& profile,
-                         const std::vector<ShownSite>& sites, std::optional<double> long_lived,
-                         bool at_peak, RunLifetimes& lifetimes);
+// Failing, a message (succeeding, lifetimes.problem may still say the recording was cut
+// short).
+memusage::Status replay_sites(const std::string& events_path, const SitesProfile& profile,
+                              const std::vector<ShownSite>& sites, std::optional<double> long_lived,
+                              bool at_peak, RunLifetimes& lifetimes);
 
 }  // namespace memusagestat

@@ -10,8 +10,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     memusagestat::EventsReader reader;
-    if (std::string error = reader.open(argv[1]); !error.empty()) {
-        std::fprintf(stderr, "read_events: %s\n", error.c_str());
+    if (memusage::Status opened = reader.open(argv[1]); !opened.ok()) {
+        std::fprintf(stderr, "read_events: %s\n", opened.error().c_str());
         return 1;
     }
     memusagestat::RecordedEvent event;

@@ -35,7 +35,7 @@ struct Recording {
 inline Recording read_recording(const std::string& path) {
     Recording recording;
     memusagestat::EventsReader reader;
-    recording.open_error = reader.open(path);
+    recording.open_error = reader.open(path).error();
     if (!recording.open_error.empty()) return recording;
     RecordedEvent event;
     while (reader.next(event)) recording.events.push_back(event);

@@ -207,7 +207,7 @@ FixtureSites run_fixture(const ScratchDir& dir) {
         run({FIXTURE_PICTURES}, {"LD_PRELOAD=" OUR_LIBMEMUSAGE, "MEMUSAGE_SITES=" + sites.path});
     EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
     memusagestat::SitesProfile profile;
-    EXPECT_EQ(memusagestat::read_sites_file(sites.path, profile), "");
+    EXPECT_EQ(memusagestat::read_sites_file(sites.path, profile).error(), "");
     memusagestat::Symbolizer symbolizer(profile.modules);
     const memusagestat::SiteNames names(profile, symbolizer);
     for (const memusagestat::SiteGroup& group : names.groups()) {

@@ -17,7 +17,7 @@ TEST(DataFile, OpeningTruncatesAndWritesAProvisionalHeader) {
         fclose(f);
     }
     DataFile file;
-    ASSERT_EQ(file.open(scratch.path(), 1234), DataFile::OpenResult::opened);
+    ASSERT_EQ(file.open(scratch.path(), 1234), OpenResult::opened);
     auto records = scratch.records();
     ASSERT_EQ(scratch.size(), 48);
     for (const Record& r : records) {
@@ -32,7 +32,7 @@ TEST(DataFile, OpeningTruncatesAndWritesAProvisionalHeader) {
 TEST(DataFile, RecordsFollowTheHeaderWhichIsRewrittenAtTheEnd) {
     ScratchFile scratch;
     DataFile file;
-    ASSERT_EQ(file.open(scratch.path(), 10), DataFile::OpenResult::opened);
+    ASSERT_EQ(file.open(scratch.path(), 10), OpenResult::opened);
     Record events[3] = {{100, 8, 11, 0}, {300, 16, 12, 0}, {200, 8, 13, 0}};
     file.append(events, 3);
     file.write_header(316, 300, 16, 99);
@@ -55,7 +55,7 @@ TEST(DataFile, RecordsFollowTheHeaderWhichIsRewrittenAtTheEnd) {
 TEST(DataFile, AHeaderOfZeroPeaksWrittenAtTheEndIsComplete) {
     ScratchFile scratch;
     DataFile file;
-    ASSERT_EQ(file.open(scratch.path(), 10), DataFile::OpenResult::opened);
+    ASSERT_EQ(file.open(scratch.path(), 10), OpenResult::opened);
     file.write_header(0, 0, 0, 99);
     file.close();
     auto records = scratch.records();
@@ -67,7 +67,7 @@ TEST(DataFile, TimesAboveThirtyTwoBitsSurvive) {
     ScratchFile scratch;
     DataFile file;
     uint64_t start = (uint64_t{7} << 32) | 5;
-    ASSERT_EQ(file.open(scratch.path(), start), DataFile::OpenResult::opened);
+    ASSERT_EQ(file.open(scratch.path(), start), OpenResult::opened);
     file.close();
     auto records = scratch.records();
     EXPECT_EQ(records[0].time_low, 5u);
@@ -77,11 +77,11 @@ TEST(DataFile, TimesAboveThirtyTwoBitsSurvive) {
 TEST(DataFile, ASecondWriterIsTurnedAwayAndTruncatesNothing) {
     ScratchFile scratch;
     DataFile owner;
-    ASSERT_EQ(owner.open(scratch.path(), 1), DataFile::OpenResult::opened);
+    ASSERT_EQ(owner.open(scratch.path(), 1), OpenResult::opened);
     Record event = {5, 5, 2, 0};
     owner.append(&event, 1);
     DataFile intruder;
-    EXPECT_EQ(intruder.open(scratch.path(), 2), DataFile::OpenResult::busy);
+    EXPECT_EQ(intruder.open(scratch.path(), 2), OpenResult::busy);
     EXPECT_FALSE(intruder.is_open());
     EXPECT_EQ(scratch.size(), 72);
     owner.close();
@@ -92,22 +92,22 @@ TEST(DataFile, ASecondWriterIsTurnedAwayAndTruncatesNothing) {
 TEST(DataFile, AFileAnotherRunHoldsIsToldFromOneThisRunWrote) {
     ScratchFile scratch;
     DataFile other_run;
-    ASSERT_EQ(other_run.open(scratch.path(), 1), DataFile::OpenResult::opened);
+    ASSERT_EQ(other_run.open(scratch.path(), 1), OpenResult::opened);
     FileState at_start = file_state(scratch.path());
     DataFile late;
-    EXPECT_EQ(late.open(scratch.path(), 2, &at_start), DataFile::OpenResult::held);
+    EXPECT_EQ(late.open(scratch.path(), 2, &at_start), OpenResult::held);
     EXPECT_FALSE(late.is_open());
     Record event = {5, 5, 2, 0};
     other_run.append(&event, 1);
-    EXPECT_EQ(late.open(scratch.path(), 3, &at_start), DataFile::OpenResult::busy);
+    EXPECT_EQ(late.open(scratch.path(), 3, &at_start), OpenResult::busy);
     EXPECT_EQ(scratch.size(), 72);
     other_run.close();
 }
 
 TEST(DataFile, UnwritablePlacesFail) {
     DataFile file;
-    EXPECT_EQ(file.open("/nonexistent-directory/run.dat", 1), DataFile::OpenResult::failed);
-    EXPECT_EQ(file.open("", 1), DataFile::OpenResult::failed);
+    EXPECT_EQ(file.open("/nonexistent-directory/run.dat", 1), OpenResult::failed);
+    EXPECT_EQ(file.open("", 1), OpenResult::failed);
     EXPECT_FALSE(file.is_open());
 }
 
@@ -116,7 +116,7 @@ TEST(DataFile, UnwritablePlacesFail) {
 TEST(DataFile, SurvivesItsDescriptorBeingClosedAndReused) {
     ScratchFile scratch, bystander;
     DataFile file;
-    ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
+    ASSERT_EQ(file.open(scratch.path(), 1), OpenResult::opened);
     int other = open(bystander.path(), O_WRONLY);
     ASSERT_GE(other, 0);
     for (int fd = 3; fd < 1000; ++fd)
@@ -143,7 +143,7 @@ TEST(DataFile, TakesAFileUntouchedSinceTheRunBegan) {
     }
     FileState at_start = file_state(scratch.path());
     DataFile file;
-    ASSERT_EQ(file.open(scratch.path(), 7, &at_start), DataFile::OpenResult::opened);
+    ASSERT_EQ(file.open(scratch.path(), 7, &at_start), OpenResult::opened);
     file.close();
     EXPECT_EQ(scratch.size(), 48);
 }
@@ -154,14 +154,14 @@ TEST(DataFile, LeavesAFileWrittenSinceTheRunBegan) {
     FileState at_start = file_state(scratch.path());
     {
         DataFile sibling;
-        ASSERT_EQ(sibling.open(scratch.path(), 1, &at_start), DataFile::OpenResult::opened);
+        ASSERT_EQ(sibling.open(scratch.path(), 1, &at_start), OpenResult::opened);
         Record event = {5, 5, 2, 0};
         sibling.append(&event, 1);
         sibling.write_header(10, 5, 5, 3);
         sibling.close();
     }
     DataFile file;
-    EXPECT_EQ(file.open(scratch.path(), 9, &at_start), DataFile::OpenResult::busy);
+    EXPECT_EQ(file.open(scratch.path(), 9, &at_start), OpenResult::busy);
     EXPECT_FALSE(file.is_open());
     ASSERT_EQ(scratch.size(), 72);
     EXPECT_EQ(scratch.records()[1].heap, 5u);
@@ -173,9 +173,9 @@ TEST(DataFile, AFileMissingWhenTheRunBeganGoesToWhoeverCreatesIt) {
     FileState at_start = file_state(scratch.path());
     ASSERT_FALSE(at_start.exists);
     DataFile first, second;
-    ASSERT_EQ(first.open(scratch.path(), 1, &at_start), DataFile::OpenResult::opened);
+    ASSERT_EQ(first.open(scratch.path(), 1, &at_start), OpenResult::opened);
     first.close();
-    EXPECT_EQ(second.open(scratch.path(), 2, &at_start), DataFile::OpenResult::busy);
+    EXPECT_EQ(second.open(scratch.path(), 2, &at_start), OpenResult::busy);
     EXPECT_EQ(scratch.records()[0].time(), 1u);
 }
 
@@ -184,9 +184,9 @@ TEST(DataFile, UnconditionalOpenTakesAWrittenFile) {
     ScratchFile scratch;
     FileState at_start = file_state(scratch.path());
     DataFile first, second;
-    ASSERT_EQ(first.open(scratch.path(), 1, &at_start), DataFile::OpenResult::opened);
+    ASSERT_EQ(first.open(scratch.path(), 1, &at_start), OpenResult::opened);
     first.close();
-    EXPECT_EQ(second.open(scratch.path(), 2), DataFile::OpenResult::opened);
+    EXPECT_EQ(second.open(scratch.path(), 2), OpenResult::opened);
     second.close();
     EXPECT_EQ(scratch.records()[0].time(), 2u);
 }

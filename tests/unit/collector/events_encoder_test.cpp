@@ -105,7 +105,7 @@ TEST(EventsEncoder, BlocklessEventsAreNotBlockEvents) {
 TEST(EventsFile, ChunksAndTrailerDecodeToTheEventsAdded) {
     ScratchFile file;
     EventsFile events;
-    ASSERT_EQ(events.open(file.path(), events_format::kHasSites), EventsFile::OpenResult::opened);
+    ASSERT_EQ(events.open(file.path(), events_format::kHasSites), OpenResult::opened);
     constexpr uint64_t kCount = 200000;
     // Times after the file's opening, as the recorder's are.
     const uint64_t start = cycle_counter() + (uint64_t{1} << 20);
@@ -124,7 +124,7 @@ TEST(EventsFile, ChunksAndTrailerDecodeToTheEventsAdded) {
     events.finish();  // nothing more
 
     memusagestat::EventsReader reader;
-    ASSERT_EQ(reader.open(file.path()), "");
+    ASSERT_EQ(reader.open(file.path()).error(), "");
     std::vector<memusagestat::RecordedEvent> read;
     for (memusagestat::RecordedEvent event; reader.next(event);) read.push_back(event);
     EXPECT_EQ(reader.problem(), "");
@@ -155,7 +155,7 @@ TEST(EventsFile, ChunksAndTrailerDecodeToTheEventsAdded) {
 TEST(EventsFile, ManyThreadsTakingTurnsDecodeToTheEventsAdded) {
     ScratchFile file;
     EventsFile events;
-    ASSERT_EQ(events.open(file.path(), 0), EventsFile::OpenResult::opened);
+    ASSERT_EQ(events.open(file.path(), 0), OpenResult::opened);
     constexpr uint64_t kThreads = 150, kCount = 100000;
     const uint64_t start = cycle_counter() + (uint64_t{1} << 20);
     auto serial_of = [](uint64_t i) { return 1 + (i * 7 + i / 1000) % kThreads; };
@@ -168,7 +168,7 @@ TEST(EventsFile, ManyThreadsTakingTurnsDecodeToTheEventsAdded) {
     events.finish();
 
     memusagestat::EventsReader reader;
-    ASSERT_EQ(reader.open(file.path()), "");
+    ASSERT_EQ(reader.open(file.path()).error(), "");
     uint64_t i = 0;
     for (memusagestat::RecordedEvent event; reader.next(event); ++i) {
         ASSERT_EQ(event.address, address_of(i)) << i;

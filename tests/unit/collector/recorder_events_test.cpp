@@ -29,7 +29,7 @@ struct Replayed {
 Replayed read_back(const char* path) {
     Replayed out;
     memusagestat::EventsReader reader;
-    EXPECT_EQ(reader.open(path), "");
+    EXPECT_EQ(reader.open(path).error(), "");
     memusagestat::BlockReplay replay;
     for (RecordedEvent event; reader.next(event);) {
         out.events.push_back(event);
@@ -63,7 +63,7 @@ TEST(RecorderEvents, AHandedOverBlockIsRecordedFreedAfterItIsMade) {
     for (uint32_t buffer : {3u, 32768u}) {
         ScratchFile scratch;
         EventsFile file;
-        ASSERT_EQ(file.open(scratch.path(), 0), EventsFile::OpenResult::opened);
+        ASSERT_EQ(file.open(scratch.path(), 0), OpenResult::opened);
         Recorder recorder;
         ASSERT_TRUE(recorder.init(nullptr, buffer));
         recorder.record_events(&file);
@@ -111,7 +111,7 @@ TEST(RecorderEvents, ASecondThreadEndsDirectRecordingWithoutLosingAnEvent) {
     for (uint32_t buffer : {5u, 32768u}) {
         ScratchFile scratch;
         EventsFile file;
-        ASSERT_EQ(file.open(scratch.path(), 0), EventsFile::OpenResult::opened);
+        ASSERT_EQ(file.open(scratch.path(), 0), OpenResult::opened);
         Recorder recorder;
         ASSERT_TRUE(recorder.init(nullptr, buffer));
         recorder.record_events(&file);

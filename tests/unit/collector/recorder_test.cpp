@@ -38,7 +38,7 @@ void expect_time_order(const std::vector<Record>& records) {
 // A recorder writing its records into a fresh scratch file.
 struct RecorderOnScratch {
     explicit RecorderOnScratch(uint32_t buffer_records) {
-        ready = file.open(scratch.path(), 1) == DataFile::OpenResult::opened &&
+        ready = file.open(scratch.path(), 1) == OpenResult::opened &&
                 recorder.init(&file, buffer_records);
     }
 
@@ -317,7 +317,7 @@ TEST(RecorderThreads, AHandedOverBlockIsFreedAfterItIsAllocated) {
     for (uint32_t buffer : {3u, 32768u}) {
         ScratchFile scratch;
         DataFile file;
-        ASSERT_EQ(file.open(scratch.path(), 1), DataFile::OpenResult::opened);
+        ASSERT_EQ(file.open(scratch.path(), 1), OpenResult::opened);
         Stats totals = {};
         hand_over(&file, buffer, totals);
         auto events = events_of(scratch.records());

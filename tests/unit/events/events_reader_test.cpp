@@ -39,7 +39,7 @@ EventsFileBuilder two_threads() {
 TEST(EventsReader, DecodesEveryKindOfRecord) {
     EventsFileBuilder file = two_threads();
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     std::vector<RecordedEvent> events = read_all(reader);
     EXPECT_EQ(reader.problem(), "");
     ASSERT_EQ(events.size(), 5u);
@@ -84,7 +84,7 @@ TEST(EventsReader, ATrailerMakesTheRecordingCompleteAndGivesTheClockRate) {
     // 62,500,000 shifted units are 10^9 cycles; 0.5 s passed: 2 GHz.
     file.trailer(1000 + 62'500'000, 5000 + 500'000'000, 7);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     EXPECT_TRUE(reader.complete());
     EXPECT_EQ(reader.dropped(), 7u);
     EXPECT_EQ(reader.trailer_event_count(), 5u);
@@ -100,7 +100,7 @@ TEST(EventsReader, AKilledRunsRateComesFromItsLastChunksClock) {
         .thread(1, 777)
         .release(1000 + 62'500'001, 0x5555'0000'2000);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     EXPECT_EQ(reader.seconds_per_cycle(), 0.0) << "known only once the chunks were read";
     EXPECT_EQ(read_all(reader).size(), 6u);
     EXPECT_DOUBLE_EQ(reader.seconds_per_cycle(), 0.25e-9);
@@ -111,7 +111,7 @@ TEST(EventsReader, EachChunkStartsItsAddressesAndThreadAfresh) {
     file.clock(10, 0).thread(3, 1).allocate(11, 0x7000'0000, 8, 0);
     file.clock(20, 100).allocate(21, 0x7000'0100, 8, 0);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     std::vector<RecordedEvent> events = read_all(reader);
     ASSERT_EQ(events.size(), 2u);
     EXPECT_EQ(events[1].address, 0x7000'0100u);
@@ -138,7 +138,7 @@ TEST(EventsReader, AddressesAreDeltasFromTheSameThreadsPreviousAddress) {
         .thread_again(1)
         .release(15, 0x5555'0000'1000);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     std::vector<RecordedEvent> events = read_all(reader);
     EXPECT_EQ(reader.problem(), "");
     ASSERT_EQ(events.size(), 5u);
@@ -160,7 +160,7 @@ TEST(EventsReader, AThreadNamedAgainInItsChunkStartsItsBaseAtZero) {
     file.clock(10, 0).thread(1, 501).allocate(11, 0x5555'0000'1000, 8, 0);
     file.thread(2, 502).allocate(12, 0x10, 8, 0).thread(1, 501).allocate(13, 0x20, 8, 0);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     std::vector<RecordedEvent> events = read_all(reader);
     ASSERT_EQ(events.size(), 3u);
     EXPECT_EQ(events[2].address, 0x20u);
@@ -171,7 +171,7 @@ TEST(EventsReader, AThreadNamedAgainInItsChunkStartsItsBaseAtZero) {
     current.clock(10, 0).thread(1, 501).allocate(11, 0x5555'0000'1000, 8, 0);
     current.thread(1, 501).allocate(12, 0x30, 8, 0);
     EventsReader again;
-    ASSERT_EQ(again.open_bytes(current.span()), "");
+    ASSERT_EQ(again.open_bytes(current.span()).error(), "");
     events = read_all(again);
     ASSERT_EQ(events.size(), 2u);
     EXPECT_EQ(events[1].address, 0x30u);
@@ -186,7 +186,7 @@ TEST(EventsReader, AThreadComingBackThatItsChunkDidNotNameIsDamage) {
     size_t damage = file.bytes().size();
     file.thread_again(1).allocate(22, 0x1040, 8, 0).trailer(30, 200);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     EXPECT_EQ(read_all(reader).size(), 2u);
     EXPECT_NE(reader.problem().find("did not name"), std::string::npos) << reader.problem();
     EXPECT_NE(reader.problem().find("at byte " + std::to_string(damage)), std::string::npos)
@@ -195,7 +195,7 @@ TEST(EventsReader, AThreadComingBackThatItsChunkDidNotNameIsDamage) {
     EventsFileBuilder never_named;
     never_named.clock(10, 0).thread_again(3).allocate(11, 0x1000, 8, 0).trailer(30, 200);
     EventsReader other;
-    ASSERT_EQ(other.open_bytes(never_named.span()), "");
+    ASSERT_EQ(other.open_bytes(never_named.span()).error(), "");
     EXPECT_EQ(read_all(other).size(), 0u);
     EXPECT_NE(other.problem().find("did not name"), std::string::npos);
 }
@@ -206,7 +206,7 @@ TEST(EventsReader, RewindStartsEveryThreadsBaseAfresh) {
     file.clock(10, 0).thread(1, 501).allocate(11, 0x1000, 8, 0).thread(2, 502);
     file.allocate(12, 0x9000, 8, 0).thread_again(1).release(13, 0x1000);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     std::vector<RecordedEvent> first = read_all(reader);
     reader.rewind();
     std::vector<RecordedEvent> second = read_all(reader);
@@ -220,7 +220,7 @@ TEST(EventsReader, ThreadNamesAreKept) {
     EventsFileBuilder file;
     file.clock(1, 0).thread(2, 99).thread_name(2, "worker").thread_name(1, "main");
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     read_all(reader);
     ASSERT_EQ(reader.threads().size(), 2u);
     EXPECT_EQ(reader.threads()[0].serial, 1u);
@@ -232,7 +232,7 @@ TEST(EventsReader, ThreadNamesAreKept) {
 TEST(EventsReader, RewindReadsTheSameEventsAgain) {
     EventsFileBuilder file = two_threads();
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     std::vector<RecordedEvent> first = read_all(reader);
     reader.rewind();
     std::vector<RecordedEvent> second = read_all(reader);
@@ -245,22 +245,22 @@ TEST(EventsReader, RewindReadsTheSameEventsAgain) {
 
 TEST(EventsReader, RefusesWhatIsNotARecording) {
     EventsReader reader;
-    EXPECT_NE(reader.open_bytes({}), "");
+    EXPECT_FALSE(reader.open_bytes({}).ok());
     std::vector<uint8_t> text(64, 'x');
     EventsReader other;
-    EXPECT_NE(other.open_bytes(std::as_bytes(std::span(text))).find("not an events file"),
+    EXPECT_NE(other.open_bytes(std::as_bytes(std::span(text))).error().find("not an events file"),
               std::string::npos);
 
     EventsFileBuilder file;
     file.clock(1, 1);
     file.bytes()[8] = 9;  // version
     EventsReader versioned;
-    EXPECT_NE(versioned.open_bytes(file.span()).find("version 9"), std::string::npos);
+    EXPECT_NE(versioned.open_bytes(file.span()).error().find("version 9"), std::string::npos);
 
     // Version 1 (one address chain for all threads) is refused, by its number.
     file.bytes()[8] = 1;
     EventsReader first_version;
-    std::string refused = first_version.open_bytes(file.span());
+    std::string refused = first_version.open_bytes(file.span()).error();
     EXPECT_NE(refused.find("version 1 is not supported"), std::string::npos) << refused;
     EXPECT_NE(refused.find("reads versions 2 to " + std::to_string(format::kVersion)),
               std::string::npos)
@@ -279,7 +279,7 @@ TEST(EventsReader, OlderHeadersReadAndOtherByteOrdersAreRefused) {
     v2.erase(v2.begin() + format::kVersion2HeaderBytes, v2.begin() + sizeof header);
     std::memcpy(v2.data(), &header, format::kVersion2HeaderBytes);
     EventsReader old;
-    ASSERT_EQ(old.open_bytes(std::as_bytes(std::span(v2))), "");
+    ASSERT_EQ(old.open_bytes(std::as_bytes(std::span(v2))).error(), "");
     EXPECT_EQ(read_all(old).size(), 5u);
     EXPECT_EQ(old.machine().byte_order, 0u);
 
@@ -287,7 +287,7 @@ TEST(EventsReader, OlderHeadersReadAndOtherByteOrdersAreRefused) {
     uint32_t version = __builtin_bswap32(format::kVersion);
     std::memcpy(swapped.data() + 8, &version, sizeof version);
     EventsReader other;
-    EXPECT_NE(other.open_bytes(std::as_bytes(std::span(swapped))).find("other byte order"),
+    EXPECT_NE(other.open_bytes(std::as_bytes(std::span(swapped))).error().find("other byte order"),
               std::string::npos);
 }
 
@@ -295,7 +295,7 @@ TEST(EventsReader, RefusesARecordingThatDoesNotStartWithAClock) {
     EventsFileBuilder file;
     file.thread(1, 1);
     EventsReader reader;
-    EXPECT_NE(reader.open_bytes(file.span()).find("clock"), std::string::npos);
+    EXPECT_NE(reader.open_bytes(file.span()).error().find("clock"), std::string::npos);
 }
 
 TEST(EventsReader, DamageInTheMiddleStopsWithWhereAndWhy) {
@@ -303,7 +303,7 @@ TEST(EventsReader, DamageInTheMiddleStopsWithWhereAndWhy) {
     file.clock(1, 1).allocate(2, 0x1000, 16, 0).raw({0x7f}).allocate(3, 0x2000, 16, 0);
     file.trailer(4, 2);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     EXPECT_EQ(read_all(reader).size(), 1u);
     EXPECT_NE(reader.problem().find("unknown record kind"), std::string::npos);
     EXPECT_NE(reader.problem().find("at byte"), std::string::npos);
@@ -313,7 +313,7 @@ TEST(EventsReader, ZerosInsideACompleteRecordingAreDamage) {
     EventsFileBuilder file;
     file.clock(1, 1).allocate(2, 0x1000, 16, 0).raw({0, 0, 0}).trailer(4, 2);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     EXPECT_EQ(read_all(reader).size(), 1u);
     EXPECT_NE(reader.problem(), "");
 }
@@ -323,7 +323,7 @@ TEST(EventsReader, AKilledRunsCutRecordEndsTheRecordingQuietly) {
     file.clock(1, 1).allocate(2, 0x1000, 16, 0).allocate(3, 0x2000, 300, 0);
     file.bytes().pop_back();  // the site's varint
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     EXPECT_EQ(read_all(reader).size(), 1u);
     EXPECT_EQ(reader.problem(), "");
 }
@@ -336,7 +336,7 @@ TEST(EventsReader, AKilledRunsTornChunkEndsTheRecordingQuietly) {
     for (int i = 0; i < 1000; ++i) file.allocate(6 + i, 0x2000 + 16 * i, 300, 0);
     file.bytes()[torn] = 0;  // its kind byte is written last
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     EXPECT_EQ(read_all(reader).size(), 1u);
     EXPECT_EQ(reader.problem(), "");
 }
@@ -347,7 +347,7 @@ TEST(EventsReader, RefusesAVarintLongerThanSixtyFourBits) {
                           0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1, 0});
     file.allocate(5, 0, 1, 0).allocate(6, 0, 1, 0).allocate(7, 0, 1, 0).trailer(9, 9);
     EventsReader reader;
-    ASSERT_EQ(reader.open_bytes(file.span()), "");
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
     EXPECT_EQ(read_all(reader).size(), 0u);
     EXPECT_NE(reader.problem(), "");
 }
@@ -365,11 +365,11 @@ TEST(EventsReader, EveryPrefixReadsAsAPrefixOfTheEvents) {
     const size_t records_end = file.bytes().size();
     file.trailer(2000, 9000);
     EventsReader whole;
-    ASSERT_EQ(whole.open_bytes(file.span()), "");
+    ASSERT_EQ(whole.open_bytes(file.span()).error(), "");
     std::vector<RecordedEvent> all = read_all(whole);
     for (size_t length = 0; length < file.bytes().size(); ++length) {
         EventsReader reader;
-        if (reader.open_bytes(file.span().first(length)) != "") continue;
+        if (!reader.open_bytes(file.span().first(length)).ok()) continue;
         std::vector<RecordedEvent> events = read_all(reader);
         ASSERT_LE(events.size(), all.size()) << length;
         for (size_t i = 0; i < events.size(); ++i) {

@@ -114,7 +114,7 @@ TEST(HeapBuckets, TheFinestBucketsKeepTheLargestSitesTheWholeRunMore) {
 TEST(HeapBuckets, TheRecordingsBucketsAddUpToItsEvents) {
     EventsReader reader;
     const events_test::EventsFileBuilder recording = report_test::churn_recording(100000);
-    ASSERT_EQ(reader.open_bytes(recording.span()), "");
+    ASSERT_EQ(reader.open_bytes(recording.span()).error(), "");
     ReportEventsInput input;
     input.clock.origin = reader.start_time();
     input.clock.end = reader.end_time();

@@ -45,12 +45,13 @@ TEST(HtmlReport, WritesTheFileOrSaysWhyNot) {
     HtmlReportRequest request;
     request.events_path = scratch / "run.events";
     std::vector<std::string> warnings;
-    ASSERT_EQ(write_html_report(request, scratch / "report.html", warnings), "");
+    ASSERT_EQ(write_html_report(request, scratch / "report.html", warnings).error(), "");
     const nlohmann::json data =
         report_test::json_of_page(report_test::read_text(scratch / "report.html"));
     EXPECT_EQ(data["format"], "memusage-report");
     EXPECT_EQ(data["events"]["total"], 100);
     EXPECT_NE(write_html_report(request, scratch / "no-such-dir/report.html", warnings)
+                  .error()
                   .find("cannot write"),
               std::string::npos);
 }

@@ -12,8 +12,8 @@ namespace {
 
 using report_test::Scratch;
 
-std::string build(const HtmlReportRequest& request, nlohmann::json& data,
-                  const ReportBounds& bounds = {}) {
+memusage::Status build(const HtmlReportRequest& request, nlohmann::json& data,
+                       const ReportBounds& bounds = {}) {
     std::vector<std::string> warnings;
     return build_report_data(request, bounds, data, warnings);
 }
@@ -26,7 +26,7 @@ TEST(ReportData, TheTimelineIsThinnedKeepingTheMaximum) {
     HtmlReportRequest request;
     request.data_path = scratch / "run.dat";
     nlohmann::json data;
-    ASSERT_EQ(build(request, data), "");
+    ASSERT_EQ(build(request, data).error(), "");
     const nlohmann::json& timeline = data["timeline"];
     EXPECT_EQ(timeline["records"], 300000);
     EXPECT_TRUE(timeline["thinned"]);
@@ -55,7 +55,7 @@ TEST(ReportData, EveryRecordBelowTheBoundAndTheRecordingsClockForBoth) {
     request.data_path = scratch / "run.dat";
     request.events_path = scratch / "run.events";
     nlohmann::json data;
-    ASSERT_EQ(build(request, data), "");
+    ASSERT_EQ(build(request, data).error(), "");
     EXPECT_FALSE(data["timeline"]["thinned"]);
     EXPECT_EQ(data["timeline"]["time"].size(), 1000u);
     EXPECT_EQ(data["events"]["time"].size(), 1000u);
@@ -71,10 +71,10 @@ TEST(ReportData, AWindowIsReportedInFullUpToTheBounds) {
     HtmlReportRequest request;
     request.events_path = scratch / "run.events";
     nlohmann::json whole, window;
-    ASSERT_EQ(build(request, whole), "");
+    ASSERT_EQ(build(request, whole).error(), "");
     EXPECT_TRUE(whole["events"]["thinned"]);
     request.window = parse_time_window("100ms..250ms");
-    ASSERT_EQ(build(request, window), "");
+    ASSERT_EQ(build(request, window).error(), "");
     EXPECT_FALSE(window["events"]["thinned"]);
     EXPECT_EQ(window["events"]["total"], window["events"]["time"].size());
     EXPECT_GT(window["events"]["total"], 140000);
@@ -92,9 +92,9 @@ TEST(ReportData, AWindowOpensAtTheLevelCarriedIntoIt) {
     request.data_path = scratch / "run.dat";
     request.events_path = scratch / "run.events";
     nlohmann::json whole, window;
-    ASSERT_EQ(build(request, whole), "");
+    ASSERT_EQ(build(request, whole).error(), "");
     request.window = parse_time_window("30us..600us");
-    ASSERT_EQ(build(request, window), "");
+    ASSERT_EQ(build(request, window).error(), "");
     // The timeline's first point: at the window's start, the level of the last record before
     // (here the data file's last: its records span the run's first 10 µs).
     const auto& all = whole["timeline"];
@@ -115,7 +115,7 @@ TEST(ReportData, TheThinnedNoticeNamesACommandThatWorksForTheRun) {
     HtmlReportRequest request;
     request.events_path = scratch / "run.events";
     nlohmann::json kept, gone;
-    ASSERT_EQ(build(request, kept), "");
+    ASSERT_EQ(build(request, kept).error(), "");
     const std::string kept_notes = kept["run"]["notes"].dump();
     EXPECT_NE(kept_notes.find("--html-window=START..END --events=" + request.events_path),
               std::string::npos)
@@ -127,7 +127,7 @@ TEST(ReportData, TheThinnedNoticeNamesACommandThatWorksForTheRun) {
     request.rerun_sites = "memusage-run/run.sites";
     request.rerun_events = "memusage-run/run.events";
     request.rerun_summary = "memusage-run/run.summary";
-    ASSERT_EQ(build(request, gone), "");
+    ASSERT_EQ(build(request, gone).error(), "");
     const std::string gone_notes = gone["run"]["notes"].dump();
     EXPECT_NE(gone_notes.find("were not kept"), std::string::npos) << gone_notes;
     EXPECT_NE(gone_notes.find("memusage --keep=memusage-run --html=r.html ./prog, then "
@@ -153,7 +153,7 @@ TEST(ReportData, AWindowAfterTheRunIsRefusedWithTheRunsLength) {
     request.events_path = scratch / "run.events";
     request.window = parse_time_window("2s..3s");
     nlohmann::json data;
-    const std::string error = build(request, data);
+    const std::string error = build(request, data).error();
     EXPECT_NE(error.find("outside the run"), std::string::npos) << error;
     EXPECT_NE(error.find("lasted 0.00"), std::string::npos) << error;
 }
@@ -174,27 +174,27 @@ TEST(ReportData, ARunWithoutAllocationLastsAsLongAsItRan) {
     request.data_path = scratch / "run.dat";
     request.events_path = scratch / "run.events";
     nlohmann::json data;
-    ASSERT_EQ(build(request, data), "");
+    ASSERT_EQ(build(request, data).error(), "");
     EXPECT_LT(data["run"]["seconds"].get<double>(), 1.0) << data["run"].dump();
 }
 
 TEST(ReportData, BadInputIsRefusedWithAMessage) {
     Scratch scratch;
     nlohmann::json data;
-    EXPECT_NE(build({}, data).find("needs a run's files"), std::string::npos);
+    EXPECT_NE(build({}, data).error().find("needs a run's files"), std::string::npos);
     HtmlReportRequest request;
     request.data_path = scratch / "missing.dat";
-    EXPECT_NE(build(request, data).find("missing.dat"), std::string::npos);
+    EXPECT_NE(build(request, data).error().find("missing.dat"), std::string::npos);
     ASSERT_TRUE(report_test::write_bytes(scratch / "junk", "not a recording", 15));
     request = {};
     request.events_path = scratch / "junk";
-    EXPECT_NE(build(request, data), "");
+    EXPECT_FALSE(build(request, data).ok());
     request = {};
     request.sites_path = scratch / "junk";
-    EXPECT_NE(build(request, data), "");
+    EXPECT_FALSE(build(request, data).ok());
     request = {};
     request.summary_path = scratch / "junk";
-    EXPECT_NE(build(request, data).find("not a memusage summary file"), std::string::npos);
+    EXPECT_NE(build(request, data).error().find("not a memusage summary file"), std::string::npos);
 }
 
 TEST(TimeWindow, ReadsTwoDurations) {

@@ -13,7 +13,7 @@ using report_test::churn_recording;
 
 ReportEvents events_of(const events_test::EventsFileBuilder& recording, ReportEventsInput input) {
     EventsReader reader;
-    EXPECT_EQ(reader.open_bytes(recording.span()), "");
+    EXPECT_EQ(reader.open_bytes(recording.span()).error(), "");
     input.clock.origin = reader.start_time();
     input.clock.end = reader.end_time();
     input.clock.seconds_per_cycle = reader.seconds_per_cycle();

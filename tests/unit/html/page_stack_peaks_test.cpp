@@ -165,7 +165,7 @@ TEST(ReportStackPeaks, EachFrameWithTheBytesItHeldOutermostFirst) {
     request.events_path = scratch / "run.events";
     nlohmann::json data;
     std::vector<std::string> warnings;
-    ASSERT_EQ(build_report_data(request, {}, data, warnings), "");
+    ASSERT_EQ(build_report_data(request, {}, data, warnings).error(), "");
     const nlohmann::json& peaks = data["stack_peaks"];
     ASSERT_TRUE(peaks.is_array()) << data.dump();
     ASSERT_EQ(peaks.size(), 2u);
@@ -212,7 +212,7 @@ TEST(ReportStackPeaks, EachFrameWithTheBytesItHeldOutermostFirst) {
 
     // The same frames and bytes as the text report folds them.
     SitesProfile profile;
-    ASSERT_EQ(read_sites_file(scratch / "run.sites", profile), "");
+    ASSERT_EQ(read_sites_file(scratch / "run.sites", profile).error(), "");
     Symbolizer symbolizer(profile.modules);
     const std::string text = stack_peak_report(profile, symbolizer, {});
     EXPECT_NE(text.find("\u00d75, 4,144 B each = 20,720 B"), std::string::npos) << text;
@@ -225,14 +225,14 @@ TEST(ReportStackPeaks, NullWithoutPeaksAndTimelessWithoutAClockRate) {
     request.sites_path = scratch / "none.sites";
     nlohmann::json data;
     std::vector<std::string> warnings;
-    ASSERT_EQ(build_report_data(request, {}, data, warnings), "");
+    ASSERT_EQ(build_report_data(request, {}, data, warnings).error(), "");
     EXPECT_TRUE(data["stack_peaks"].is_null());
 
     std::vector<uint64_t> returns;
     deep(5, returns);
     ASSERT_TRUE(write_sites_file(scratch / "run.sites", 4242, {recursion_peak(4242, returns)}));
     request.sites_path = scratch / "run.sites";
-    ASSERT_EQ(build_report_data(request, {}, data, warnings), "");
+    ASSERT_EQ(build_report_data(request, {}, data, warnings).error(), "");
     ASSERT_EQ(data["stack_peaks"].size(), 1u);
     EXPECT_TRUE(data["stack_peaks"][0]["time"].is_null());
     EXPECT_TRUE(data["stack_peaks"][0]["thread"].is_null()) << "no events: no serial";

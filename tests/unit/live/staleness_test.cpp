@@ -105,8 +105,8 @@ TEST(Staleness, AFileThatIsNotLiveFiguresIsRefused) {
     std::string path = directory + "/short";
     std::ofstream(path) << "not figures";
     memusage::live::LiveFiguresFile file;
-    EXPECT_EQ(file.open(path), "not a live-figures file");
-    EXPECT_NE(file.open(directory + "/missing"), "");
+    EXPECT_EQ(file.open(path).error(), "not a live-figures file");
+    EXPECT_NE(file.open(directory + "/missing").error(), "");
 }
 
 }  // namespace

@@ -73,7 +73,7 @@ TEST(SiteReplay, LifetimesPeaksAndEndsPerSite) {
     Fixture f;
     Recording recording(f.events);
     RunLifetimes lifetimes;
-    ASSERT_EQ(replay_sites(recording.path(), f.profile, f.sites, 0.5, true, lifetimes), "");
+    ASSERT_EQ(replay_sites(recording.path(), f.profile, f.sites, 0.5, true, lifetimes).error(), "");
     EXPECT_EQ(lifetimes.problem, "");
     EXPECT_NEAR(lifetimes.duration, 1.0, 1e-9);
     EXPECT_NEAR(lifetimes.peak_time, 500e-6, 1e-9);
@@ -112,7 +112,8 @@ TEST(SiteReplay, TheLongLivedReport) {
     Fixture f;
     Recording recording(f.events);
     RunLifetimes lifetimes;
-    ASSERT_EQ(replay_sites(recording.path(), f.profile, f.sites, 0.5, false, lifetimes), "");
+    ASSERT_EQ(replay_sites(recording.path(), f.profile, f.sites, 0.5, false, lifetimes).error(),
+              "");
     EXPECT_EQ(long_lived_report(f.profile, f.sites, lifetimes, 0.5, f.symbolizer),
               "Long-lived blocks: 2 blocks (507 bytes) lived longer than 500.0 ms (of a 1.00 s "
               "run), from 2 stacks\n"
@@ -122,7 +123,8 @@ TEST(SiteReplay, TheLongLivedReport) {
               "       at 0x10\n"
               "  #2 7 bytes in 1 block (never freed); lifetime mean 999.4 ms, longest 999.4 ms\n"
               "       at 0x30\n");
-    ASSERT_EQ(replay_sites(recording.path(), f.profile, f.sites, 2.0, false, lifetimes), "");
+    ASSERT_EQ(replay_sites(recording.path(), f.profile, f.sites, 2.0, false, lifetimes).error(),
+              "");
     EXPECT_EQ(long_lived_report(f.profile, f.sites, lifetimes, 2.0, f.symbolizer),
               "No long-lived blocks: none lived longer than 2.00 s (of a 1.00 s run).\n");
 }
@@ -131,8 +133,9 @@ TEST(SiteReplay, DhatJsonGetsTheLifetimes) {
     Fixture f;
     Recording recording(f.events);
     RunLifetimes lifetimes;
-    ASSERT_EQ(replay_sites(recording.path(), f.profile, f.sites, std::nullopt, true, lifetimes),
-              "");
+    ASSERT_EQ(
+        replay_sites(recording.path(), f.profile, f.sites, std::nullopt, true, lifetimes).error(),
+        "");
     std::string json = dhat_json(f.profile, f.sites, &lifetimes, "prog");
     EXPECT_NE(json.find(",\"tg\":500\n,\"te\":1000000\n"), std::string::npos) << json;
     EXPECT_NE(json.find("{\"tb\":550,\"tbk\":2,\"tl\":700000,\"mb\":500,\"mbk\":1,\"gb\":500,"
@@ -151,6 +154,7 @@ TEST(SiteReplay, ARecordingOfAnotherRunOrWithoutSitesIsRefused) {
     Recording recording(f.events);
     RunLifetimes lifetimes;
     EXPECT_NE(replay_sites(recording.path(), f.profile, f.sites, 0.5, true, lifetimes)
+                  .error()
                   .find("is the recording of another run (process 4242; the sites file's is 1)"),
               std::string::npos);
 
@@ -158,6 +162,7 @@ TEST(SiteReplay, ARecordingOfAnotherRunOrWithoutSitesIsRefused) {
     no_sites.clock(0, 0).allocate(1, 0x10, 1, 0).trailer(kSecond, 1000000000);
     Recording other(no_sites);
     EXPECT_NE(replay_sites(other.path(), f.profile, f.sites, 0.5, true, lifetimes)
+                  .error()
                   .find("was recorded without allocation sites"),
               std::string::npos);
 }
@@ -171,7 +176,7 @@ TEST(SiteReplay, AKilledRunsRecordingSaysSo) {
         .allocate(2100, 0x2000, 1000, 3);
     Recording recording(cut);
     RunLifetimes lifetimes;
-    ASSERT_EQ(replay_sites(recording.path(), f.profile, f.sites, 0.5, true, lifetimes), "");
+    ASSERT_EQ(replay_sites(recording.path(), f.profile, f.sites, 0.5, true, lifetimes).error(), "");
     EXPECT_NE(lifetimes.problem.find("incomplete"), std::string::npos) << lifetimes.problem;
     EXPECT_EQ(lifetimes.sites[0].blocks_at_end, 1u);
     EXPECT_EQ(lifetimes.sites[1].blocks_at_end, 1u);

@@ -74,7 +74,7 @@ TEST(SitesFile, Version1FilesAreStillRead) {
     memcpy(&trailer, old.data() + old.size() - sizeof trailer, sizeof trailer);
     trailer.file_bytes = old.size();
     memcpy(old.data() + old.size() - sizeof trailer, &trailer, sizeof trailer);
-    ASSERT_EQ(memusagestat::parse_sites(old, profile), "");
+    ASSERT_EQ(memusagestat::parse_sites(old, profile).error(), "");
     EXPECT_EQ(profile.sample_interval, 0u);
     EXPECT_EQ(profile.first_refused_site, 0u);
     ASSERT_EQ(profile.sites.size(), 1u);
@@ -82,6 +82,7 @@ TEST(SitesFile, Version1FilesAreStillRead) {
     header.version = sites_format::kVersion + 1;
     memcpy(old.data(), &header, sites_format::kVersion1HeaderBytes);
     EXPECT_NE(memusagestat::parse_sites(old, profile)
+                  .error()
                   .find("version " + std::to_string(header.version) + " is not supported"),
               std::string::npos);
 }
@@ -120,7 +121,8 @@ TEST(SitesFile, StackPeaksAreKeptBeyondTheMarginAndReadBack) {
         trailer.file_bytes = shorter.size() + sizeof trailer;
         const auto* raw = reinterpret_cast<const std::byte*>(&trailer);
         shorter.insert(shorter.end(), raw, raw + sizeof trailer);
-        EXPECT_NE(memusagestat::parse_sites(shorter, profile).find("truncated"), std::string::npos)
+        EXPECT_NE(memusagestat::parse_sites(shorter, profile).error().find("truncated"),
+                  std::string::npos)
             << "cut " << cut;
     }
 
@@ -143,7 +145,7 @@ TEST(SitesFile, StackPeaksAreKeptBeyondTheMarginAndReadBack) {
     trailer.file_bytes = old.size() + sizeof trailer;
     const auto* raw = reinterpret_cast<const std::byte*>(&trailer);
     old.insert(old.end(), raw, raw + sizeof trailer);
-    ASSERT_EQ(memusagestat::parse_sites(old, profile), "");
+    ASSERT_EQ(memusagestat::parse_sites(old, profile).error(), "");
     EXPECT_TRUE(profile.stack_peaks.empty());
     EXPECT_TRUE(profile.has_allocation_sites);
 }
@@ -188,7 +190,7 @@ TEST(SitesFile, OlderVersionsReadAndOtherByteOrdersAreRefused) {
     trailer.file_bytes = v3.size();
     memcpy(v3.data() + v3.size() - sizeof trailer, &trailer, sizeof trailer);
     SitesProfile old;
-    ASSERT_EQ(memusagestat::parse_sites(v3, old), "");
+    ASSERT_EQ(memusagestat::parse_sites(v3, old).error(), "");
     EXPECT_EQ(old.machine.byte_order, 0u);
     ASSERT_EQ(old.sites.size(), profile.sites.size());
     EXPECT_EQ(old.sites[0].frames, profile.sites[0].frames);
@@ -196,12 +198,14 @@ TEST(SitesFile, OlderVersionsReadAndOtherByteOrdersAreRefused) {
     std::vector<std::byte> swapped = bytes;
     uint32_t version = __builtin_bswap32(sites_format::kVersion);
     memcpy(swapped.data() + offsetof(sites_format::FileHeader, version), &version, sizeof version);
-    EXPECT_NE(memusagestat::parse_sites(swapped, old).find("other byte order"), std::string::npos);
+    EXPECT_NE(memusagestat::parse_sites(swapped, old).error().find("other byte order"),
+              std::string::npos);
 
     std::vector<std::byte> newer = bytes;
     version = sites_format::kVersion + 1;
     memcpy(newer.data() + offsetof(sites_format::FileHeader, version), &version, sizeof version);
-    EXPECT_NE(memusagestat::parse_sites(newer, old).find("not supported"), std::string::npos);
+    EXPECT_NE(memusagestat::parse_sites(newer, old).error().find("not supported"),
+              std::string::npos);
 }
 
 TEST(SitesFile, WhatTheCollectorWritesTheReaderReadsBack) {
@@ -279,7 +283,7 @@ TEST(SitesFile, WhereBlocksGrewIsReadBack) {
     EXPECT_EQ(profile.sites[1].frames, (std::vector<uint64_t>{0x403000, 0x402000}));
     std::vector<std::byte> bytes = bytes_of(written.path());
     for (size_t length = 0; length < bytes.size(); ++length)
-        ASSERT_NE(memusagestat::parse_sites(std::span(bytes).first(length), profile), "")
+        ASSERT_FALSE(memusagestat::parse_sites(std::span(bytes).first(length), profile).ok())
             << "cut at " << length;
 }
 
@@ -291,7 +295,7 @@ TEST(SitesFile, EveryTruncationIsRefusedWithAMessage) {
     ASSERT_EQ(written.write_and_read(profile), "");
     std::vector<std::byte> bytes = bytes_of(written.path());
     for (size_t length = 0; length < bytes.size(); ++length)
-        ASSERT_NE(memusagestat::parse_sites(std::span(bytes).first(length), profile), "")
+        ASSERT_FALSE(memusagestat::parse_sites(std::span(bytes).first(length), profile).ok())
             << "cut at " << length;
 }
 
@@ -309,18 +313,20 @@ TEST(SitesFile, DamagedBytesNeverCrashTheReader) {
         for (int value : {0x00, 0xff, 0x7f, static_cast<int>(random() & 0xff)}) {
             std::vector<std::byte> damaged = bytes;
             damaged[at] = static_cast<std::byte>(value);
-            memusagestat::parse_sites(damaged, profile);
+            [[maybe_unused]] const memusage::Status parsed =
+                memusagestat::parse_sites(damaged, profile);
         }
 }
 
 TEST(SitesFile, ForeignAndEmptyFilesSaySo) {
     SitesProfile profile;
-    EXPECT_NE(memusagestat::parse_sites({}, profile).find("empty"), std::string::npos);
+    EXPECT_NE(memusagestat::parse_sites({}, profile).error().find("empty"), std::string::npos);
     std::vector<std::byte> text(100, std::byte{'x'});
-    EXPECT_NE(memusagestat::parse_sites(text, profile).find("not a memusage sites file"),
+    EXPECT_NE(memusagestat::parse_sites(text, profile).error().find("not a memusage sites file"),
               std::string::npos);
     std::vector<std::byte> unfinished(100, std::byte{0});
-    EXPECT_NE(memusagestat::parse_sites(unfinished, profile).find("truncated"), std::string::npos);
+    EXPECT_NE(memusagestat::parse_sites(unfinished, profile).error().find("truncated"),
+              std::string::npos);
 }
 
 // As memusagestat refuses a FIFO given as a data file, so as a sites file: opening one for
@@ -333,7 +339,7 @@ TEST(SitesFile, AFifoIsRefusedWithoutWaitingForAWriter) {
     ASSERT_GE(child, 0);
     if (child == 0) {
         SitesProfile profile;
-        std::string error = memusagestat::read_sites_file(fifo, profile);
+        std::string error = memusagestat::read_sites_file(fifo, profile).error();
         _exit(error.find("not a regular file") != std::string::npos ? 0 : 1);
     }
     int status = 0;

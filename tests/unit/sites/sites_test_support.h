@@ -46,11 +46,11 @@ class WrittenSites {
     std::string write_and_read(memusagestat::SitesProfile& profile, uint32_t flags = 0,
                                uint32_t first_refused_site = 0) {
         SitesFile file;
-        if (file.open(path_.c_str()) != SitesFile::OpenResult::opened) return "open failed";
+        if (file.open(path_.c_str()) != OpenResult::opened) return "open failed";
         bool written = file.write(stacks_, accounts_, flags, first_refused_site);
         file.close();
         if (!written) return "write failed";
-        return memusagestat::read_sites_file(path_, profile);
+        return memusagestat::read_sites_file(path_, profile).error();
     }
     const std::string& path() const { return path_; }
 

@@ -47,7 +47,7 @@ class TempFile {
 
 TEST(MappedDataFile, MissingFileGivesTheSystemReason) {
     MappedDataFile file;
-    const std::string error = file.open("/nonexistent/memusagestat/data");
+    const std::string error = file.open("/nonexistent/memusagestat/data").error();
     EXPECT_NE(error.find("cannot open input file"), std::string::npos);
     EXPECT_NE(error.find("No such file"), std::string::npos);
 }
@@ -55,13 +55,13 @@ TEST(MappedDataFile, MissingFileGivesTheSystemReason) {
 TEST(MappedDataFile, DirectoryIsRefused) {
     MappedDataFile file;
     const TempFile scratch;
-    EXPECT_NE(file.open(scratch.directory()).find("not a regular file"), std::string::npos);
+    EXPECT_NE(file.open(scratch.directory()).error().find("not a regular file"), std::string::npos);
 }
 
 TEST(MappedDataFile, EmptyFileIsRefused) {
     TempFile temp;
     MappedDataFile file;
-    EXPECT_NE(file.open(temp.path()).find("incorrect size"), std::string::npos);
+    EXPECT_NE(file.open(temp.path()).error().find("incorrect size"), std::string::npos);
 }
 
 TEST(MappedDataFile, ReadsEventsInChunksInOrder) {
@@ -71,7 +71,7 @@ TEST(MappedDataFile, ReadsEventsInChunksInOrder) {
     TempFile temp;
     temp.write(records);
     MappedDataFile file;
-    ASSERT_EQ(file.open(temp.path()), "");
+    ASSERT_EQ(file.open(temp.path()).error(), "");
     uint64_t expected = 0;
     bool in_order = true;
     file.visit_events(0, count, [&](std::span<const memusage::Record> chunk) {
@@ -96,7 +96,7 @@ TEST(MappedDataFile, EnvelopeInPartsEqualsEnvelopeInOnePass) {
     TempFile temp;
     temp.write(records);
     MappedDataFile file;
-    ASSERT_EQ(file.open(temp.path()), "");
+    ASSERT_EQ(file.open(temp.path()).error(), "");
     for (bool time_based : {false, true}) {
         const memusagestat::Placement placement{time_based, 333, true, 0, 400000};
         const auto whole = memusagestat::build_envelope(file, placement, 1);
@@ -125,7 +125,7 @@ TEST(MappedDataFile, RepairedHeaderIsWrittenBack) {
     temp.write(records);
     {
         MappedDataFile file;
-        ASSERT_EQ(file.open(temp.path()), "");
+        ASSERT_EQ(file.open(temp.path()).error(), "");
         EXPECT_TRUE(file.profile().header.repaired);
         EXPECT_EQ(file.profile().header.heap_peak, 90u);
     }
@@ -146,7 +146,7 @@ TEST(MappedDataFile, PartialRecordIsReportedNotFatal) {
     TempFile temp;
     temp.write(records, 5);
     MappedDataFile file;
-    ASSERT_EQ(file.open(temp.path()), "");
+    ASSERT_EQ(file.open(temp.path()).error(), "");
     EXPECT_EQ(file.profile().events.size(), 1u);
     EXPECT_EQ(file.profile().ignored_tail_bytes, 19u);
 }
@@ -162,7 +162,7 @@ TEST(MappedDataFile, RepairTakesNoEndTimeFromARecordCutShort) {
     temp.write(records);
     {
         MappedDataFile file;
-        ASSERT_EQ(file.open(temp.path()), "");
+        ASSERT_EQ(file.open(temp.path()).error(), "");
         EXPECT_EQ(file.profile().events.size(), 2u);
         EXPECT_EQ(file.profile().timeless_tail_records, 2u);
         EXPECT_EQ(file.profile().header.end_time, 120u);
@@ -180,7 +180,7 @@ TEST(MappedDataFile, NoZeroEndTimeIsWrittenBack) {
     temp.write(records);
     {
         MappedDataFile file;
-        ASSERT_EQ(file.open(temp.path()), "");
+        ASSERT_EQ(file.open(temp.path()).error(), "");
         EXPECT_EQ(file.profile().header.end_time, 0u);
     }
     const auto after = temp.read();

@@ -31,7 +31,7 @@ TEST(Profile, CompleteHeaderIsTakenAsWritten) {
     file.push_back(record(100, 20, 20));
     file.push_back(record(5000, 100, 50));
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
     EXPECT_FALSE(profile.header.repaired);
     expect_header(profile.header, 5000, 300, 5100, 10, 90);
     ASSERT_EQ(profile.events.size(), 2u);
@@ -45,7 +45,7 @@ TEST(Profile, ZeroPeakHeaderIsRepairedFromTheEvents) {
     file.push_back(record(700, 10, 1020));
     file.push_back(record(300, 600, 1030));
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
     EXPECT_TRUE(profile.header.repaired);
     // The total peak is 300 + 600 (one record's sum), not 700 + 600.
     expect_header(profile.header, 700, 600, 900, 1000, 1030);
@@ -56,12 +56,12 @@ TEST(Profile, ZeroPeakHeaderIsRepairedFromTheEvents) {
 TEST(Profile, ZeroPeaksWithAnEndTimeAreACompleteRunThatAllocatedNothing) {
     auto file = header(0, 0, 0, 1000, 5000);
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
     EXPECT_FALSE(profile.header.repaired);
     expect_header(profile.header, 0, 0, 0, 1000, 5000);
     // Timer ticks of such a run are events at a heap of 0.
     file.push_back(record(0, 0, 2000));
-    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
     EXPECT_FALSE(profile.header.repaired);
     expect_header(profile.header, 0, 0, 0, 1000, 5000);
 }
@@ -70,7 +70,7 @@ TEST(Profile, RepairCanBeLeftToTheCaller) {
     auto file = header(0, 0, 0, 0, 0);
     file.push_back(record(100, 50, 1));
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes_of(file), profile, HeaderRepair::leave), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile, HeaderRepair::leave).error(), "");
     EXPECT_TRUE(profile.header.repaired);
     EXPECT_EQ(profile.header.heap_peak, 0u);
 }
@@ -78,7 +78,7 @@ TEST(Profile, RepairCanBeLeftToTheCaller) {
 TEST(Profile, HeaderOnlyFileHasNoEvents) {
     auto file = header(0, 0, 0, 5, 5);
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
     EXPECT_TRUE(profile.events.empty());
     EXPECT_EQ(profile.header.end_time, 5u);
 }
@@ -89,7 +89,7 @@ TEST(Profile, PartialTrailingRecordIsIgnoredAndCounted) {
     file.push_back(record(99, 99, 99));
     auto bytes = bytes_of(file);
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes.first(bytes.size() - 7), profile), "");
+    ASSERT_EQ(parse_profile(bytes.first(bytes.size() - 7), profile).error(), "");
     EXPECT_EQ(profile.events.size(), 1u);
     EXPECT_EQ(profile.ignored_tail_bytes, 17u);
 }
@@ -104,7 +104,7 @@ TEST(Profile, ZeroRecordsAtTheEndOfAKilledRunAreDroppedAndCounted) {
     file.push_back(record(0, 0, 0));
     file.push_back(record(0, 0, 0));
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
     EXPECT_EQ(profile.events.size(), 3u);
     EXPECT_EQ(profile.timeless_tail_records, 2u);
     expect_header(profile.header, 700, 50, 710, 1000, 1020);
@@ -120,7 +120,7 @@ TEST(Profile, ARecordCutShortNeverGivesTheEndTimeNorAPeak) {
         file.push_back(record(900, torn_stack, 0));
         file.push_back(record(0, 0, 0));
         Profile profile;
-        ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+        ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
         EXPECT_EQ(profile.events.size(), 2u);
         EXPECT_EQ(profile.timeless_tail_records, 2u);
         expect_header(profile.header, 700, 50, 710, 1000, 1020);
@@ -132,7 +132,7 @@ TEST(Profile, ACompletedRunAlsoLosesItsTimelessTail) {
     file.push_back(record(100, 50, 1010));
     file.push_back(record(100, 0, 0));
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
     EXPECT_FALSE(profile.header.repaired);
     EXPECT_EQ(profile.events.size(), 1u);
     EXPECT_EQ(profile.timeless_tail_records, 1u);
@@ -142,17 +142,20 @@ TEST(Profile, TooShortOrEmptyIsRefused) {
     auto file = header(10, 10, 20, 0, 9);
     auto bytes = bytes_of(file);
     Profile profile;
-    EXPECT_NE(parse_profile(bytes.first(0), profile).find("incorrect size"), std::string::npos);
-    EXPECT_NE(parse_profile(bytes.first(24), profile).find("incorrect size"), std::string::npos);
-    EXPECT_NE(parse_profile(bytes.first(47), profile).find("incorrect size"), std::string::npos);
-    EXPECT_EQ(parse_profile(bytes.first(48), profile), "");
+    EXPECT_NE(parse_profile(bytes.first(0), profile).error().find("incorrect size"),
+              std::string::npos);
+    EXPECT_NE(parse_profile(bytes.first(24), profile).error().find("incorrect size"),
+              std::string::npos);
+    EXPECT_NE(parse_profile(bytes.first(47), profile).error().find("incorrect size"),
+              std::string::npos);
+    EXPECT_EQ(parse_profile(bytes.first(48), profile).error(), "");
 }
 
 TEST(Profile, MisalignedBytesAreRefusedNotRead) {
     std::vector<memusage::Record> file(4);
     auto bytes = bytes_of(file);
     Profile profile;
-    EXPECT_NE(parse_profile(bytes.subspan(1, 72), profile), "");
+    EXPECT_FALSE(parse_profile(bytes.subspan(1, 72), profile).ok());
 }
 
 TEST(Profile, AbsurdValuesSaturateInsteadOfWrapping) {
@@ -160,7 +163,7 @@ TEST(Profile, AbsurdValuesSaturateInsteadOfWrapping) {
     file.push_back(record(UINT64_MAX, UINT64_MAX, 1));
     file.push_back(record(1, 1, UINT64_MAX));
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
     EXPECT_EQ(profile.header.heap_peak, UINT64_MAX);
     EXPECT_EQ(profile.header.total_peak, UINT64_MAX);
 }
@@ -173,7 +176,7 @@ TEST(Profile, RandomBytesNeverCrash) {
         auto bytes = bytes_of(file);
         Profile profile;
         const size_t given = random() % (bytes.size() + 1);
-        const std::string error = parse_profile(bytes.first(given), profile);
+        const std::string error = parse_profile(bytes.first(given), profile).error();
         if (error.empty()) {
             // Every byte given is accounted for: the header, the events, the timeless
             // records dropped from the end and a partial last record.
@@ -199,6 +202,6 @@ TEST(Profile, EncodedHeaderRoundTrips) {
     memusagestat::encode_header(written, file.data());
     EXPECT_TRUE(memusage::header_is_complete(file[0], file[1]));
     Profile profile;
-    ASSERT_EQ(parse_profile(bytes_of(file), profile), "");
+    ASSERT_EQ(parse_profile(bytes_of(file), profile).error(), "");
     expect_header(profile.header, 700, 600, 900, 1000, 1030);
 }
