@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Lint of the HTML report's page (memusagestat/web) and of its browser tests (tests/browser).
 import js from "@eslint/js";
 import globals from "globals";

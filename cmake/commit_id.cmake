@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes OUTPUT, a header naming the commit the sources were built from, at every build
 # (`--version` prints it, so it must not go stale the way a configure-time reading would),
 # and touches it only when the commit changed, so nothing rebuilds for nothing.

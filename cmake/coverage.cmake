@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # MEMUSAGE_COVERAGE (the asan preset): the product's code is compiled with --coverage, so
 # that the tests' runs leave the counts gcovr reads (tests/run-all.sh prints them). Only
 # what runs in the tools and in the tests: never the collector that is preloaded into

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Run by `cmake --install` before anything is written: stops when a file the project would
 # install is already owned by a Debian package (libc-devtools owns /usr/bin/memusage and
 # /usr/bin/memusagestat, manpages-dev their pages). Writing over them would silently replace

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The man pages, installed compressed as Debian's policy asks (gzip -9n: no name or time
 # stamp inside, so two builds give the same bytes).
 find_program(MEMUSAGE_GZIP gzip REQUIRED)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The Debian package: `cpack -G DEB` in a release build (tests/package/check.sh builds it,
 # checks it with lintian, installs, runs and removes it).
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusagestat [OPTION]... DATAFILE [OUTFILE]: options in, one picture out.
 // memusagestat --sites=FILE [--top=N]: the allocation-site report of a sites file, or its
 // leak report, folded stacks, DHAT JSON, pprof profile.

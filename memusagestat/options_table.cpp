@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "options_table.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusagestat's options, declared once: the parser, --help and the checks of which options go
 // together are all made from this one table (options_table.cpp).
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole test suite: README.md's second command and CI (.ci/run) run exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."

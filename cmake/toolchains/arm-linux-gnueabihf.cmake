@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # armv7l boards (Debian's g++-arm-linux-gnueabihf): see debian-cross.cmake.
 set(MEMUSAGE_TRIPLET arm-linux-gnueabihf)
 set(MEMUSAGE_PROCESSOR armv7l)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Makes a board's files from Debian's packages of its architecture, downloaded with
 # `apt-get download` and unpacked with `dpkg -x` into DIR, never installed: nothing of the
 # board's is installed on this machine, so a board's archive caught mid-sync, or lagging

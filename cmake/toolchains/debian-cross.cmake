@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross-building for a board with Debian's cross compilers (g++-<triplet>) and the target's
 # libraries from Debian's packages of its architecture (libboost-program-options1.74.0:arm64,
 # ...), unpacked into the board's root. Included by the

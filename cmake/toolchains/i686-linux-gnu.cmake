@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # i686 boards (Debian's g++-i686-linux-gnu): see debian-cross.cmake.
 set(MEMUSAGE_TRIPLET i686-linux-gnu)
 set(MEMUSAGE_PROCESSOR i686)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # riscv64 boards (Debian's g++-riscv64-linux-gnu): see debian-cross.cmake.
 set(MEMUSAGE_TRIPLET riscv64-linux-gnu)
 set(MEMUSAGE_PROCESSOR riscv64)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libraries a riscv64 board's collector and driver need and Debian 12 has no
 # riscv64 packages of (riscv64 is no release architecture of it): libunwind (the allocation
 # sites' stacks), Boost.Program_options (the driver's options) and ncurses (the driver's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver built for a board (MEMUSAGE_BOARD): memusagestat's drawing and reporting
 // libraries (Cairo, Pango, libdw) stay on the desktop, so the options that need them are
 // refused before the program runs, each with the way to the same result: keep the run's

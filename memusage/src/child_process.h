@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs the program as a child and waits for it, passing on the signals a user sends to stop
 // it, so that the driver outlives the program and can clean up after it.
 #pragma once

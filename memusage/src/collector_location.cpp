@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "collector_location.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where libmemusage.so is: beside the driver in the build tree and in any install prefix,
 // or wherever MEMUSAGE_LIBRARY says for layouts the build did not foresee.
 #pragma once

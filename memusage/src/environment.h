@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The profiled program's environment: the driver's own, plus LD_PRELOAD and the collector's
 // MEMUSAGE_* settings.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `memusage -p`: draws the run's data file with the drawing code memusagestat uses.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What --help, --usage, --version and the error hint print.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html_request.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `memusage --html=FILE`: the run's HTML report, made with the code memusagestat --html uses
 // from the files the run wrote (data file, sites file, event recording, summary file).
 #pragma once

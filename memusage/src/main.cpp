@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusage: runs a program with the collector preloaded, then optionally draws its profile.
 #include <signal.h>
 #include <sys/stat.h>

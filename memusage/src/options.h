@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver's command line, parsed into plain data and nothing else: no environment, no I/O.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "preload_reach.h"
 
 #include <elf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whether LD_PRELOAD can reach a program at all. The dynamic loader never runs for a static
 // program, and ignores LD_PRELOAD for one that gains privileges at exec (set-user-ID or
 // set-group-ID, or file capabilities), so either runs unprofiled; glibc's script says nothing, we

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Finds the file a command name means, the way a shell does: names with a slash are paths,
 // others are searched for in PATH.
 #pragma once

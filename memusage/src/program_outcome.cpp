@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "program_outcome.h"
 
 #include <elf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the profiled program ended, and what the driver makes of it: its exit status and,
 // when it did not simply exit, a line for the user.
 #pragma once

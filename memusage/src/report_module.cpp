@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Loads the report module (report_module.h) beside the collector, on the first call only;
 // the live view's site names come from it too.
 #include "report_module.h"

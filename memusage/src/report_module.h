@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver's drawing and reporting (-p, --sites and its exports, --html, the live view's
 // site names) are memusagestat's libraries, which bring Cairo, Pango, libdw and protobuf:
 // about fifty shared libraries, more memory and start-up time than the rest of the driver.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report module's one exported symbol (report_module.h): its functions, for the driver
 // that loads it. Everything else in the module is hidden.
 #include "commit_id.h"  // generated at every build: MEMUSAGE_COMMIT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites_request.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `memusage --sites`, `--leaks`, `--folded`, `--dhat`, `--pprof`, `--massif`, `--long-lived`: the
 // allocation-site reports and exports of the run, made with the code memusagestat --sites uses.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A private file (the data file for `-p` without `-d`, the sites file for `--sites`): made by
 // mkstemp in $TMPDIR (or /tmp), removed when this object goes, on every way out of the driver
 // that runs destructors.

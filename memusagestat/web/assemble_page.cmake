@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Assembles the HTML report's page into one file: run as
 #   cmake -DPAGE=report.html -DOUTPUT=report_page.html -P assemble_page.cmake
 # Every <link rel="stylesheet" href="F"> and <script src="F"></script> of the page (paths

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTML report's page: reads the report's data (DATA.md) from
 // <script type="application/json" id="report-data"> and draws its views, linked by one
 // selected time window (the whole run until one is chosen).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block map: each block a rectangle from its allocation to its free (x, time) over its
 // addresses (y, low addresses at the bottom). Gaps between the used address ranges wider than
 // a few MiB are folded to a thin band and marked. The wheel zooms and a drag pans both axes;

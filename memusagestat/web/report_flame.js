@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The flame graph of the sites (d3-flame-graph): weighted by bytes at the peak (of the
 // selected window when one is), leaked, allocated, blocks or temporary; top-down (callers at
 // the root) or bottom-up (the allocating function at the root). Click zooms into a frame; the

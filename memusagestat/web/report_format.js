@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Numbers, times, addresses and stacks as the page shows them, and small DOM builders.
 /* exported ReportFormat */
 "use strict";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "report_page.h"
 
 // The assembled page goes into the object as it is, by the assembler: no generated source, no

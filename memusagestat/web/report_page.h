@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTML report's page, assembled at build time (assemble_page.cmake): report.html with its
 // style, the libraries and its scripts inline, and one placeholder where the report's data goes.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The stack peak view: each thread's stack at its deepest captured point (DATA.md's
 // `stack_peaks`), as `memusage --stack-peak` reports it. Per thread, the main thread first:
 // its frames outermost first as bars as long as the bytes each holds, a recursion folded to

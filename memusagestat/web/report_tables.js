@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The views made of figures and tables: summary, window figures, sites, threads, leaks and
 // long-lived blocks.
 /* exported SummaryView, WindowFiguresView, SitesTableView, ThreadsView, LeaksView,

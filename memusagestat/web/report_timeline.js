@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The timeline: the heap and the total (heap and stack) over time or over calls, and under
 // them the stack on its own axis (a few KiB beside MiB of heap would be a line at 0). The
 // wheel zooms, a drag pans, a click picks the event there, and the strip below selects the

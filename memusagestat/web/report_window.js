@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's data (DATA.md) with what the views ask of it: names of sites and threads,
 // stacks, the event nearest a point, and the figures of a time window, computed here from
 // the events and the block lives.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # README's first command, timed as a newcomer meets it: on a fresh Debian 12 (a bookworm root
 # made with debootstrap, apt's lists never fetched, nothing but what debootstrap installs plus
 # git to clone with), in a clean clone of this checkout's commit, run exactly as README.md

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // measure PROGRAM [ARGS]...: runs PROGRAM with standard output sent to /dev/null and
 // prints "<wall nanoseconds> <max RSS KiB> <exit status> <CPU nanoseconds>" (CPU: user +
 // system, of the program and its waited-for children), so the benchmark needs no GNU time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads an event recording (memusage --events=FILE; the format is
 // libmemusage/include/memusage/events_format.h) on its own, so that the browser tests can
 // replay a run's events without the report's writer or the page:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the browser tests share besides the browser: the built tools, the fixture program run
 // under memusage with every output kept, and readers of memusage's text outputs.
 //   MEMUSAGE_BUILD_DIR   the build tree whose bin/memusage and bin/memusagestat are tested

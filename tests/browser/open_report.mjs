@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Opens an HTML report in headless Chromium (Debian's, through puppeteer-core) and keeps what
 // the page did that a report must not: requests other than the file itself, console errors
 // and uncaught exceptions. The browser tests share it:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report is usable with assistive technology: axe-core (npm, the same rules as the browser
 // extensions) runs inside the page on the report of the bundled example, its heap peak's event
 // shown and every folded list open, and on the fixture's report (fixtures/phases.c) with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report of a 10-million-event run stays under 25 MB, keeps the heap's extreme, says its
 // detail is thinned, opens in Chromium, and its window figures are exact: the whole run's and
 // two inner windows' (across the peak, and one of the run's middle) equal a replay of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report of a run past the bound of clickable events (fixtures/many_events.c, about
 // 700,000 events) says exact figures for any window: the whole run's equal memusage's printed
 // summary, and three windows (inside the life of a long-lived block, across the heap's peak,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTML report of a real run, in headless Chromium, against the text outputs of the same
 // run: the fixture (fixtures/phases.c) is built with cc -g -O0 and run once under
 // `memusage --html --data --sites-file --events --sites`; the page is then driven with the

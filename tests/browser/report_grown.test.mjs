@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where a block grew, in the HTML report of a real run: the sites tests' fixture
 // (tests/integration/sites/fixtures/sites_grown.c) allocates a block in make_buffer, grows
 // it by realloc in grow_buffer and keeps it to the end. Run once under `memusage --leaks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's manners, on the fixture's run (fixtures/phases.c) and checked against that
 // run's own outputs: the stack on its own axis, whose top is the text summary's stack peak;
 // the charts drawn anew at a new window width, with no horizontal overflow; the "next" and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names people can read: the report of fixtures/long_names.cpp (a function template whose
 // name is hundreds of characters long, allocating from two callers) shows the template
 // folded (`build<…>`) with its full name on hover, tells the two sites apart by their callers,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The README's screenshot: the report of the bundled example (build/example/word_census, as
 // README.md runs it) in Chromium, its top views (header, summary, timeline) as a PNG.
 // Taken in the light theme and in the dark one (the system asking for dark pages). The test

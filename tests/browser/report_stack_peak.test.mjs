@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The stack peak panel of a real run, against the text report of the same run: the stack
 // tests' recursion fixture (100 deep through a frame holding a 4 KiB array) built with
 // cc -g -O0 and run once under `memusage --stack-peak --html`, which prints the stack peak

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A window's report, as a user gets to it from a run past the bound of clickable events
 // (fixtures/many_events.c, about 700,000 events): `memusage --keep=DIR --html` keeps the run's
 // files, the page's "detail is thinned" notice names the memusagestat command that writes a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every view follows the selected window and says which it shows: the fixture (fixtures/phases.c)
 // run once under `memusage --html --sites --events`; a window is selected on the page and the
 // sites table, the threads, the leaks, the long-lived blocks and the flame graph are read as

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs a command where the kernel starts ARCH's programs through qemu-user, as a board's
 # kernel starts them itself: a program that execs another of the board's (/proc/self/exe,
 # a shell running a fixture, timeout(1)) then works under emulation too, which qemu-user

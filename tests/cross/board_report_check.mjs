@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Checks the HTML report of a board's run (tests/cross/run.sh) against that run's own
 // files: the fixture ("events burn") holds one block of HELD bytes while it burns CPU time.
 // The report's timeline must hold it for as long as the board's data file says (its times

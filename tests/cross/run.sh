@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Cross-builds the collector, the driver and the fixtures for ARCH (aarch64, armhf, riscv64,
 # i686: the presets of the same names) and runs the collector's integration tests on them
 # under qemu-user: the tests themselves are this machine's (build/, the release build, made

@@ -52,3 +52,4 @@ int main(int argc, char** argv) {
     std::printf("\n");
     return 0;
 }
+// SPDX-License-Identifier: MIT

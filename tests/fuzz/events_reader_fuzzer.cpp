@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Feeds arbitrary bytes to the event recording's reader, twice over (as the pictures read it),
 // and what it accepts through the block replay: nothing may crash, overflow or read out of
 // bounds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Feeds arbitrary bytes to the reader, then through the envelope and the scale labels
 // the way draw_graph does: nothing may crash, overflow or read out of bounds.
 #include <cstddef>

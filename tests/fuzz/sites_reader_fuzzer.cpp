@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Feeds arbitrary bytes to the sites-file reader, then what it accepts through the reports
 // and exports (with no modules, so no file is opened): nothing may crash, overflow or read
 // out of bounds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options a man page lists: the tags of the paragraphs of its OPTIONS section (each
 // `.TP` line's next line), read back from roff, for the tests that hold the man pages, the
 // --help texts and the programs' option tables to one another.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Checks every #include "..." of the product's sources (libmemusage/, memusagestat/,
 # memusage/; not the tests) against layers.txt: an include that names a folder its own
 # folder may not include from fails, with the file, the line and the rule.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Debian package, end to end: built by CPack from the release build (build/), checked by
 # lintian, installed with apt-get beside glibc's tools, run on the bundled example through the
 # `memusage` on PATH, then removed, after which glibc's memusage and memusagestat must be back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A private directory for one test, made under $TMPDIR (else /tmp) and removed with
 // everything in it when the helper goes: tests running at once never meet, and none leaves
 // anything behind. The one helper of every suite that needs a place for files.

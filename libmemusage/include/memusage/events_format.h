@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The event recording (MEMUSAGE_EVENTS): every heap block's allocation, resize and free, with
 // its address, size, thread and site, in the merged order the summary's peaks were taken in.
 // The collector writes it as the run goes; memusagestat replays it (block map, heap by site,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the allocation limit and failure injection were asked to do and what they did:
 // the collector fills it, the summary prints it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where a user's live-figures files are (memusage/live_format.h): a directory of the
 // user's own that no other user can write into, so that no one else can plant a file, a
 // FIFO or a link under a name a reader will open, nor fill the user's view with theirs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live figures: a small shared file each profiled process keeps while it runs, for
 // `memusage --ps`, `--watch` and `--live` to read. Every profiled process keeps one: the
 // figures the collector already counts are copied into it from the program's own calls

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the collector's own files (sites, events) say of the machine that wrote them, so
 // that memusagestat on another machine (the desktop, for a run on a board) reads them, or
 // says why it cannot. Appended to their headers (sites version 4, events version 3).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* memusage's in-process API: a program asks the collector, while it runs, how much
  * heap it uses. Every function works without the collector too: the program then runs
  * normally and memusage_tracking() says that nothing is tracked.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The numbers the allocation limit and failure injection take, parsed the same way by
 // the driver (options) and the collector (environment): whole text or nothing, never a
 // silently different value. No allocation: the collector parses at start-up.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The data file's record: the one layout the collector writes and memusagestat reads.
 // glibc-compatible: a flat array of these in native byte order. Record 0 holds the
 // total peak (stack field) and the start time, record 1 the heap and stack peaks and

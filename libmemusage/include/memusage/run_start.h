@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the processes of one run agree on which of them writes the data file: the state the
 // file was in when the run began, passed down the process tree in MEMUSAGE_OUTPUT_RUN.
 //

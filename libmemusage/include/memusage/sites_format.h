@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sites file (MEMUSAGE_SITES): where a run's heap came from. The collector writes it
 // once, at exit; memusagestat --sites reads it. Native byte order, every part 8-byte
 // aligned, addresses raw: symbols are looked up afterwards, never in the profiled process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The counters the summary prints: one snapshot type for a thread's share and for
 // the whole process, so folding threads together is a plain sum.
 #pragma once

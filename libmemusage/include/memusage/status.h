@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The outcome of a call that can fail, in memusagestat and the driver: success (with its
 // value, for a Result), or the message that tells the user what failed. Such calls once
 // returned a std::string, empty for success: a caller that forgot to look still compiled

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The text printed at exit. Pure: it formats a Stats snapshot into a sink, so tests
 // can check it byte for byte and the collector can write it without allocating.
 #pragma once

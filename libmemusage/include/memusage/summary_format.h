@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The summary file (MEMUSAGE_SUMMARY_FILE): the figures of the summary the collector prints
 // at exit, for readers (memusagestat --html) that must not parse text. The collector writes
 // it once, at the program's normal exit, beside the printed summary and from the same Stats

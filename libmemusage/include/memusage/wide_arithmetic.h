@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Products wider than a word: 64-bit machines have 128-bit integers, 32-bit ones do not.
 // The collector (its event recording's clock) and memusagestat (scaling counts to columns
 // and buckets) share it, so that both build for 32-bit boards.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "heap/allocation_gate.h"
 
 #include "heap/counting_extras.h"

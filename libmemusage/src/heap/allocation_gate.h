@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The allocation limit and failure injection: which of the program's allocation calls
 // to refuse, decided before the real allocator is asked, so that a program can be
 // tested running out of memory. Off, the hooks only test that it is off.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every block we hand out carries a 16-byte header just before it: the requested
 // size and a magic word, as glibc's collector does. free and realloc recognise our
 // blocks by the magic and pass anything else through untouched. Aligned blocks sit

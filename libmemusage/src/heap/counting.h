@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // glibc's counting rules (what each outcome of each call adds to the summary's rows, the
 // heap and the data file), one function per outcome. The hooks decide what happened; these
 // decide what it counts as. Uncounted has the same functions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "heap/counting_extras.h"
 
 #include "heap/allocation_gate.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The optional work a counted call may have: the allocation gate (limit, failure
 // injection), the program's heap callback, the per-thread table's figures. One flag
 // says whether any is on, so that a run without them pays one test of it.

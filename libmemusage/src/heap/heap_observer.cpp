@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "heap/heap_observer.h"
 
 #include <pthread.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The program's heap callback (the in-process API): told the heap's size after every
 // change, outside the collector's locks and never recursively.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "heap/mapping_set.h"
 
 #include <atomic>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The address ranges that traced mmap calls made, and which of their bytes are
 // accessible, so that munmap, mremap and mprotect change the heap by exactly those
 // bytes and never more (glibc subtracts every unmap and drives the heap below zero).

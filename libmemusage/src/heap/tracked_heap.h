@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The heap functions on blocks with our header. `counter` is a Counting, or Uncounted
 // for calls that must not count; the code is the same. Argument rules and error
 // results are glibc's, so a program sees exactly what its malloc would give it.

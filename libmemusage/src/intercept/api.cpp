@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The in-process API (<memusage/memusage.h>) and malloc_count's names for the same
 // questions, so that a program written for either asks the collector while it runs.
 #include <pthread.h>

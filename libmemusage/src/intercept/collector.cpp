@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "intercept/collector.h"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process-wide collector: its state, its parts, and the per-thread flags the
 // hooks consult on every call.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "intercept/ending_signals.h"
 
 #include <errno.h>

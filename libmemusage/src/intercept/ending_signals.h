@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What keeps the fatal-signal handler able to run when the program crashes: an
 // alternate stack on every counting thread (a stack overflow leaves no room on the
 // thread's own). The program's masks are its own: a fault it blocks kills the process

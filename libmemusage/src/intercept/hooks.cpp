@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exported functions: each counts through the thread's CountingScope when it
 // may, and otherwise finds out why not (nested in a hook, not profiling, still
 // starting, past the summary) and does the right uncounted thing. Nothing else

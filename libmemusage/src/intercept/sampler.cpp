@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "intercept/sampler.h"
 
 #include <signal.h>

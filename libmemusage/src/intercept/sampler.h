@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SIGPROF sampling: a record per profiling tick, so the graph shows time passing,
 // and the stack measured where no allocation happens.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "intercept/thread_start.h"
 
 #include <atomic>

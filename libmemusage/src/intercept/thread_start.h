@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // New threads start through us: each thread's stack is measured from where its start
 // routine is entered, and the thread is counted (profiling ticks included) from there,
 // not from its first allocation. Nothing here allocates or waits for a lock the program

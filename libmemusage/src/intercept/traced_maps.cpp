@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "intercept/traced_maps.h"
 
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mmap, mremap, munmap and mprotect as MEMUSAGE_TRACE_MMAP counts them.
 #pragma once
 

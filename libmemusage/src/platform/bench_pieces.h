@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The hot path's pieces a benchmark build of the collector leaves out, one at a time, to
 // measure what each costs (tests/bench/collector/bench_pieces.sh). The build chooses them
 // with the CMake cache variable MEMUSAGE_BENCH_OFF (a list of the names below); the

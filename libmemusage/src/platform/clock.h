@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two readings every event carries: when, and how deep the stack is. The only place,
 // with the other platform/ files, that knows which machine it runs on.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The MEMUSAGE_* environment, read once when the collector starts.
 #pragma once
 

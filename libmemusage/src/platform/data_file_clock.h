@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The time glibc's collector writes in its data file on this machine, from our stamps.
 // glibc stamps with the time-stamp counter on x86-64 and i686, and with CLOCK_REALTIME's
 // microseconds everywhere else; a file written here must say what glibc's would, so that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which machine the collector is built for, as its files state it (memusage/machine_format.h).
 #pragma once
 

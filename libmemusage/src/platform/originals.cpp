@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "platform/originals.h"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The functions we stand in for, as the next library in line (libc) provides them.
 // One list drives every declaration and every lookup, so intercepting another
 // function is a one-line change here plus its hook.

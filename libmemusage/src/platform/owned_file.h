@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A file the profiled process writes while the program may close or reuse any
 // descriptor: kept on a descriptor out of the program's way, and found again by name
 // when the program closed it. Async-signal-safe, allocation-free: the data file and the

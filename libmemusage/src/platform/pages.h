@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Memory for the collector's own tables, straight from the kernel: never through the
 // profiled program's allocator (which is us) nor through the exported mmap (also us).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The collector's own writes never signal the program. Writing to a pipe whose reader has
 // left raises SIGPIPE, and growing a file past the size limit (ulimit -f) raises SIGXFSZ:
 // both kill by default, and neither is the program's doing. While this is in scope the two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a signal handler learns of the code it interrupted, from the context the kernel
 // hands it: where that code's stack was, and its registers for the unwinder. Each
 // architecture names the registers its own way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "platform/stacks.h"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which stack a stack pointer is on. A thread runs on its own stack, but a signal handler
 // may run on an alternate signal stack (sigaltstack) and a coroutine on a stack of its own
 // (makecontext, swapcontext): measured from the thread's first stack pointer, either would

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What libunwind's local unwinder looks like on this machine: the names its library
 // exports (they carry the architecture: _ULx86_64_step, _ULaarch64_step, ...), the size
 // of its cursor, the numbers of the instruction and stack pointer registers, and the code

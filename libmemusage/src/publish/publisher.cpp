@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "publish/publisher.h"
 
 #include <errno.h>

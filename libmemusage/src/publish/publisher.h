@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live figures' publisher: copies the figures the counting already keeps
 // (Recorder::live_snapshot) into the process's shared file (shared_figures.h), made as the
 // process starts or at its first counted call. Every profiled process keeps one, with no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "publish/shared_figures.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process's live-figures file (memusage/live_format.h): made, written under its
 // sequence counter, removed. Only system calls: no allocation, no descriptor kept (the
 // file is mapped and its descriptor closed at once).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The data file as the profiled process owns it: opened once, written at tracked
 // offsets, its header rewritten at the end. Everything here is async-signal-safe so
 // that a fatal signal can still complete the file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/data_file_output.h"
 
 #include "platform/pages.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The glibc data file's side of the event stream: the record buffer written when full,
 // the header kept complete on request, and the file's last records and final header at
 // the end of the run. Touched only under the recorder's lock, or by the one thread

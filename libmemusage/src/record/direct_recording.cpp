@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/direct_recording.h"
 
 #include <sched.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Direct recording. A thread recording alone needs neither its log nor the lock nor a
 // fenced stamp (which costs as much as the program's own malloc here): it adds its events
 // to the stream itself (Recorder::record_directly). This is who has that right, given and

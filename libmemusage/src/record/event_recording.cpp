@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/event_recording.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The event recording's hand-off (MEMUSAGE_EVENTS): every heap block event of the
 // stream goes to the events file too, in the stream's order, with the threads' names.
 // Touched only under the recorder's lock, or by the one thread recording directly.

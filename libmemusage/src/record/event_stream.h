@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The merged event stream's running state: the global heap rebuilt from the per-event
 // changes, the peaks, and the records waiting to be written. Fed in time order by the
 // merge of the threads' logs (log_merge.h), or by the one thread recording directly.

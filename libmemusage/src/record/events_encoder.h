@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The event recording's records (memusage/events_format.h), encoded into memory: varints
 // and deltas, state kept from one record to the next within a chunk (the time, and each
 // thread's address base). No I/O, no checks of room: the caller gives kMaxEventBytes (or

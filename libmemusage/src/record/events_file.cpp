@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/events_file.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The event recording (MEMUSAGE_EVENTS) as the profiled process owns it: opened (and
 // locked) at start, fed by the recorder's stream in its merged order, written a chunk at
 // a time, and given its trailer at the end. Touched only by whoever adds to the stream

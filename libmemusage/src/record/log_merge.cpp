@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/log_merge.h"
 
 #include "platform/pages.h"

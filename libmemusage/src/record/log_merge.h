@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The merge of the threads' logs into the event stream, in time order: a k-way merge
 // over their unmerged events, each run of one thread's events added in one go, the
 // records written whenever the buffer fills and, with the event recording on, every

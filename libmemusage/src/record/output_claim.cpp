@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/output_claim.h"
 
 #include <limits.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which process of a run may write the data file (see memusage/run_start.h): the first of
 // a run marks its start in the environment; the profiled process asks on what condition
 // it may take the file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/process_barrier.h"
 
 #include <linux/membarrier.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A memory barrier run on every thread of the process at once, at the cost of one
 // system call for the thread that asks. It lets one thread record without any fence
 // of its own until another thread appears (see Recorder's direct recording).

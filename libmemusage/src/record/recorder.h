@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Turns the threads' event logs into one event stream: merged in time order, the
 // global heap rebuilt from the per-event changes, peaks taken, and (with a data
 // file) written as glibc's records. Threads only ever meet here, under one lock

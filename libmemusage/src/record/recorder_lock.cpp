@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/recorder_lock.h"
 
 #include <sched.h>

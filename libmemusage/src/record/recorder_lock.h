@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The recorder's one lock, taken once per full log (never per event), and what the
 // end of the run and signal handlers need to know about it: whether this thread wants
 // or holds it, so that a handler running on this thread never waits for it then.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/summary_file.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The summary file (memusage/summary_format.h) as the profiled process owns it: opened (and
 // locked) at start, when the clock's first readings are taken, written once at exit from
 // the Stats the summary prints. Allocates nothing and throws nothing: it runs at exit,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What one thread collects: its counters and its not-yet-merged events. Only the
 // owning thread writes it; the recorder reads the published events under its lock.
 // Keeping all of this per thread is what lets threads allocate without touching any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/thread_logs.h"
 
 #include <sched.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The threads' logs through their life: made or reused when a thread first counts, a
 // nested one for a signal handler's calls, merged when full, taken back when the thread
 // is gone (its counters kept); the one thread recording alone may skip its log

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/thread_table.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-thread table (MEMUSAGE_THREADS and the in-process API): one row per thread,
 // kept when a thread ends, and for the threads still running when asked at the end.
 // Touched only under the recorder's lock.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/own_memory.h"
 
 #include <errno.h>

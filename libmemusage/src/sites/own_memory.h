@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads of this process's own memory at addresses that may not be mapped (the stack
 // words libunwind guesses frames from, the code at a guessed return address), without a
 // fault and without the program's descriptors. Async-signal-safe; errno is left alone.

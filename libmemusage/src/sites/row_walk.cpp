@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/row_walk.h"
 
 #include <string.h>

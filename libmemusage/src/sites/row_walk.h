@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The calling stack's return addresses without libunwind's unwinder: a walk along the
 // unwind rows (the DWARF call frame information) that libunwind's own parser reads for
 // each return address, kept per address. It follows only the rows whose every step it can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/sampling.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sampled allocation sites (MEMUSAGE_SITES_SAMPLE): which blocks get a stack, and the weight
 // each sampled block stands for. Bytes are sampled as a Poisson process with one point every
 // `interval` bytes on average, as tcmalloc and jemalloc do: a block of n bytes holds a point

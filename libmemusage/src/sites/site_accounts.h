@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-site figures kept in the merged event order, so that the bytes each site held when the
 // heap was at its peak are exact, in O(1) per event: a site remembers when it last changed,
 // and takes a snapshot of itself only on its first change after the latest peak.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Allocation sites (MEMUSAGE_SITES), the collector's side: which stack each counted block
 // came from, and the sites file at exit. The hooks only ask for the calling stack's site;
 // the figures are kept by the recorder's stream (site_accounts.h), in event order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/sites_file.h"
 
 #include <elf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sites file as the profiled process owns it: opened (and locked) at start, written
 // once at exit in the layout of memusage/sites_format.h. Writing allocates nothing and
 // makes only async-signal-safe calls, dl_iterate_phdr aside, so that a fatal signal's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/stack_memo.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A thread's memo of the stacks its walks along unwind rows gave: a walk from the same
 // starting registers over the same words of the stack, on the same rows, gives the same
 // frames (row_walk::Trail says why), so a capture that finds its start in the memo

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/stack_peaks.h"
 
 #include <sys/prctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stack peaks (MEMUSAGE_STACK_PEAK, and with MEMUSAGE_SITES): which functions held a
 // thread's stack at its deepest. Where the stack's depth is measured (an allocation call,
 // a profiling tick), a depth beyond what the thread captured last by a margin has the

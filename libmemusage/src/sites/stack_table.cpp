@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/stack_table.h"
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Call stacks interned into small ids, so that a block carries 4 bytes for its stack.
 // Lock-free: a lookup only reads, an insert claims an empty slot with one compare-and-swap,
 // and nobody ever waits for another thread. Two threads inserting the same new stack at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // dlclose, seen by the unwinding (unwind::forget_unloaded_code): the rows the walk along
 // unwind rows keeps per code address, and libunwind's caches, are forgotten once code is
 // unloaded, since other code may be loaded at the same addresses. The program's call goes on to the

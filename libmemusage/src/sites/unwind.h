@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The calling stack as return addresses, by libunwind's unw_backtrace. libunwind is loaded
 // privately (dlopen with RTLD_LOCAL), never linked: linked, its exported _Unwind_* and
 // backtrace would take the place of libgcc's for the whole profiled program and break its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver built for a board (MEMUSAGE_BOARD) whose ncurses run-time packages were not
 // installed where it was built (memusage/CMakeLists.txt): the live view's terminal is not
 // built, so --live and --watch are refused before anything runs; --ps, which needs no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "live/figure_history.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live view's model: the figures read once a second, kept for the last minute, and
 // what the view shows from them (rates per second, the heap's recent course, the threads
 // in the order asked for). No terminal here: the drawing reads it.

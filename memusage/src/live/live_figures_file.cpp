@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "live/live_figures_file.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading the live figures a profiled process publishes (memusage/live_format.h): its
 // file in a directory of the user's own (memusage/live_directory.h), opened only when it
 // is a regular file of the user's, copied with pread (whole copies of the figures

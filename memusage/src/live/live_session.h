@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusage --live PROGRAM: the program runs with the view on the terminal. Its standard
 // output and error are held meanwhile (they would scribble over the view) and passed on,
 // in order within each, when the view closes: at `q`, while the program runs on, or at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "live/live_site_names.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live view's names for the sites a process holds the most in: each published stack
 // of return addresses named (stack_naming.h) with the modules the process has mapped now
 // (/proc/PID/maps), sites of one name made one line.

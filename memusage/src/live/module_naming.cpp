@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A board's live view names a stack by where its innermost frames are: module and offset
 // in the module's file ("libfoo.so+0x1a2c"), which `addr2line -e` turns into a line on the
 // desktop. The board's driver has no symbolizer (memusagestat stays on the desktop).

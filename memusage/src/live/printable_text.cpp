@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "live/printable_text.h"
 
 #include <langinfo.h>

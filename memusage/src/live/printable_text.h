@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Text that came from another process (a program's name in its live-figures file, a
 // thread's name, a symbol's) made safe to put on a terminal: whatever its bytes, none
 // reaches the terminal as a control character, so no name can move the cursor, retitle

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "live/process_table.h"
 
 #include <cinttypes>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusage --ps: the profiled processes running now, one line each.
 #pragma once
 

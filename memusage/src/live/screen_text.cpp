@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "live/screen_text.h"
 
 #include <algorithm>

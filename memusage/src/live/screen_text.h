@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the live view shows, laid out as lines of text for a terminal of a given size:
 // the figures, the heap's course of the last minute, the threads and, with sites on, the
 // top sites held now. No terminal here

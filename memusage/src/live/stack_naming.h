@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the live view names a published stack: memusagestat's symbolizer on the desktop
 // (symbol_naming.cpp, in the report module: report_module.h), the modules and offsets on a
 // board, whose driver has no symbolizer (module_naming.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "live/terminal_view.h"
 
 #include <curses.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live view on the terminal (ncurses): a profiled process's figures, read from its
 // live-figures file and redrawn every second, until `q` or the process's end.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The drawing library that memusagestat and `memusage -p` share.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pictures of where and when, drawn by the same library as the memusage graph:
 // the flame graph of a sites file, the heap over time by site and the block map of an event
 // recording. Each one failing says why in a message for the user (without the program name

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "draw/lettering.h"
 
 #include <glib.h>

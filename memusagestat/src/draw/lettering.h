@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pictures' text, laid out by Pango: fontconfig chooses DejaVu Sans where it is installed
 // and, character by character, any installed font that can draw what DejaVu cannot (a title
 // in Chinese, Arabic or emoji). The size is the Cairo context's font size

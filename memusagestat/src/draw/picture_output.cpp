@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "draw/picture_output.h"
 
 #include <cairo-pdf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where a picture goes: a Cairo surface chosen by the output file's extension (.svg and
 // .pdf as vectors, anything else a PNG written through libpng with its text chunks).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "draw/picture_style.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The house style every picture shares with the memusage graph: DejaVu Sans lettering sized
 // by the picture, the frame's blue, the title on top, byte counts in k/M, the x axis of
 // calls or time, a palette of distinct colours (red kept for leaks) and a legend.

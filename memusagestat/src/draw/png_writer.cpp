@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "draw/png_writer.h"
 
 #include <png.h>

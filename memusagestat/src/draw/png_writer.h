@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PNG output through libpng, so the file can carry text chunks and is compressed the
 // way we choose (Cairo's own PNG writer can do neither).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The text of the vertical scales' labels.
 #pragma once
 

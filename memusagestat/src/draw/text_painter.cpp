@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "draw/text_painter.h"
 
 #include "draw/lettering.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Lettering that fits: the insets are fixed and the picture can be as small as 100x80,
 // so every label is shrunk to the room it has, or left out when it would be illegible.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exports/dhat_export.h"
 
 #include <cmath>

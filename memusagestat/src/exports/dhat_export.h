@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Valgrind's DHAT JSON (dhatFileVersion 2, mode "heap"), which DHAT's own viewer
 // dh_view.html reads: one program point per shown site, its stack innermost first (the
 // wrapper it allocated through, then the program's frames), with total bytes and blocks,

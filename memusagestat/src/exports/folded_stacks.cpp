@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exports/folded_stacks.h"
 
 #include <cinttypes>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Folded stacks ("main;parse;xmalloc 4096" lines, outermost frame first) for FlameGraph's
 // flamegraph.pl, inferno and speedscope. Frames are short function names, which is what
 // those tools show and merge best: a file:line in a frame would split one function into a

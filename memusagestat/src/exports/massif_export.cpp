@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exports/massif_export.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Valgrind massif's output format (massif.out), which ms_print and massif-visualizer read:
 // snapshots of the run's start (empty), its heap at points spread evenly through the event
 // recording, the heap's peak and its end. The peak, the end and every 10th point between

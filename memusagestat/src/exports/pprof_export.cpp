@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exports/pprof_export.h"
 
 #include <google/protobuf/io/coded_stream.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pprof's profile format (a gzipped profile.proto message), which `go tool pprof`, speedscope
 // and the fleet profilers (Pyroscope, Parca, Grafana) read: one sample per shown site, its
 // stack innermost first as locations (inlined calls as extra lines of one location), then

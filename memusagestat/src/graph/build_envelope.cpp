@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "graph/build_envelope.h"
 
 #include <algorithm>

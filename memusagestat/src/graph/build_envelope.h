@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Builds the envelope of a mapped data file: one pass, split between threads.
 #pragma once
 

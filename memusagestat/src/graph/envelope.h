@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-pixel-column envelope: every record lands in one column, which keeps the
 // minimum, maximum and last value of each curve. However many records share a column,
 // nothing is lost (spikes survive as the column's extent) and memory is fixed by the width.

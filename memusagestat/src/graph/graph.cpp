@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // draw_graph: data file -> envelope -> picture in the format the output name asks for.
 #include "memusagestat/graph.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "graph/plot.h"
 
 #include <memusage/wide_arithmetic.h>

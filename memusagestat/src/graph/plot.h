@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draws the graph onto any Cairo surface: frame, scales, curves, axis, time strip, title.
 #pragma once
 

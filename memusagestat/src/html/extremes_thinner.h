@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A stream of items cut down to a bounded number without losing an extreme: the stream is
 // split into equal buckets by position, and of each bucket only the items with the least and
 // the greatest of each measure are kept, with its first (a sample of the ordinary) and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/frame_table.h"
 
 #include "sites/shown_sites.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's `frames` (web/DATA.md): each (function, file, line, module) once, with its
 // source line when the file is readable here, shared by the sites' stacks and the stack
 // peaks' frames. Bounded: once full, a frame not in it has no index.

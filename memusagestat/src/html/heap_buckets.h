@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's `buckets` (web/DATA.md): exact figures of every event of the run (or of the
 // window of --html-window) gathered into equal time buckets at several resolutions, so the
 // page computes any window's figures as sums and maxima over whole buckets, however many

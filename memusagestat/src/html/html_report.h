@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusagestat --html and memusage --html: the one HTML file of a run, the page
 // (web/report_page.h) with the report's data (page_data.h) in it.
 #pragma once

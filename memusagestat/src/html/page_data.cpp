@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/page_data.h"
 
 #include <sys/stat.h>

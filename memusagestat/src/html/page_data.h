@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's data (web/DATA.md) from the files of one run: any of the glibc data file, the
 // sites file, the event recording and the summary file. Every array is bounded, so the
 // report of any run stays small enough for a browser (ReportBounds).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/page_events.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's `events`, `blocks`, `threads` and `buckets` (web/DATA.md) from two passes over
 // the event recording: each event with the heap after it and its site, each block life of the
 // replay, the blocks each site freed before their thread's next allocation (`temporary`), and

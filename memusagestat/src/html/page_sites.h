@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's `sites` (web/DATA.md): the shown sites of `memusage --sites`, with its
 // figures, each stack's frames once in the shared FrameTable with their source lines.
 // Bounded: beyond kMaxSites the sites ranked highest by any figure are kept, beyond

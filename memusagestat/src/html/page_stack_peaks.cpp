@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/page_stack_peaks.h"
 
 #include <cmath>

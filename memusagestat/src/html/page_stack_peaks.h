@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's `stack_peaks` (web/DATA.md): each thread's stack at its deepest captured
 // point, as the stack peak report (reports/stack_peaks_report.h) shows it: the main thread's,
 // then the deepest; each frame, outermost first, an index into the report's `frames` with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's `summary` (web/DATA.md): the figures of the text summary the collector printed
 // at exit, row for row, from the summary file; or, with only a data file, the peaks it holds
 // and null for the rest.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's `timeline` (web/DATA.md): the data file's records (heap and stack after each
 // call) in seconds, thinned beyond a bound to each bucket's least and greatest heap, stack and
 // total, its first and its last record, so that no peak is lost.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/run_clock.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The run's cycle-counter readings as seconds since it began. The event recording, the
 // summary file and the sites file stamp with the collector's counter; the data file stamps
 // with that counter too on x86, but with the wall clock's microseconds on the boards

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/source_lines.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The text of source lines, for the frames of a report: each file read once, only files of
 // bounded size, each line cut to a bounded length, so a report never grows with the sources.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/thread_heaps.h"
 
 #include <algorithm>

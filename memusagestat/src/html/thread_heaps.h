@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Each thread's share of the heap over the run, for the report's `threads` (web/DATA.md):
 // a thread holds the blocks it allocated until they are freed, whoever frees them (a resize
 // keeps the block's thread, as the block replay does). Counted over every event, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/time_window.h"
 
 #include "reports/duration.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --html-window=START..END: the part of a run a report covers, in seconds since its start.
 #pragma once
 

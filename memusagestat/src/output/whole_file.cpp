@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "output/whole_file.h"
 
 #include <cerrno>

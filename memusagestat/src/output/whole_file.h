@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An output file written whole from what is in memory (the sites' reports and exports, the
 // HTML report, an SVG's text layer), and the one message every output gives when its file
 // cannot be made or written.

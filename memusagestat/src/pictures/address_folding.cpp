@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pictures/address_folding.h"
 
 #include <algorithm>

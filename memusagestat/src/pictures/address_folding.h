@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block map's y axis: the address ranges blocks used, with the empty ranges between them
 // folded out, so that a heap in three distant regions (the brk heap, mmap'd blocks, a
 // thread's arena) fills the picture instead of three lines in 2^47 bytes of nothing.

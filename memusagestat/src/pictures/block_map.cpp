@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pictures/block_map.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block map (Moreta and Telea's picture): x is time (or calls), y is address with the
 // empty ranges folded out, every block a bar from its allocation to its free, coloured by
 // site, thread or size; blocks never freed reach the right edge, tinted red and marked in

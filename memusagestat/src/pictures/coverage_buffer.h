@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block map's accumulation buffer: every block adds its colour to the pixels it covers,
 // weighted by how much of each pixel it covers, and counts in every pixel it touches; the
 // picture is the blend. A rectangle costs four updates whatever its size (a summed-area

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pictures/event_slots.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the pictures of an event recording colour by: the top sites (named as the report
 // names them) or the top threads, each a slot with a legend label, and one slot more for
 // everything else. Shared by the heap-by-site graph and the block map, so that a site has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pictures/flame_graph.h"
 
 #include <memusagestat/graph.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The flame graph of a sites file, drawn as an icicle (the outermost call on top): each box a
 // function, as wide as the bytes allocated through it (at the heap peak, still allocated at
 // exit, or in all), its callees below it.

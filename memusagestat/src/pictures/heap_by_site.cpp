@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pictures/heap_by_site.h"
 
 #include <memusage/wide_arithmetic.h>

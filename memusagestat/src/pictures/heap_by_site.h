@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The heap over time as stacked areas, one per top site (or thread) and one for the rest:
 // each column of the plot shows what every slot held at the moment the heap was highest in
 // that column, so the areas' top is the memusage graph's heap curve.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The words the pictures share: which run a picture is of, warnings for the user, and the
 // text chunks of a PNG.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pictures' entry points: read the files, name the run, hand the data to the plots.
 #include "memusagestat/pictures.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A map from block addresses to what is known of each block: open addressing with linear
 // probing in one array, and deletion by shifting back (no tombstones), because node-based
 // maps spent most of their time allocating nodes. The replay keeps here the live blocks its

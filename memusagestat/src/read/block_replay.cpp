@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "read/block_replay.h"
 
 #include <sys/mman.h>

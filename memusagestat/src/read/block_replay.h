@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Replays an event recording into block lives: from each block's allocation to its free (or
 // to the end of the recording), at one address and size. Holds only the blocks alive at the
 // moment, never the events, so a recording of any length replays in the memory its heap used.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "read/event_scan.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The first of the two passes the pictures of an event recording make: how many events, over
 // what span of time, which threads allocated how much, and anything else a picture must know
 // before it can place the first event (through `also`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "read/events_reader.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An event recording (memusage/events_format.h) read front to back, one event at a time:
 // every varint, delta and count is checked, nothing in the file is trusted, and the pages
 // already read are given back, so memory stays the same whatever the recording's length.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the readers say of a file written on a machine of the other byte order, which
 // memusage/machine_format.h's stamp tells apart.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A data file mapped into memory, read once front to back in chunks whose pages are
 // dropped after use, so the resident set stays the same whatever the file's size.
 // Events are read through mappings of their own: threads reading distinct parts of the

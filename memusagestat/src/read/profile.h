@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The data file interpreted: header values (repaired when the run died) and the events.
 #pragma once
 

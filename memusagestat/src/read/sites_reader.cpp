@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "read/sites_reader.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A sites file (memusage/sites_format.h) read into plain data: every length and count is
 // checked against the file's size, nothing in it is trusted.
 #pragma once

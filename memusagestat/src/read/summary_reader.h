@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A summary file (memusage/summary_format.h) read and checked: nothing in it is trusted, and a
 // file of another machine (byte order, word size) or of a newer version is refused with a
 // message that says so.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reports/diff_report.h"
 
 #include <fcntl.h>

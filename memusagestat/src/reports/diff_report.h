@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusagestat --diff BEFORE AFTER: what changed between two runs. Two sites files: the
 // totals (heap peak, allocated, leaked, temporary) and the sites that changed most in bytes
 // at the peak, leaked, allocated and calls, largest change first. Sites are matched by

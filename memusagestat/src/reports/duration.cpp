@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reports/duration.h"
 
 #include <charconv>

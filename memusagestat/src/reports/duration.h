@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Durations as users type them (--long-lived=500ms): a decimal number and a unit.
 #pragma once
 

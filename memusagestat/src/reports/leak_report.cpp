@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reports/leak_report.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The leak report (memusage --leaks, memusagestat --leaks): the blocks never freed, grouped
 // by their folded stack, largest first. Whether the program could still reach a block at
 // exit is not known here (valgrind's "still reachable" against "definitely lost" needs a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reports/long_lived_report.h"
 
 #include <algorithm>

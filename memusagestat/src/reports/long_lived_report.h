@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The long-lived report (memusage --long-lived, memusagestat --long-lived): the sites of
 // blocks that lived longer than a duration, freed late or never (still allocated at the end
 // and allocated longer than that before it), with how many, how many bytes, and their mean

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reports/sites_options.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options that ask the allocation-site report for an output, under the names both
 // `memusagestat --sites=FILE` and `memusage` take them: the one mapping from option to output
 // (SitesOutputs), used by memusagestat's command line and by the driver's hand-over.

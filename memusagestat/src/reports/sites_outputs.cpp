@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reports/sites_outputs.h"
 
 #include <sys/stat.h>

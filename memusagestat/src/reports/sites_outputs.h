@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Everything made from one sites file, as memusagestat --sites and memusage ask for it: the
 // rankings, the leak report, folded stacks, DHAT JSON, pprof, massif, and with the run's event
 // recording the lifetimes in DHAT JSON and the long-lived report. The file is read and its stacks

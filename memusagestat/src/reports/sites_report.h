@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The allocation-site report: the top sites by bytes held at the heap peak, by bytes still
 // allocated at exit, by bytes allocated, and by temporary blocks when there are any, each with its
 // stack symbolised, the program's own innermost frame first. Wrapper frames (operator new, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reports/stack_peaks_report.h"
 
 #include <algorithm>

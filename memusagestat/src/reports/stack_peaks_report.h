@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The stack peak report (memusage --stack-peak and --sites, memusagestat --sites): which
 // functions held each thread's stack at its deepest captured point, outermost first, with
 // the bytes each frame held; a recursion folded to one line; then the functions ranked by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/definitions.h"
 
 #include <algorithm>

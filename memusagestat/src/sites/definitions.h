@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every quantity the reports and exports show, defined once: each text report, --diff, the
 // HTML report, pprof, DHAT and folded stacks take it from here, never from a rule of their
 // own. README's "Definitions" states the same rules for the reader.

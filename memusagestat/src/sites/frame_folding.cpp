@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/frame_folding.h"
 
 namespace memusagestat {

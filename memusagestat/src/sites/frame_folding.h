@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which frames of a stack belong to code that allocates on the program's behalf (operator
 // new, the C++ standard library, the C runtime, GLib), and how the call the program made
 // into such code is named in the report.

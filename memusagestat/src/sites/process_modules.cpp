@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/process_modules.h"
 
 #include <elfutils/libdwelf.h>

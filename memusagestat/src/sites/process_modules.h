@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The modules a running process has mapped now, read from /proc/PID/maps, as a sites
 // file lists a finished run's: for a Symbolizer of a live process (memusage --live).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/shown_sites.h"
 
 #include <memusage/sites_format.h>

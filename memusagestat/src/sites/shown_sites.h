@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sites of a profile as every report and export shows them: each stack symbolised,
 // wrapper frames folded into the site that called them, and raw sites that are the same
 // once folded counted as one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What only the event recording can tell about each shown site: how long its blocks lived,
 // the most it held at once, its blocks at the heap's peak, and its long-lived blocks.
 // Made by replaying the recording (site_lifetimes_of, site_replay.h).

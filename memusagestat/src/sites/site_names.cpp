@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/site_names.h"
 
 #include <memusage/sites_format.h>

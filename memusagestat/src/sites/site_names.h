@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Allocation sites named for pictures: each site of a sites file folded the way the report
 // folds it (frame_folding), grouped with the sites that fold to the same stack, ranked as the
 // report's first ranking (bytes at the heap peak, then bytes allocated), and named by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/site_replay.h"
 
 #include <unordered_map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The event recording replayed against a profile's shown sites: each block's life from its
 // allocation to its free (a realloc keeps its birth), each site's most bytes at once, its
 // bytes and blocks at the heap's peak, and the blocks that lived longer than a threshold.

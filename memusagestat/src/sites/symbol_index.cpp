@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/symbol_index.h"
 
 #include <algorithm>

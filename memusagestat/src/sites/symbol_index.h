@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A module's symbol table sorted by address, for finding the function that holds an address
 // in O(log n). libdw's dwfl_module_addrinfo scans the whole table on every call: with
 // node's 150,000 symbols that was 1.6 ms an address, 9 s for one sites report.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/symbolizer.h"
 
 #include <cxxabi.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Return addresses of a past run turned into functions and file:line, with elfutils' libdw:
 // the modules listed in the sites file are reported to one Dwfl at the addresses they had,
 // after their build-ids are checked against the files on disk now. Inlined calls come out

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An allocation-heavy program for the collector benchmark: each thread keeps a pool
 // of live blocks and replaces a random one per step with a block of another small
 // size, writing into it as real programs write into what they allocate.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # What one reading of the collector's clock costs (platform/clock.h), on this machine and,
 # with the cross compilers and qemu-user installed, on the boards under emulation: those
 # figures are the emulator's, not the boards' (qemu translates the counter's read into a

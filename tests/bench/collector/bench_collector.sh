@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: what the collector costs a program, side by side with glibc's collector.
 #
 #   tests/bench/collector/bench_collector.sh [BUILD_DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: what publishing the live figures (MEMUSAGE_LIVE, memusage --live) costs a
 # program. The allocation-churn workload (alloc_churn.c) on 1 and 2 threads, without a data
 # file: bare, under our collector as usual, and under it with MEMUSAGE_LIVE=1 (the publisher

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: where each nanosecond of the collector's hot path goes.
 #
 #   tests/bench/collector/bench_pieces.sh [BUILD_DIR]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the collector benchmarks: builds the collector and the measuring helper
 # into BUILD_DIR (the script's first argument, default build-bench beside the sources)
 # and compiles the workload named by $workload_source. Sets source_dir, ours, glibc

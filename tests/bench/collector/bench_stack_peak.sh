@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: what stack peaks cost, before and after, side by side.
 #
 #   BEFORE_LIBMEMUSAGE=/path/to/main's/libmemusage.so tests/bench/collector/bench_stack_peak.sh [BUILD_DIR]

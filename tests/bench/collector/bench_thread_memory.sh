@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: what the collector keeps for every live thread.
 #
 #   tests/bench/collector/bench_thread_memory.sh [BUILD_DIR]

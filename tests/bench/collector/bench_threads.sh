@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: what the collector costs a program of many short threads,
 # side by side with glibc's collector.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clock_cost [READS]: nanoseconds per reading of each clock the collector stamps with
 // (platform/clock.h): the counter, the counter fenced as the hot path reads it, and
 // CLOCK_MONOTONIC; one line each, "<name> <ns per read>", the median of five rounds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A deep-recursion program for the stack peak benchmark: each round recurses through
 // frames of FRAME bytes, allocating and freeing a small block at every level, first one
 // level deeper each round (a slowly deepening stack, where a capture at every new peak

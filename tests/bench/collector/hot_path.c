@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The collector's hot path on the two ways glibc's malloc serves a call, for the pieces
 // benchmark (bench_pieces.sh): each step frees a block of a small pool and allocates
 // another in its place (two calls), writing one byte into it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The real-program benchmark's Python workload (bench_collector.sh): builds 200,000 small
 # dicts and round-trips them through json, 3 rounds. Every dict, string and float is an
 # allocation the interpreter makes from many different call stacks.

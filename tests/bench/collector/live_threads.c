@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Many threads alive at once for the collector's memory benchmark: each thread does a few
 // malloc/free and then waits until all of them have, so the process's largest resident set
 // holds every thread with whatever the collector keeps for it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program of many short threads for the collector benchmark: threads created and
 // joined one after another, each doing one malloc/free, as thread pools that do not
 // pool and short-lived worker threads do. The collector's cost must stay linear in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What one libunwind unw_backtrace costs on this machine, at several stack depths, for the
 // sites benchmark's reading: the fixed part and the part a frame. libunwind is loaded
 // privately, as the collector loads it. Prints one line per depth and the least-squares

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The floor under exact allocation sites, for the sites benchmark: a preloaded library that
 // does nothing but what exact sites cannot avoid, one unw_backtrace of the calling stack per
 // allocating call (malloc, calloc, realloc), libunwind loaded privately as the collector

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: what the driver itself costs, on a program that does nothing.
 #
 #   tests/bench/driver/bench_driver.sh [BUILD_DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: every analysis step of memusagestat on one large run, beside heaptrack_print on
 # the same program's heaptrack file.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: memusagestat against glibc's and against reading the file once with cat.
 #
 #   tests/bench/stat/bench_memusagestat.sh [BUILD_DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: the pictures of where and when from a 10-million-event recording, each beside the
 # time to read the recording once.
 #

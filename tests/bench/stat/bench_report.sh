@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmark: the HTML report (memusagestat --html) of a 5-million-event run, beside the time
 # to read its input files once; and the report's size on a 10-million-event run, which must
 # stay under 25 MB.

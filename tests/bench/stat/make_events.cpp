@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writes a synthetic event recording of N events for the pictures' benchmark: two threads,
 // a pool of small blocks churning in one region, growing buffers moved by realloc in
 // another far above it, a leak now and then, sites 2-9, a chunk every 4096 events.

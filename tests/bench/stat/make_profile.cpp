@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writes a synthetic data file of N events, the shape of a long allocation-heavy run:
 // a heap that grows in waves with noise, a stack that breathes, time always advancing.
 // Used by the benchmark, so that it needs neither the collector nor a long run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program for the analysis benchmark, shaped like an interpreter building and dropping a
 // large structure: each round allocates OBJECTS blocks (16-128 bytes), each from one of
 // 16,384 call stacks about 40 frames deep (a recursion, then seven levels of four functions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // read_events FILE: decodes an event recording once, front to back, with memusagestat's
 // reader and nothing else: the yardstick the pictures' benchmark sets their times beside.
 #include <cstdio>

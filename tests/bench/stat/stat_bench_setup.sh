@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the memusagestat benchmarks (bench_pictures.sh, bench_report.sh) once they have
 # set source_dir, build_dir and runs: builds memusagestat and the collector into build_dir
 # (configured without tests when it is new), compiles the helpers, makes the work directory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Aligned allocations, which glibc's collector does not see: every aligned function gives
 // an aligned, writable, freeable, realloc-able block and is counted in the aligned row.
 #include <gtest/gtest.h>

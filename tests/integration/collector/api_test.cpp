@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The program's own view (issue: in-process API): <memusage/memusage.h> with and
 // without the collector, and a program written for malloc_count run unchanged.
 #include <gtest/gtest.h>

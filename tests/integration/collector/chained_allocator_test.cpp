@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A second allocator preloaded beside ours, whose malloc returns aligned_alloc blocks
 // (glibc's tst-aligned-alloc-random-thread): it works in either order. Its calls back
 // into us are not counted and get no header; blocks we did not hand out pass through

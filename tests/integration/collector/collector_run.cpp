@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "collector_run.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs fixture programs with a collector preloaded, in a controlled environment, and
 // reads back what the collector produced: the summary on standard error and the data file.
 #pragma once

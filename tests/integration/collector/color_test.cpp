@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Colour, which glibc's collector always writes: MEMUSAGE_COLOR=always|never|auto and
 // NO_COLOR. The tests read standard error through a pipe, so "auto" always sees something
 // that is not a terminal.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The summary: on programs that use only malloc, calloc, realloc and free, our summary
 // is glibc's byte for byte (colour forced on), the stack peak figure aside.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Crashes (docs/file-formats.md, "How a run that died looks"): a killed run leaves a
 // drawable file holding every full buffer (every record unbuffered); a run dying of a fatal
 // signal it does not handle gets its records flushed and its header completed, and still

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The data file (docs/file-formats.md, "The data file"): its layout, its header, one record
 // per event replaying the program's heap, timer records, buffering, and glibc's
 // memusagestat drawing our file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A block's second free reaches glibc's checks and dies of the program's usual diagnostic
 // every time (glibc's tst-tcfree1): freeing hands our header to glibc's lists, so the
 // second free must find the block by the mark the first one left. With allocation sites on,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The collector's own writes never signal the program: a summary written to a pipe whose
 // reader has left (SIGPIPE), a data file grown past the file size limit (SIGXFSZ). The
 // program runs on and exits as it would have, its standard output flushed.

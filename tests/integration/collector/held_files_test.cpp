@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Two runs given the same file name, the collector preloaded by hand: the first run's
 // collector holds the file (a lock, as long as its process lives); the second writes none
 // of it, and says so, naming the holder, instead of leaving the first run's file to pass

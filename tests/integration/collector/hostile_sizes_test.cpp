@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sizes whose header arithmetic overflows must fail cleanly and be counted as failed
 // (glibc's collector returns small blocks); malloc_usable_size must tell the truth (glibc's
 // collector returns garbage).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // glibc's malloc debugging stays on under ours: with libc_malloc_debug.so preloaded after
 // the collector (memusage keeps an LD_PRELOAD it finds), MALLOC_CHECK_ checks and mtrace
 // traces. That library defines its functions under glibc's symbol versions only, which an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mmap tracing (-m), without glibc's heap going below zero on anonymous unmaps: every
 // traced map adds its accessible bytes to the heap, mprotect commits and decommits, unmaps
 // and remaps take away only what traced maps added, and the heap never wraps.

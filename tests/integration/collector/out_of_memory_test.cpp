@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Out-of-memory testing: the allocation limit and failure injection make allocation
 // calls fail as glibc's malloc does (NULL or ENOMEM, errno ENOMEM), counted in the
 // summary's failed calls and reported after it. The fixture checks every result.

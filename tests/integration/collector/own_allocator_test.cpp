@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program with an allocator of its own (fixtures/own_allocator.c): the collector sees
 // only the maps that allocator makes. Nothing the collector does on the way in from a
 // call may allocate or wait for a lock the program holds: the program maps under its

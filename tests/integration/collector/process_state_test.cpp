@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The collector leaves the process state the program
 // can observe as the program set it: signal masks (a blocked SIGFPE sent by kill() stays
 // pending), handlers' masks and dispositions read back, errno on every call that succeeds,

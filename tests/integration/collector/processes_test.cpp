@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One data file, one writer (glibc's collector lets a forked child write into its parent's
 // file and an exec'd one truncate it): forked children and exec'd programs never write or
 // truncate the file; and MEMUSAGE_PROG_NAME picks the one process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signal handlers that run in the middle of the collector's own
 // work. A handler that calls exit() must not hang the exit, and what a handler allocates
 // is counted as glibc counts it. Each case runs plain, with a data file and with mmap

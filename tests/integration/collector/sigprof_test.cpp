@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The timer (SIGPROF, while a data file is written): a program with its own SIGPROF use
 // keeps it working while the collector samples, and one that ignores SIGPROF is not killed
 // by the collector's timer, whatever function set the disposition.

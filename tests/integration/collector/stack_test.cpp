@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The stack column: measured from where the program starts, so both an allocation main
 // makes itself and one 64 KiB deeper show their depth (a start placed too low once
 // flattened every record of a single-threaded program to zero).

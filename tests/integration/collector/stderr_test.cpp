@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The summary reaches the original standard error even when the program closes or redirects
 // its own before exiting (glibc prints nothing then).
 #include <gtest/gtest.h>

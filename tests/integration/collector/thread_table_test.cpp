@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-thread table (MEMUSAGE_THREADS): a row per thread with its name and its
 // own calls, threads that ended early included.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Threads: exact counts and one record per event whatever the number of threads, threads
 // that exit early included, and blocks freed by another thread.
 // What thread creation itself allocates is glibc's business, so the fixture runs twice,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The four files the collector writes (the data file, the event recording, the summary
 // file, the sites file) are opened one way: a name that cannot be opened is said with the
 // reason of the step that failed, and a FIFO named by mistake never stops the program.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs the built memusage driver for the integration tests, with a clean environment and
 // its output captured in files.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program for the driver to run. It allocates a little, so the collector has something to
 // count, then does what its first argument says.
 #include <fcntl.h>

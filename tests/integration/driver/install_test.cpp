@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // After `cmake --install` to any prefix, the installed driver finds the installed collector
 // by itself.
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A run that only prints the summary loads nothing of the drawing and reporting: not the
 // report module, nor Cairo, Pango, libdw or protobuf. The options that need them load them
 // before the program runs, and a driver without its module still runs programs.

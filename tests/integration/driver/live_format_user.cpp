@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A reader of one's own of the live figures, built against the installed headers only:
 // run under memusage with MEMUSAGE_LIVE=1, it finds its own file where
 // <memusage/live_directory.h> says and reads the header <memusage/live_format.h> lays out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver's option table (DriverOption, memusage/src/options.h) against what users read:
 // every option of it in `memusage --help` and in the man page's OPTIONS, and the man page
 // listing no option the table lacks.

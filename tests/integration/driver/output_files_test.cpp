@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The files a run writes (-d, --sites-file, --events): a name that cannot be one is refused
 // with its reason, and the program runs on.
 #include <signal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the run produces: the summary, the data file, the graph, and nothing left behind.
 #include <signal.h>
 #include <sys/stat.h>

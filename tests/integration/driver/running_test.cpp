@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver runs the program: arguments, exit statuses, signals, PATH, failures to start.
 #include <signal.h>
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A private directory per test, removed afterwards (the tests' shared helper).
 #pragma once
 

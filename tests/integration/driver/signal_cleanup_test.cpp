@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A driver told to stop passes the signal on, and still removes its temporary file.
 #include <signal.h>
 

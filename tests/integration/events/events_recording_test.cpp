@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The collector's event recording (MEMUSAGE_EVENTS): fixtures with known heap events, the
 // file read back event by event with memusagestat's reader. Exact records, addresses paired,
 // threads told apart, the heap replayed to the summary's peak; across fork, exec, fatal signals,

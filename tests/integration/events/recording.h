@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A whole event recording read with memusagestat's EventsReader, for the tests of its
 // writer: every event as written, the threads, and how the reading ended.
 #pragma once

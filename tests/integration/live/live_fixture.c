@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program whose heap the test steps through, for the live view's tests: it never
 // sleeps a fixed time, it waits for files the test makes.
 //

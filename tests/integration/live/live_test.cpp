@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live figures end to end: the collector publishes, and memusage --live, --watch and
 // --ps show them, driven in a tmux pane (tmux_pane.h) on live_fixture.c, whose heap the
 // test steps through with files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program whose main thread ends with pthread_exit, leaving the process to the thread it
 // started: the process ends when that thread does, and the collector's own publisher
 // thread must not keep it alive.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Says how the program finds the dispositions of the signals that end it by default, then
 // ends itself with SIGTERM. Under the collector with the live figures on, it must find
 // them as it left them (the default) and die of the signal.

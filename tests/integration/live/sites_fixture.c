@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program holding blocks at two sites the test knows by name, for the live view's sites
 // table; stepped by files as live_fixture.c.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tmux_pane.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Drives a program in a detached tmux pane of 80x24, as a user's terminal would show it:
 // keys in, the screen's text out. Each pane is its own tmux server (its own socket in
 // /tmp, removed with it), so tests running at once never meet.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Function names are demangled only when they are mangled (_Z...): C functions named i, f,
 // d, Ss, St3foo and w are named so, not int, float, double, std::string, std::foo, wchar_t,
 // whether the name comes from debug information or from the symbol table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One run writes every output, and each quantity is the same figure in all of them, as the
 // one place that defines it (memusagestat/src/sites/definitions.h) says: the summary and the
 // HTML report's; the bytes held at the heap peak in --sites, pprof's inuse_space, massif's

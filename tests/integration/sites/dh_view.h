@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Valgrind's DHAT viewer (dh_view.html, from Debian's valgrind package) in headless
 // Chromium, for the tests of the DHAT export: the page is loaded as dh_view.html loads it,
 // but with the file handed over by a script instead of the file picker a user would click,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // DHAT JSON (memusagestat --dhat, memusage --dhat) opened in Valgrind's own viewer,
 // dh_view.html, in headless Chromium (dh_view.h): the rendered page must name the
 // fixture's functions at their lines, with their figures.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusagestat --diff on two builds of one source (sites_diff.c: the second has a function
 // before the others, so every address moved, and one site allocates 2000 bytes more):
 // sites match by function and line, only the grown one is listed, and --fail-if-grown

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Folded stacks (memusagestat --folded, memusage --folded): lines of "outer;...;inner N"
 // whose totals are the run's and whose leaf frames are the fixture's known sites.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "go_pprof.h"
 
 #include <sstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `go tool pprof` (Debian's golang-go) run on a profile, for the tests of the pprof export:
 // offline, with its caches in the test's scratch directory.
 #pragma once

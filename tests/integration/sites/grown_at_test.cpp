@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where a block grew: a block allocated in one function and grown by realloc in another is
 // counted at its allocation's site, and every report that lists it names the growing
 // realloc beside it ("grown at"): --sites (peak and leaks), --leaks, --long-lived, and the

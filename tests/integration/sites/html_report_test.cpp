@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusage --html and memusagestat --html on a fixture run: the report's summary holds the
 // printed summary's figures, its sites the figures of the sites reports, and bad input is
 // refused with a message.

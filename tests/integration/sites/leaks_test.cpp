@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusage --leaks and memusagestat --leaks: the blocks never freed, by stack, largest
 // first, each at the exact file:line of the fixture; --leak-exitcode turns leaks into an
 // exit status; a program without leaks says so and keeps its own status.

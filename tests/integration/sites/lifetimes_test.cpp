@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Lifetimes from real runs: memusage --long-lived and --dhat, memusagestat --events, on a
 // fixture that holds blocks for known sleeps. The replay itself is tested on recordings
 // built byte by byte (tests/unit/sites/site_replay_test.cpp).

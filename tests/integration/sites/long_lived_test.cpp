@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusage --long-lived and memusagestat --long-lived: the sites of blocks that lived longer
 // than a duration, and durations that are refused.
 #include <gtest/gtest.h>

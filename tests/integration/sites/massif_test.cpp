@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // massif files (memusage --massif, memusagestat --massif) read by Debian's ms_print: the
 // peak snapshot is the heap peak of the sites report, its largest branch the report's
 // first site, the last snapshot holds what the leak ranking holds, and every 10th snapshot

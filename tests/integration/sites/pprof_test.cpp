@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pprof profiles (memusagestat --pprof, memusage --pprof) read by `go tool pprof` itself:
 // its -top for each sample type, -traces and -raw agree with the sites report of the same
 // run, figure for figure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reports that stay readable (sites_walls.c): --sites=N bounds the leak report's listing as
 // it bounds the rankings, leaks are listed once when the sites report and the leak report
 // come together, a recursion is one line of its stack, and a stack deeper than a report

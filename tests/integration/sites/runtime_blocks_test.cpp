@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the leak reports leave to the runtimes, decided block by block from each block's own
 // stack: stdio's buffer is the C library's, but the lines getline allocated for the program
 // are leaks although they fold into the same shown site; libgcc_s, which glibc loads for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusage --sites[=N]: the report comes after the summary, which is the same as without
 // --sites, as is the data file; the private sites file is gone afterwards.
 #include <gtest/gtest.h>

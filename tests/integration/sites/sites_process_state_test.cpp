@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What sites must never do to the program: read or write its descriptors (libunwind
 // validates memory through a pipe of its own, at whatever numbers are free when it needs
 // one), or leave the collector's own frames in the program's stacks.

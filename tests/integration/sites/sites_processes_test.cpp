@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Allocation sites across processes and endings: a forked or exec'd child never writes
 // its parent's sites file; a run dying of a fatal signal still leaves a readable one; a
 // killed run, a damaged file, a foreign file, a module changed or gone since the run get

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Allocation sites end to end: fixtures with allocations at known lines run with
 // MEMUSAGE_SITES, and memusagestat --sites names the exact file:line of each, with the
 // figures the fixture's comments promise. With debug information, without it (function

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites_run.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers of the allocation-sites tests: the fixtures' marked lines, runs with
 // MEMUSAGE_SITES, and the report read back as sections and entries.
 #pragma once

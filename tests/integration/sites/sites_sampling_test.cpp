@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sampled sites (MEMUSAGE_SITES_SAMPLE, memusage --sites-sample): known sizes allocated many
 // times at two sites give estimates within what the sampling's variance allows (the seed is
 // fixed, so every run gives the same figures); a block far larger than the interval is always

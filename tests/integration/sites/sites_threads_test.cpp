@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What sites cost a program of many threads alive at once: libunwind's fast unwind keeps a
 // 256 KiB cache for every thread that uses it, so only a few threads use it and the others
 // unwind step by step. Their stacks must be the same whichever way they were unwound.

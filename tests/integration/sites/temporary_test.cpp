@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Temporary blocks (freed before their thread's next heap call, heaptrack's meaning),
 // counted by the collector per site: sites_diff.c frees five blocks each before the next
 // allocation, and a pair in allocation order (neither: the first's free comes between the

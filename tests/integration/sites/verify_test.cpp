@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MEMUSAGE_SITES_VERIFY: every stack the collector takes along unwind rows is compared with
 // libunwind's, and the run aborts on any difference, printing both. Run on the fixtures
 // whose stacks leave the usual call order and on real programs: each test fails if one

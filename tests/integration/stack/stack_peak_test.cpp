@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stack peaks: the frames that held each thread's deepest stack, from the collector's
 // capture through the sites file to memusagestat's and the driver's report.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Options, output names, and every kind of bad input: a message and exit 1, never a
 // crash; or a sensible picture.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A program whose heap use is known: 1000 blocks of 1000 bytes allocated, then freed,
    so the heap climbs to 1,000,000 bytes at the middle of its 2000 events. */
 #include <stdlib.h>

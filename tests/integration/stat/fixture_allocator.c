@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program with an allocator of its own (as Python's _PyObject_Malloc, HotSpot's os::malloc
 // or a project's xmalloc): every site's innermost frame is the same line of pool_alloc, and
 // the callers that hold the memory are what tells the sites apart. And two calls on one line,

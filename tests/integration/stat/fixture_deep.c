@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An allocation at the bottom of a deep recursion: a stack of the collector's 64 frames,
 // more levels than a flame graph of ordinary height has rows for names.
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The first program a new user profiles: its only allocation is stdout's buffer. */
 #include <stdio.h>
 

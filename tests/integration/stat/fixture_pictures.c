@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Allocations at known lines for the pictures' tests: a pool of small blocks filled by one
 // function, a buffer grown by another, a block leaked by a third. Run under the collector
 // with MEMUSAGE_SITES, its sites file names these functions in the pictures' legends.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Two threads holding blocks at once, each freeing its own: a block map coloured by thread
 // shows two colours. (glibc's pthread_create keeps a small block of its own: not leak-free.)
 #include <pthread.h>

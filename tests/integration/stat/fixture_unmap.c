@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The heap climbs to 1,000,000 bytes in 1000 blocks, then the program maps and unmaps
    anonymous memory: glibc's collector with -m counts the unmapping but not the mapping,
    and its heap counter goes below zero, where it wraps. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compatibility both ways: ours draws what glibc's collector wrote, glibc's
 // memusagestat draws what our collector and our tools wrote.
 #include <gtest/gtest.h>

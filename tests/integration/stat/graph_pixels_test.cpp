@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The curves are where the data puts them: decode the PNG and sample colours at the
 // rows and columns the frame geometry gives for the data's values.
 #include <gtest/gtest.h>

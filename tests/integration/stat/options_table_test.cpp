@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusagestat's option table (memusagestat/options_table.h) against what users read: every
 // option of it in `memusagestat --help` and in the man page's OPTIONS, and the man page
 // listing no option the table lacks.

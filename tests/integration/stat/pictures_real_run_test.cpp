@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pictures drawn from recordings the collector itself wrote: the pictures' fixture (a
 // pool, a buffer, a leak) and a two-thread fixture run under the built collector with
 // MEMUSAGE_SITES and MEMUSAGE_EVENTS, then drawn by the built memusagestat.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the pictures' tests share: running memusagestat, decoding its PNGs, the colours and
 // places to look at, and where the pictures' fixture allocates.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pictures of where and when drawn by the built memusagestat from recordings with known
 // features (made with the tests' one encoder of recordings, and a fixture's real sites file): the
 // features must be at the places the data puts them, and an SVG must say its labels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the integration tests share: data files on disk, running a tool, decoding PNGs.
 #pragma once
 

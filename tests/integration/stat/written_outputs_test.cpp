@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every file memusagestat writes fails, when it cannot be written whole, with a message that
 // names it and says why, and a non-zero status: under a file size limit (ulimit -f), which
 // must not kill memusagestat by SIGXFSZ halfway, and on a full disk.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The allocation limit and failure injection, and the parsers of their settings.
 #include "heap/allocation_gate.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "heap/counting.h"
 
 #include <gtest/gtest.h>

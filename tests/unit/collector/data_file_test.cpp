@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/data_file.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fatal-signal handler's room to run: the alternate stack a thread gets (never in
 // place of the program's own, and reused by the next thread), and the masks that leave
 // out the faults the handler holds.

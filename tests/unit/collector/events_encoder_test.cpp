@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "record/events_encoder.h"
 
 #include <gtest/gtest.h>

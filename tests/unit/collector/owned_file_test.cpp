@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one way the collector opens the files it writes (OwnedFile::open), through each of
 // the four files that use it: a failure leaves in errno the reason of the step that failed,
 // which the collector's message then names, whatever the closing of the descriptor did.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The recorder's answers to the in-process API and its per-thread rows.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The recorder feeding the event recording (MEMUSAGE_EVENTS) from several threads: every
 // block event once, in the stream's order, read back with memusagestat's reader. Threaded,
 // so that the ThreadSanitizer preset checks the merge and direct recording with it on.

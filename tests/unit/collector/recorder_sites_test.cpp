@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The recorder keeps the site figures in merged event order: whatever the threads and
 // the interleaving, the bytes every site held at the peak add up to the heap peak, and
 // blocks handed between threads stay at the site that allocated them.

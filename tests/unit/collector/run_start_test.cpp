@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The record of a run's start that memusage and the collector pass down the process tree.
 #include "memusage/run_start.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sampled sites' arithmetic: each weight code stands for one exact weight, a sampled block
 // is kept with the probability that makes 1/weight its probability of being sampled, and
 // the site accounts add and take away the same weighted amounts.

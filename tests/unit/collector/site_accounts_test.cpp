@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sites/site_accounts.h"
 
 #include <gtest/gtest.h>

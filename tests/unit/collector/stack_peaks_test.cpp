@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The stack peaks' slots (sites/stack_peaks.h) taken by many threads at once, without a
 // lock: each thread keeps its own, and once all are taken an ended thread's smaller peak
 // gives way. Under the tsan preset this checks the hand-over of slots between threads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "memusage/summary.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scratch files for the collector's unit tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "environment.h"
 
 #include <gtest/gtest.h>

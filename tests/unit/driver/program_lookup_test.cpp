@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "program_lookup.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The replay's address map against std::map, through long random runs of inserts and erases
 // that collide, wrap around the table's end and make it grow.
 #include "read/address_map.h"

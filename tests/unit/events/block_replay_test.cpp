@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block replay: lives from allocation to free, resizes that keep a block's birth, leaks
 // at the end, the heap as it goes, and what a damaged recording's stray frees do.
 #include "read/block_replay.h"

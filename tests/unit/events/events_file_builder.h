@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Builds event recordings in memory, record by record, with the format's own encoder: the
 // tests of everything that reads recordings (the reader's, the pictures', the pictures'
 // benchmark) start from files whose every byte they chose. The only such encoder in tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The event recording's reader: what each record decodes to, the clocks, complete and killed
 // runs, damage anywhere, and that no prefix of a file is misread.
 #include "read/events_reader.h"

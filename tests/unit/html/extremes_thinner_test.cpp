@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/extremes_thinner.h"
 
 #include <gtest/gtest.h>

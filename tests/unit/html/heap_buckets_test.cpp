@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/heap_buckets.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "html/html_report.h"
 
 #include <gtest/gtest.h>

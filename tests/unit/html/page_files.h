@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the report's tests share: a private directory, recordings and data files written
 // into it, and the JSON of a written report read back.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's `stack_peaks` from a sites file written here: this test's own module, and
 // stack peaks whose frames are return addresses of a real recursion in it, with stack
 // pointers chosen so that each frame's bytes are known.

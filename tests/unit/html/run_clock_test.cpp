@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's clock: a board's data file counts microseconds of the wall clock while the
 // other files count the board's counter; both land on one line of seconds.
 #include "html/run_clock.h"

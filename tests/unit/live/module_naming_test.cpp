@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A board's live view names a stack by module and offset (module_naming.cpp): checked here
 // on this process's own addresses against its maps and its symbols' offsets in the file.
 #include <dlfcn.h>

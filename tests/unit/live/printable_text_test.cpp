@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names from another process reach the terminal with no control character in them.
 #include "live/printable_text.h"
 

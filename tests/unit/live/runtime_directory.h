@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A scratch XDG_RUNTIME_DIR (mode 0700, the test's own) for as long as this lives: the
 // live figures a test makes or forges go to DIRECTORY/memusage, out of every other run's
 // way, and the reader looks there first.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The view's model (rates, the heap's course, thread order) and its layout in 80x24.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sequence counter: a reader never keeps a copy a write overlapped.
 #include <fcntl.h>
 #include <gtest/gtest.h>

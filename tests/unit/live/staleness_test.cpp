@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A killed run's file is recognised by its pid and start time, and removed by readers.
 #include <gtest/gtest.h>
 #include <sys/wait.h>

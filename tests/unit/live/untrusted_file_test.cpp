@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A live-figures reader against files it did not write: the directory's checks, a FIFO,
 // a link or another user's file under a name it opens, counts past the layout, a file
 // truncated under it. Each must be refused or bounded at once, never hang or crash it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The definitions every output shares: which stacks are the runtimes' own (decided on
 // symbolised stacks made up here as glibc 2.36 makes them), which of a stream-buffer stack's
 // blocks are, the temporary-block rule replayed, and a site's identity across runs.

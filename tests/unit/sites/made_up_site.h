@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A site of a profile made up by a test: its frames and figures as the sites file gives them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The event recording replayed against shown sites, on recordings built byte by byte: block
 // lifetimes (a resize keeps the birth), each site's most bytes at once, its holdings at the
 // heap's peak and at the end, the long-lived report, and recordings that do not fit.

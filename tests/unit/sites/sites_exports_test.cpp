@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The leak report, folded stacks, DHAT JSON and durations, from profiles made up here
 // (addresses in no module, so each frame is its address).
 #include <gtest/gtest.h>

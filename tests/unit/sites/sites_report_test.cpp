@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "reports/sites_report.h"
 
 #include <gtest/gtest.h>

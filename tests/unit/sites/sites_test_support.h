@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A sites file written by the collector's own writer, from tables the test fills in.
 #pragma once
 

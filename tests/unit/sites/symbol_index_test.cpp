@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memusagestat's sorted symbol index names every address as libdw's linear
 // dwfl_module_addrinfo does (which it replaces: a report on node took 9 s in it), on real
 // modules: this test, the C library (a dynamic symbol table only, with absolute version

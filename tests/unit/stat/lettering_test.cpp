@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "draw/lettering.h"
 
 #include <gtest/gtest.h>

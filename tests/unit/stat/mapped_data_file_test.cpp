@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "read/mapped_data_file.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block map's pieces: the accumulation buffer's sums, the address folding's layout.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "read/profile.h"
 
 #include <gtest/gtest.h>

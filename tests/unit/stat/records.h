@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Building data files in memory for the tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "draw/scale_labels.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The products wider than a word (memusage/wide_arithmetic.h) as a 32-bit machine computes
 // them: this file is compiled without __SIZEOF_INT128__ (CMakeLists.txt), so the header
 // takes its two-word path, checked here against this machine's 128-bit integers.
