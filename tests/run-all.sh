@@ -40,8 +40,8 @@ timed cmake --workflow --preset tsan   # the collector's threaded tests under TS
 timed cmake --workflow --preset fuzz   # the three readers under libFuzzer, for a bounded time
 timed cmake --workflow --preset default  # the release build with -Werror
 # clang-tidy (.clang-tidy: its checks, and why some are left out) on the product's sources,
-# from the release build's compile database: a bugprone or performance finding fails the run
-# (a function's size and complexity are printed: .clang-tidy).
+# from the release build's compile database: any finding fails the run, a function past 80
+# lines or a cognitive complexity of 40 among them.
 timed run-clang-tidy -p build -j2 -quiet "^$PWD/(libmemusage|memusage|memusagestat)/.*\.(c|cpp)\$"
 # The Debian package from the release build: lintian, installed beside glibc's tools, run,
 # removed (tests/package/check.sh).

@@ -221,6 +221,207 @@ void mark_needs_fp(SpineScratch* scratch, int32_t source, int32_t& marked, int32
     if (source >= 0) scratch->frame[source].fp_kept = true;
 }
 
+// One walk's state from step to step. Its steps below are always inlined into walk():
+// the state stays in registers and on walk's own frame, as plain locals would.
+struct Walk {
+    Word ip, sp, fp;  // the frame reached
+    const Word start_sp;
+    const uint32_t current;  // the rows' generation
+    uintptr_t* const frames;
+    const uint32_t max;
+    Trail& trail;
+    bool frame_pointer_known = true;
+    // Where FP's value was read (0: it is the starting register's), and whether that word
+    // is in the trail: only a FP some CFA is reckoned from is.
+    Word frame_pointer_slot = 0;
+    bool frame_pointer_kept = false;
+    int depth = 0;     // frames given; -1 once the walk gave up
+    bool cut = false;  // stopped at `max` frames
+    // The spine: this walk's frames go to `scratch`; `candidate` is the last walk's frame
+    // (outermost first) that this one may meet next, from the inside; one whose words were
+    // found changed, and those inside it, are not met again (below `unchanged`).
+    Spine* last = nullptr;
+    SpineScratch* scratch = nullptr;
+    int32_t candidate = -1, unchanged = 0;
+    int32_t fp_source = -1, fp_marked = -1;  // mark_needs_fp
+    int32_t met_at = -1;  // the spine's frame this walk met: the rest is the spine's
+};
+
+// The spine to meet, when there is one to use and the walk may take all of it.
+[[gnu::always_inline]] inline void begin_spine(Walk& w, SpineUse* use) {
+    if (use == nullptr || w.max > kSpineFrames) return;
+    w.last = use->spine;
+    w.scratch = use->scratch;
+    if (w.last->depth != 0 && w.last->generation == w.current)
+        w.candidate = w.unchanged = static_cast<int32_t>(w.last->depth);
+    --w.candidate;
+}
+
+// Whether the walk has reached the spine's frame `candidate` at the same SP, IP (and FP,
+// if the rest needs it) with every word the spine read from there out unchanged; then
+// the rest of the stack is the spine's (met_at). A word found changed leaves that frame
+// and those inside it unmet.
+[[gnu::always_inline]] inline bool meets_spine(Walk& w) {
+    while (w.candidate >= 0 && w.last->sp[w.candidate] < w.sp) --w.candidate;
+    if (w.candidate < 0 || w.candidate >= w.unchanged || w.last->sp[w.candidate] != w.sp ||
+        w.last->ip[w.candidate] != w.ip)
+        return false;
+    const SpineFrame& met = w.last->frame[w.candidate];
+    if ((met.needs_fp && (!w.frame_pointer_known || met.fp != w.fp)) ||
+        static_cast<uint32_t>(w.depth + w.candidate + 1) > w.max)
+        return false;
+    int32_t differs = spine_differs(*w.last, w.candidate);
+    if (differs < 0) {
+        w.met_at = w.candidate;
+        return true;
+    }
+    w.unchanged = differs;
+    return false;
+}
+
+// The frame reached, given unless it is the collector's. The collector's frames on top
+// are left out; one of its frames below the program's is for unwind::capture's rules (a
+// call of ours a handler interrupted): the walk gives up. False when the walk ends here
+// (given up, or `max` frames given).
+[[gnu::always_inline]] inline bool give_frame(Walk& w, bool program) {
+    if (__builtin_expect(!program, 0)) {
+        if (w.depth == 0) return true;
+        w.depth = -1;
+        return false;
+    }
+    w.frames[w.depth] = w.ip;
+    if (w.scratch != nullptr) {
+        w.scratch->sp[w.depth] = w.sp;
+        w.scratch->frame[w.depth] = SpineFrame{w.fp, 0, 0, 0, 0, 0, false, false};
+    }
+    ++w.depth;
+    if (static_cast<uint32_t>(w.depth) == w.max) {
+        w.cut = true;
+        return false;
+    }
+    return true;
+}
+
+// The current FP, used as it is: kept in the trail (the starting register's, marked so)
+// unless it is already.
+[[gnu::always_inline]] inline void keep_frame_pointer(Walk& w) {
+    if (w.frame_pointer_kept) return;
+    if (w.frame_pointer_slot == 0)
+        w.trail.uses_start_fp = true;
+    else
+        keep(w.trail, w.start_sp, w.frame_pointer_slot, w.fp);
+    w.frame_pointer_kept = true;
+}
+
+// The frame's CFA, by its row: from SP, or from FP (which the trail and the spine's frames
+// then need as it is).
+[[gnu::always_inline]] inline Word cfa_of(Walk& w, const Row& row, bool program) {
+    if (!row.cfa_from_frame_pointer) return w.sp + static_cast<int64_t>(row.cfa_offset);
+    keep_frame_pointer(w);
+    if (w.scratch != nullptr && program)
+        mark_needs_fp(w.scratch, w.fp_source, w.fp_marked, w.depth - 1);
+    return w.fp + static_cast<int64_t>(row.cfa_offset);
+}
+
+// The step to the caller: its IP from the return address's slot, its FP as the row says,
+// its SP the CFA; each word read kept in the trail and the spine's frame. False at the
+// outermost frame (a return address of 0).
+[[gnu::always_inline]] inline bool step_to_caller(Walk& w, const Row& row, bool program) {
+    const Word cfa = cfa_of(w, row, program);
+    Word return_address_slot = cfa + static_cast<int64_t>(row.return_address_offset);
+    w.ip = *reinterpret_cast<const Word*>(return_address_slot);
+    keep(w.trail, w.start_sp, return_address_slot, w.ip);
+    if (w.scratch != nullptr && program) {
+        w.scratch->frame[w.depth - 1].return_slot = return_address_slot;
+        w.scratch->frame[w.depth - 1].return_value = w.ip;
+    }
+    if (row.frame_pointer == Row::saved) {
+        w.frame_pointer_slot = cfa + static_cast<int64_t>(row.frame_pointer_offset);
+        w.fp = *reinterpret_cast<const Word*>(w.frame_pointer_slot);
+        w.frame_pointer_kept = false;
+        if (w.scratch != nullptr) {
+            w.fp_source = w.fp_marked = program ? w.depth - 1 : -1;
+            if (program) {
+                w.scratch->frame[w.depth - 1].fp_slot = w.frame_pointer_slot;
+                w.scratch->frame[w.depth - 1].fp_value = w.fp;
+            }
+        }
+    } else if (row.frame_pointer == Row::lost) {
+        w.frame_pointer_known = false;
+    }
+    w.sp = cfa;
+    return w.ip != 0;
+}
+
+// The walk, frame by frame, up to the spine's frame it meets, the outermost frame, `max`
+// frames, or a frame it cannot step from (then depth is -1).
+[[gnu::always_inline]] inline void walk_frames(Walk& w) {
+    for (;;) {
+        if (w.candidate >= 0 && meets_spine(w)) return;
+        Row row = row_of(w.ip, w.current);
+        if (row.kind == Row::gives_up || (row.cfa_from_frame_pointer && !w.frame_pointer_known)) {
+            w.depth = -1;
+            return;
+        }
+        const bool program = !row.collectors;
+        if (!give_frame(w, program) || row.kind == Row::outermost) return;
+        if (!step_to_caller(w, row, program)) return;
+    }
+}
+
+// The spine's frame met and those outward of it, taken for this walk's: the trail gets
+// their words (if the whole walk's words may fit: every frame but the outermost read one
+// at least; the spine's words are only copied for a stack short enough to be
+// remembered), and the hash starts from the met frame's.
+[[gnu::always_inline]] inline uint64_t take_spine_rest(Walk& w) {
+    const SpineFrame& met = w.last->frame[w.met_at];
+    // The rest uses the frame pointer this walk has there, as a CFA reckoned from it.
+    if (met.needs_fp) {
+        mark_needs_fp(w.scratch, w.fp_source, w.fp_marked, w.depth - 1);
+        keep_frame_pointer(w);
+    }
+    Trail& trail = w.trail;
+    if (trail.words + static_cast<uint32_t>(w.met_at) <= Trail::kMaxWords) {
+        for (int32_t q = w.met_at; q >= 0 && trail.words != Trail::kUnkept; --q) {
+            const SpineFrame& frame = w.last->frame[q];
+            if (frame.return_slot != 0)
+                keep(trail, w.start_sp, frame.return_slot, frame.return_value);
+            if (frame.fp_kept) keep(trail, w.start_sp, frame.fp_slot, frame.fp_value);
+        }
+    } else {
+        trail.words = Trail::kUnkept;
+    }
+    return met.hash;
+}
+
+// The spine becomes this walk: its own frames inside the frame met (all of them when it
+// met none), the spine's from there outward as they are; the frames given get the
+// spine's, and the use its hash.
+[[gnu::always_inline]] inline int become_spine(Walk& w, SpineUse* use) {
+    uint64_t hash = StackTable::kHashStart;
+    const int32_t outer = w.met_at;  // the spine's innermost frame kept, -1 for none
+    if (w.met_at >= 0) hash = take_spine_rest(w);
+    Spine* last = w.last;
+    const int32_t own = w.depth;
+    for (int32_t d = own - 1; d >= 0; --d) {
+        hash = StackTable::hash_step(hash, w.frames[d]);
+        const int32_t at = outer + own - d;
+        last->ip[at] = w.frames[d];
+        last->sp[at] = w.scratch->sp[d];
+        SpineFrame& frame = last->frame[at];
+        frame = w.scratch->frame[d];
+        frame.hash = hash;
+    }
+    int depth = w.depth;
+    for (int32_t q = outer; q >= 0; --q) w.frames[depth++] = last->ip[q];
+    last->depth = static_cast<uint32_t>(depth);
+    last->generation = w.current;
+    use->hash = StackTable::hash_end(hash, static_cast<uint32_t>(depth));
+    use->hashed = true;
+    use->resumed = w.met_at >= 0;
+    return depth;
+}
+
 }  // namespace
 
 bool start(void* init_local_function, void* iterate_function) {
@@ -240,165 +441,15 @@ int walk(Word ip, Word sp, Word fp, uintptr_t* frames, uint32_t max, Trail& trai
     if (max == 0) return 0;
     uint32_t current = generation.load(std::memory_order_acquire);
     trail.generation = current;
-    const Word start_sp = sp;
-    bool frame_pointer_known = true;
-    // Where FP's value was read (0: it is the starting register's), and whether that word
-    // is in the trail: only a FP some CFA is reckoned from is.
-    Word frame_pointer_slot = 0;
-    bool frame_pointer_kept = false;
-    int depth = 0;
-    // The spine: this walk's frames go to `scratch`; `candidate` is the last walk's frame
-    // (outermost first) that this one may meet next, from the inside; one whose words were
-    // found changed, and those inside it, are not met again (below `unchanged`).
-    Spine* last = nullptr;
-    SpineScratch* scratch = nullptr;
-    int32_t candidate = -1, unchanged = 0;
-    int32_t fp_source = -1, fp_marked = -1;  // mark_needs_fp
-    if (use != nullptr && max <= kSpineFrames) {
-        last = use->spine;
-        scratch = use->scratch;
-        if (last->depth != 0 && last->generation == current)
-            candidate = unchanged = static_cast<int32_t>(last->depth);
-        --candidate;
+    Walk w{ip, sp, fp, sp, current, frames, max, trail};
+    begin_spine(w, use);
+    walk_frames(w);
+    if (w.last == nullptr) return w.depth;
+    if (w.depth < 0 || w.cut) {
+        w.last->depth = 0;  // not a whole walk: nothing to meet
+        return w.depth;
     }
-    bool cut = false;
-    int32_t met_at = -1;  // the spine's frame this walk met: the rest is the spine's
-    for (;;) {
-        if (candidate >= 0) {
-            while (candidate >= 0 && last->sp[candidate] < sp) --candidate;
-            if (candidate >= 0 && candidate < unchanged && last->sp[candidate] == sp &&
-                last->ip[candidate] == ip) {
-                const SpineFrame& met = last->frame[candidate];
-                if ((!met.needs_fp || (frame_pointer_known && met.fp == fp)) &&
-                    static_cast<uint32_t>(depth + candidate + 1) <= max) {
-                    int32_t differs = spine_differs(*last, candidate);
-                    if (differs < 0) {
-                        met_at = candidate;
-                        break;
-                    }
-                    unchanged = differs;
-                }
-            }
-        }
-        Row row = row_of(ip, current);
-        if (row.kind == Row::gives_up || (row.cfa_from_frame_pointer && !frame_pointer_known)) {
-            depth = -1;
-            break;
-        }
-        // The collector's frames on top are left out; one of its frames below the
-        // program's is for unwind::capture's rules (a call of ours a handler interrupted).
-        const bool program = !row.collectors;
-        if (__builtin_expect(!program, 0)) {
-            if (depth != 0) {
-                depth = -1;
-                break;
-            }
-        } else {
-            frames[depth] = ip;
-            if (scratch != nullptr) {
-                scratch->sp[depth] = sp;
-                scratch->frame[depth] = SpineFrame{fp, 0, 0, 0, 0, 0, false, false};
-            }
-            ++depth;
-            if (static_cast<uint32_t>(depth) == max) {
-                cut = true;
-                break;
-            }
-        }
-        if (row.kind == Row::outermost) break;
-        Word cfa;
-        if (row.cfa_from_frame_pointer) {
-            if (!frame_pointer_kept) {
-                if (frame_pointer_slot == 0)
-                    trail.uses_start_fp = true;
-                else
-                    keep(trail, start_sp, frame_pointer_slot, fp);
-                frame_pointer_kept = true;
-            }
-            if (scratch != nullptr && program)
-                mark_needs_fp(scratch, fp_source, fp_marked, depth - 1);
-            cfa = fp + static_cast<int64_t>(row.cfa_offset);
-        } else {
-            cfa = sp + static_cast<int64_t>(row.cfa_offset);
-        }
-        Word return_address_slot = cfa + static_cast<int64_t>(row.return_address_offset);
-        ip = *reinterpret_cast<const Word*>(return_address_slot);
-        keep(trail, start_sp, return_address_slot, ip);
-        if (scratch != nullptr && program) {
-            scratch->frame[depth - 1].return_slot = return_address_slot;
-            scratch->frame[depth - 1].return_value = ip;
-        }
-        if (row.frame_pointer == Row::saved) {
-            frame_pointer_slot = cfa + static_cast<int64_t>(row.frame_pointer_offset);
-            fp = *reinterpret_cast<const Word*>(frame_pointer_slot);
-            frame_pointer_kept = false;
-            if (scratch != nullptr) {
-                fp_source = fp_marked = program ? depth - 1 : -1;
-                if (program) {
-                    scratch->frame[depth - 1].fp_slot = frame_pointer_slot;
-                    scratch->frame[depth - 1].fp_value = fp;
-                }
-            }
-        } else if (row.frame_pointer == Row::lost) {
-            frame_pointer_known = false;
-        }
-        sp = cfa;
-        if (ip == 0) break;
-    }
-    if (last == nullptr) return depth;
-    if (depth < 0 || cut) {
-        last->depth = 0;  // not a whole walk: nothing to meet
-        return depth;
-    }
-    // The spine becomes this walk: its own frames inside the frame met (all of them when it
-    // met none), the spine's from there outward as they are.
-    uint64_t hash = StackTable::kHashStart;
-    int32_t outer = -1;  // the spine's innermost frame kept
-    if (met_at >= 0) {
-        const SpineFrame& met = last->frame[met_at];
-        // The rest uses the frame pointer this walk has there, as a CFA reckoned from it.
-        if (met.needs_fp) {
-            mark_needs_fp(scratch, fp_source, fp_marked, depth - 1);
-            if (!frame_pointer_kept) {
-                if (frame_pointer_slot == 0)
-                    trail.uses_start_fp = true;
-                else
-                    keep(trail, start_sp, frame_pointer_slot, fp);
-            }
-        }
-        // The trail for the stack memo, if the whole walk's words may fit (every frame but
-        // the outermost read one at least): the spine's words are only copied for a stack
-        // short enough to be remembered.
-        if (trail.words + static_cast<uint32_t>(met_at) <= Trail::kMaxWords) {
-            for (int32_t q = met_at; q >= 0 && trail.words != Trail::kUnkept; --q) {
-                const SpineFrame& frame = last->frame[q];
-                if (frame.return_slot != 0)
-                    keep(trail, start_sp, frame.return_slot, frame.return_value);
-                if (frame.fp_kept) keep(trail, start_sp, frame.fp_slot, frame.fp_value);
-            }
-        } else {
-            trail.words = Trail::kUnkept;
-        }
-        hash = met.hash;
-        outer = met_at;
-    }
-    const int32_t own = depth;
-    for (int32_t d = own - 1; d >= 0; --d) {
-        hash = StackTable::hash_step(hash, frames[d]);
-        const int32_t at = outer + own - d;
-        last->ip[at] = frames[d];
-        last->sp[at] = scratch->sp[d];
-        SpineFrame& frame = last->frame[at];
-        frame = scratch->frame[d];
-        frame.hash = hash;
-    }
-    for (int32_t q = outer; q >= 0; --q) frames[depth++] = last->ip[q];
-    last->depth = static_cast<uint32_t>(depth);
-    last->generation = current;
-    use->hash = StackTable::hash_end(hash, static_cast<uint32_t>(depth));
-    use->hashed = true;
-    use->resumed = met_at >= 0;
-    return depth;
+    return become_spine(w, use);
 }
 
 void forget_rows() { generation.fetch_add(1, std::memory_order_acq_rel); }

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -101,6 +102,80 @@ Status checked_size(const PictureOptions& options, unsigned& width, unsigned& he
     return {};
 }
 
+// The block map's size: within the pictures' bounds, and the accumulation buffer's (24
+// bytes a pixel: 250 MB at 4000x3000), with room for the plot inside the frame.
+Status checked_block_map_size(const PictureOptions& options, BlockMapSpec& spec) {
+    if (Status status = checked_size(options, spec.width, spec.height); !status.ok()) return status;
+    if (static_cast<uint64_t>(spec.width) * spec.height > kMaxBlockMapPixels)
+        return Failure{"picture size " + std::to_string(spec.width) + "x" +
+                       std::to_string(spec.height) + " too large for a block map (at most " +
+                       std::to_string(kMaxBlockMapPixels / 1000000) +
+                       " million pixels, such as 4000x4000)"};
+    const PlotFrame frame = block_map_frame(spec.width, spec.height);
+    if (frame.width() < 20 || frame.height() < 20)
+        return Failure{"picture size " + std::to_string(spec.width) + "x" +
+                       std::to_string(spec.height) + " too small for a block map"};
+    return {};
+}
+
+Rgb8 rgb8(Colour c) {
+    return Rgb8{static_cast<uint8_t>(std::lround(c.r * 255)),
+                static_cast<uint8_t>(std::lround(c.g * 255)),
+                static_cast<uint8_t>(std::lround(c.b * 255))};
+}
+
+// The colour of a block, and what the colours stand for ("size", "site" or "thread", for
+// the title). The colour reads the slots and their colours here: not to be copied.
+struct BlockColours {
+    std::string what;
+    std::optional<EventSlots> slots;
+    std::vector<Rgb8> slot_colours;
+    std::function<Rgb8(const BlockLife&)> colour;
+
+    BlockColours() = default;
+    BlockColours(const BlockColours&) = delete;
+    BlockColours& operator=(const BlockColours&) = delete;
+};
+
+// By size, on a scale from the smallest block to the largest; five steps of it in the legend.
+void colour_by_size(BlockColours& colours, uint64_t smallest, uint64_t largest,
+                    BlockMapSpec& spec) {
+    colours.what = "size";
+    if (largest < smallest) smallest = largest = 1;
+    for (unsigned step = 0; step < 5; ++step) {
+        const double t = step / 4.0;
+        const auto size = static_cast<uint64_t>(
+            std::exp2(std::log2(static_cast<double>(std::max<uint64_t>(smallest, 1))) * (1 - t) +
+                      std::log2(static_cast<double>(std::max<uint64_t>(largest, 1))) * t));
+        spec.legend.push_back({size_colour(size, smallest, largest), bytes_text(size)});
+    }
+    colours.colour = [smallest, largest](const BlockLife& life) {
+        return rgb8(size_colour(life.size, smallest, largest));
+    };
+}
+
+// By thread, or by site when the sites can be named (else by thread, the note says why):
+// a palette colour for each top slot, grey for the rest, each named in the legend.
+void colour_by_slot(BlockColours& colours, BlockColouring colouring, const Recording& recording,
+                    const EventScan& scan, BlockMapSpec& spec) {
+    std::string note;
+    if (colouring == BlockColouring::thread)
+        colours.slots = EventSlots::by_thread(scan.thread_bytes, recording.reader.threads());
+    else
+        colours.slots = recording.slots(scan, note);
+    spec.note = note;
+    const EventSlots& slots = *colours.slots;
+    colours.what = slots.by_site() ? "site" : "thread";
+    for (unsigned s = 0; s < slots.count(); ++s) {
+        const Colour c = s == slots.rest() ? kRestGrey : palette_colour(s);
+        colours.slot_colours.push_back(rgb8(c));
+        spec.legend.push_back({c, s == slots.rest() ? slots.rest_label() : slots.labels()[s]});
+    }
+    colours.colour = [&colours](const BlockLife& life) {
+        return colours.slot_colours[colours.slots->slot_of(life.site, life.thread)];
+    };
+}
+
 }  // namespace
 
 Status draw_flame_graph(const std::string& sites_path, const std::string& out_path,
@@ -186,17 +261,8 @@ Status draw_block_map(const std::string& events_path, const std::string& sites_p
                       const std::string& out_path, BlockColouring colouring,
                       const PictureOptions& options) {
     BlockMapSpec spec;
-    if (Status status = checked_size(options, spec.width, spec.height); !status.ok()) return status;
-    // The accumulation buffer takes 24 bytes a pixel: 250 MB at 4000x3000.
-    if (static_cast<uint64_t>(spec.width) * spec.height > kMaxBlockMapPixels)
-        return Failure{"picture size " + std::to_string(spec.width) + "x" +
-                       std::to_string(spec.height) + " too large for a block map (at most " +
-                       std::to_string(kMaxBlockMapPixels / 1000000) +
-                       " million pixels, such as 4000x4000)"};
+    if (Status status = checked_block_map_size(options, spec); !status.ok()) return status;
     const PlotFrame frame = block_map_frame(spec.width, spec.height);
-    if (frame.width() < 20 || frame.height() < 20)
-        return Failure{"picture size " + std::to_string(spec.width) + "x" +
-                       std::to_string(spec.height) + " too small for a block map"};
     Recording recording;
     if (Status status = recording.open(events_path, sites_path, options); !status.ok())
         return status;
@@ -214,52 +280,15 @@ Status draw_block_map(const std::string& events_path, const std::string& sites_p
     folding.lay_out(frame.height(), kFoldRows);
     const EventPlacement placement(scan, options.time_based);
 
-    // The colour of a block, and the legend that names the colours.
-    std::function<Rgb8(const BlockLife&)> colour;
-    auto rgb8 = [](Colour c) {
-        return Rgb8{static_cast<uint8_t>(std::lround(c.r * 255)),
-                    static_cast<uint8_t>(std::lround(c.g * 255)),
-                    static_cast<uint8_t>(std::lround(c.b * 255))};
-    };
-    std::string what;
-    std::optional<EventSlots> slots;
-    std::vector<Rgb8> slot_colours;
-    if (colouring == BlockColouring::size) {
-        what = "size";
-        std::vector<Rgb8> ramp;
-        if (largest < smallest) smallest = largest = 1;
-        for (unsigned step = 0; step < 5; ++step) {
-            const double t = step / 4.0;
-            const auto size = static_cast<uint64_t>(std::exp2(
-                std::log2(static_cast<double>(std::max<uint64_t>(smallest, 1))) * (1 - t) +
-                std::log2(static_cast<double>(std::max<uint64_t>(largest, 1))) * t));
-            spec.legend.push_back({size_colour(size, smallest, largest), bytes_text(size)});
-        }
-        colour = [&, smallest, largest](const BlockLife& life) {
-            return rgb8(size_colour(life.size, smallest, largest));
-        };
-    } else {
-        std::string note;
-        if (colouring == BlockColouring::thread)
-            slots = EventSlots::by_thread(scan.thread_bytes, recording.reader.threads());
-        else
-            slots = recording.slots(scan, note);
-        spec.note = note;
-        what = slots->by_site() ? "site" : "thread";
-        for (unsigned s = 0; s < slots->count(); ++s) {
-            const Colour c = s == slots->rest() ? kRestGrey : palette_colour(s);
-            slot_colours.push_back(rgb8(c));
-            spec.legend.push_back(
-                {c, s == slots->rest() ? slots->rest_label() : slots->labels()[s]});
-        }
-        colour = [&](const BlockLife& life) {
-            return slot_colours[slots->slot_of(life.site, life.thread)];
-        };
-    }
+    BlockColours colours;
+    if (colouring == BlockColouring::size)
+        colour_by_size(colours, smallest, largest, spec);
+    else
+        colour_by_slot(colours, colouring, recording, scan, spec);
 
     CoverageBuffer buffer(static_cast<unsigned>(frame.width()),
                           static_cast<unsigned>(frame.height()));
-    BlockPainting painting{folding, placement, buffer, colour};
+    BlockPainting painting{folding, placement, buffer, colours.colour};
     const BlockReplay::Ended ended = [&](const BlockLife& life) { painting(life); };
     BlockReplay replay;
     recording.reader.rewind();
@@ -278,7 +307,7 @@ Status draw_block_map(const std::string& events_path, const std::string& sites_p
                                      ? options.title
                                      : "Blocks by address over " +
                                            std::string(placement.time_based() ? "time" : "calls") +
-                                           ", by " + what + ": " + recording.run());
+                                           ", by " + colours.what + ": " + recording.run());
     if (scan.events == 0) spec.note = "the recording holds no events";
     PictureOutput output;
     if (Status status = output.open(out_path, spec.width, spec.height, spec.title); !status.ok())

@@ -7,15 +7,18 @@
 
 namespace memusagestat {
 
-LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
-                       const Symbolizer& symbolizer, unsigned top) {
-    LeakReport report;
-    struct Leak {
-        const ShownSite* site;
-        AllocationSite figures;  // the program's own
-    };
+namespace {
+
+struct Leak {
+    const ShownSite* site;
+    AllocationSite figures;  // the program's own
+};
+
+// The sites' leaks, largest first, and what the runtimes kept at exit: the report's
+// figures count the leaks, `runtime` the runtimes' blocks.
+std::vector<Leak> leaks_of(const std::vector<ShownSite>& sites, LeakReport& report,
+                           Amount& runtime) {
     std::vector<Leak> leaks;
-    Amount runtime;
     for (const ShownSite& site : sites) {
         const Amount kept = kept_at_exit(site), leak = leaked(site);
         runtime.bytes += kept.bytes;
@@ -30,62 +33,88 @@ LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>
             return a.figures.bytes_leaked() > b.figures.bytes_leaked();
         return a.figures.blocks_leaked() > b.figures.blocks_leaked();
     });
+    return leaks;
+}
 
-    std::string& out = report.text;
-    // "(top N of M)" after a heading whose list is cut.
-    auto bounded = [&] {
-        return leaks.size() > top
-                   ? " (top " + std::to_string(top) + " of " + std::to_string(leaks.size()) + ")"
-                   : std::string();
-    };
-    auto write_leaks = [&] {
-        for (size_t i = 0; i < leaks.size() && i < top; ++i) {
-            write_entry(out, i + 1,
-                        plural(leaks[i].figures.bytes_leaked(), "byte", "bytes") + " in " +
-                            plural(leaks[i].figures.blocks_leaked(), "block", "blocks"),
-                        *leaks[i].site);
-            write_grown_at(out, *leaks[i].site, true, leaks[i].figures.bytes_leaked());
-        }
-    };
-    // Sampled sites: what the heap held at exit is known exactly, whatever the sample caught.
-    // The verdict and the headline come from it; the sites' estimates are beside it.
-    if (profile.sample_interval != 0 && profile.has_heap_at_exit) {
-        uint64_t estimate = report.bytes;
-        uint64_t program =
-            profile.heap_at_exit > runtime.bytes ? profile.heap_at_exit - runtime.bytes : 0;
-        if (program == 0) {
-            out = "No leaks: every block the program allocated was freed.\n";
-            leaks.clear();
-        } else {
-            out = "Leaks: " + plural(program, "byte", "bytes") +
-                  " never freed (exact: the heap at exit, less the runtime's estimated share)\n";
-        }
-        report.bytes = program;
-        if (program == 0)
-            report.blocks = 0;
-        else if (report.blocks == 0)
-            report.blocks = 1;  // at least one block holds them
-        if (program != 0 && leaks.empty())
-            out +=
-                "The sampled sites hold none of them: no stack to show (a smaller "
-                "--sites-sample interval, or exact --sites, would)\n";
-        else if (program != 0) {
-            out += "Sampled sites' estimate: " + plural(estimate, "byte", "bytes") + " from " +
-                   plural(leaks.size(), "stack", "stacks") +
-                   "\n\nBytes never freed, by stack, largest first (estimates)" + bounded() + ":\n";
-            write_leaks();
-        }
-    } else if (leaks.empty()) {
-        out = "No leaks: every block the program allocated was freed.\n";
-    } else {
-        out = "Leaks: " + plural(report.bytes, "byte", "bytes") + " in " +
-              plural(report.blocks, "block", "blocks") + " never freed, from " +
-              plural(leaks.size(), "stack", "stacks") +
-              " (still allocated at exit; whether still reachable is not known)\n\n"
-              "Bytes never freed, by stack, largest first" +
-              bounded() + ":\n";
-        write_leaks();
+// "(top N of M)" after a heading whose list is cut.
+std::string bounded(const std::vector<Leak>& leaks, unsigned top) {
+    return leaks.size() > top
+               ? " (top " + std::to_string(top) + " of " + std::to_string(leaks.size()) + ")"
+               : std::string();
+}
+
+// The top leaks, each with its stack and where it grew.
+void write_leaks(std::string& out, const std::vector<Leak>& leaks, unsigned top) {
+    for (size_t i = 0; i < leaks.size() && i < top; ++i) {
+        write_entry(out, i + 1,
+                    plural(leaks[i].figures.bytes_leaked(), "byte", "bytes") + " in " +
+                        plural(leaks[i].figures.blocks_leaked(), "block", "blocks"),
+                    *leaks[i].site);
+        write_grown_at(out, *leaks[i].site, true, leaks[i].figures.bytes_leaked());
     }
+}
+
+// Sampled sites: what the heap held at exit is known exactly, whatever the sample caught.
+// The verdict and the headline come from it; the sites' estimates are beside it.
+void write_sampled_leaks(LeakReport& report, const SitesProfile& profile, std::vector<Leak>& leaks,
+                         const Amount& runtime, unsigned top) {
+    std::string& out = report.text;
+    uint64_t estimate = report.bytes;
+    uint64_t program =
+        profile.heap_at_exit > runtime.bytes ? profile.heap_at_exit - runtime.bytes : 0;
+    if (program == 0) {
+        out = "No leaks: every block the program allocated was freed.\n";
+        leaks.clear();
+    } else {
+        out = "Leaks: " + plural(program, "byte", "bytes") +
+              " never freed (exact: the heap at exit, less the runtime's estimated share)\n";
+    }
+    report.bytes = program;
+    if (program == 0)
+        report.blocks = 0;
+    else if (report.blocks == 0)
+        report.blocks = 1;  // at least one block holds them
+    if (program != 0 && leaks.empty())
+        out +=
+            "The sampled sites hold none of them: no stack to show (a smaller "
+            "--sites-sample interval, or exact --sites, would)\n";
+    else if (program != 0) {
+        out += "Sampled sites' estimate: " + plural(estimate, "byte", "bytes") + " from " +
+               plural(leaks.size(), "stack", "stacks") +
+               "\n\nBytes never freed, by stack, largest first (estimates)" + bounded(leaks, top) +
+               ":\n";
+        write_leaks(out, leaks, top);
+    }
+}
+
+// Exact sites: the leaks are the blocks the sites' stacks never freed.
+void write_exact_leaks(LeakReport& report, const std::vector<Leak>& leaks, unsigned top) {
+    std::string& out = report.text;
+    if (leaks.empty()) {
+        out = "No leaks: every block the program allocated was freed.\n";
+        return;
+    }
+    out = "Leaks: " + plural(report.bytes, "byte", "bytes") + " in " +
+          plural(report.blocks, "block", "blocks") + " never freed, from " +
+          plural(leaks.size(), "stack", "stacks") +
+          " (still allocated at exit; whether still reachable is not known)\n\n"
+          "Bytes never freed, by stack, largest first" +
+          bounded(leaks, top) + ":\n";
+    write_leaks(out, leaks, top);
+}
+
+}  // namespace
+
+LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>& sites,
+                       const Symbolizer& symbolizer, unsigned top) {
+    LeakReport report;
+    Amount runtime;
+    std::vector<Leak> leaks = leaks_of(sites, report, runtime);
+    if (profile.sample_interval != 0 && profile.has_heap_at_exit)
+        write_sampled_leaks(report, profile, leaks, runtime, top);
+    else
+        write_exact_leaks(report, leaks, top);
+    std::string& out = report.text;
     out += kept_by_runtime_line(runtime.bytes, runtime.blocks);
     std::string notes = profile_notes(profile, symbolizer);
     if (profile.sample_interval != 0)
