@@ -8,6 +8,7 @@
 #include "html/heap_buckets.h"
 #include "html/thread_heaps.h"
 #include "read/block_replay.h"
+#include "read/replay_feed.h"
 #include "sites/definitions.h"
 
 namespace memusagestat {
@@ -179,7 +180,8 @@ void add_site_peaks(EventsReader& reader, const ReportEventsInput& input, HeapBu
     RecordedEvent event;
     BlockReplay sites_replay;
     reader.rewind();
-    while (reader.next(event)) {
+    ReplayFeed feed(reader, sites_replay);
+    while (feed.next(event)) {
         int32_t moved_site = -1;
         sites_replay.add(event, [&](const BlockLife& life) {
             const int32_t site = site_of(life.site);
@@ -264,7 +266,8 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
     EventsPass pass(reader, input);
     RecordedEvent event;
     reader.rewind();
-    while (reader.next(event)) pass.add(event);
+    ReplayFeed feed(reader, pass.replay);
+    while (feed.next(event)) pass.add(event);
     pass.thinner.finish();
     const uint64_t end = reader.end_time();
     pass.replay.finish(end, [&](const BlockLife& life) { pass.block_ended(life); });

@@ -42,6 +42,18 @@ size_t BlockReplay::memory_bytes() const {
            chunks_.size() * (size_t{1} << kChunkBits) * sizeof(Entry) + far_.memory_bytes();
 }
 
+void BlockReplay::prefetch_cluster(uint64_t address) const {
+    // A cluster is short at the table's fill: past a few slots, the rest is left to chance.
+    constexpr int kMostSlots = 4;
+    const size_t mask = capacity_ - 1;
+    size_t i = home(address);
+    for (int n = 0; n < kMostSlots && index_[i] != 0; ++n, i = (i + 1) & mask) {
+        const Entry& named = entry(index_[i] - 1);
+        __builtin_prefetch(&named.address, 1);
+        __builtin_prefetch(&named.stamp, 1);  // the entry may straddle two cache lines
+    }
+}
+
 uint32_t* BlockReplay::find(uint64_t address) {
     const size_t mask = capacity_ - 1;
     for (size_t i = home(address);; i = (i + 1) & mask) {

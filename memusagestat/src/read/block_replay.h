@@ -41,6 +41,19 @@ class BlockReplay {
         const int count = step(event, lives);
         for (int i = 0; i < count; ++i) ended(static_cast<const BlockLife&>(lives[i]));
     }
+    // Brings toward the cache what `event` will touch in the table, in two steps some events
+    // apart (ReplayFeed): first the index slots where its addresses' searches begin, then,
+    // once those have come in, the entries they name. Mere hints: any event, at any time.
+    void prefetch_slots(const RecordedEvent& event) const {
+        __builtin_prefetch(&index_[home(event.address)], 1);
+        if (event.kind == RecordedEvent::Kind::resize)
+            __builtin_prefetch(&index_[home(event.old_address)], 1);
+    }
+    void prefetch_entries(const RecordedEvent& event) const {
+        prefetch_cluster(event.address);
+        if (event.kind == RecordedEvent::Kind::resize) prefetch_cluster(event.old_address);
+    }
+
     // The recording is over at `end_time`: every block still alive ends there, unfreed, in
     // the order they began.
     void finish(uint64_t end_time, const Ended& ended);
@@ -90,6 +103,9 @@ class BlockReplay {
     size_t home(uint64_t address) const {
         return static_cast<size_t>((address * 0x9e3779b97f4a7c15ULL) >> shift_);
     }
+    // The entries a search for `address` (and an erase there) compares, from its home slot
+    // to the first empty one or a few slots on.
+    void prefetch_cluster(uint64_t address) const;
     // The index slot holding `address`'s entry, or null.
     uint32_t* find(uint64_t address);
     // The entry for `address`, made empty if it was not there; the bool says whether it was.

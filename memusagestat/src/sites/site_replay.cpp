@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "sites/site_replay.h"
 
-#include <unordered_map>
 #include <unordered_set>
 
 #include "read/block_replay.h"
 #include "read/events_reader.h"
+#include "read/replay_feed.h"
 #include "sites/definitions.h"
+#include "sites/site_id_table.h"
 
 namespace memusagestat {
 
@@ -17,18 +18,38 @@ namespace {
 
 constexpr size_t kNoSite = SIZE_MAX;
 
+// Each raw site id's shown site, and whether the runtime keeps its blocks (ShownSite's ids
+// and kept_ids), looked up for every event.
+struct SiteOfId {
+    static constexpr uint32_t kNone = UINT32_MAX;
+    uint32_t shown = kNone;
+    bool kept_by_runtime = false;
+};
+
+SiteIdTable<SiteOfId> sites_of_ids(const std::vector<ShownSite>& sites) {
+    size_t ids = 0;
+    for (const ShownSite& site : sites) ids += site.ids.size() + site.kept_ids.size();
+    SiteIdTable<SiteOfId> table(ids, SiteOfId{});
+    for (size_t i = 0; i < sites.size(); ++i) {
+        for (uint32_t id : sites[i].ids) {
+            SiteOfId& of = table.at(id);
+            if (of.shown == SiteOfId::kNone) of.shown = static_cast<uint32_t>(i);  // the first
+        }
+    }
+    for (const ShownSite& site : sites)
+        for (uint32_t id : site.kept_ids) table.at(id).kept_by_runtime = true;
+    return table;
+}
+
 // The bytes and blocks each shown site holds as the events go by.
 class SiteHoldings {
   public:
-    explicit SiteHoldings(const std::vector<ShownSite>& sites)
-        : bytes_(sites.size()), blocks_(sites.size()) {
-        for (size_t i = 0; i < sites.size(); ++i)
-            for (uint32_t id : sites[i].ids) shown_of_.emplace(id, i);
-    }
+    SiteHoldings(size_t site_count, const SiteIdTable<SiteOfId>& of_id)
+        : of_id_(of_id), held_(site_count) {}
 
     size_t shown_of(uint32_t id) const {
-        auto found = shown_of_.find(id);
-        return found == shown_of_.end() ? kNoSite : found->second;
+        const uint32_t shown = of_id_[id].shown;
+        return shown == SiteOfId::kNone ? kNoSite : shown;
     }
 
     // One event through the replay, the holdings kept in step; returns the shown site whose
@@ -40,8 +61,8 @@ class SiteHoldings {
         replay.add(event, [&](const BlockLife& life) {
             size_t site = shown_of(life.site);
             if (site != kNoSite) {
-                bytes_[site] -= life.size;
-                --blocks_[site];
+                held_[site].bytes -= life.size;
+                --held_[site].blocks;
             }
             if (life.resized_away) {
                 resized = true;
@@ -53,18 +74,21 @@ class SiteHoldings {
         if (event.kind == RecordedEvent::Kind::allocate) grown = shown_of(event.site);
         if (event.kind == RecordedEvent::Kind::resize && resized) grown = resized_site;
         if (grown != kNoSite) {
-            bytes_[grown] += event.size;
-            ++blocks_[grown];
+            held_[grown].bytes += event.size;
+            ++held_[grown].blocks;
         }
         return grown;
     }
 
-    uint64_t bytes(size_t site) const { return bytes_[site]; }
-    uint64_t blocks(size_t site) const { return blocks_[site]; }
+    uint64_t bytes(size_t site) const { return held_[site].bytes; }
+    uint64_t blocks(size_t site) const { return held_[site].blocks; }
 
   private:
-    std::unordered_map<uint32_t, size_t> shown_of_;
-    std::vector<uint64_t> bytes_, blocks_;
+    struct Held {
+        uint64_t bytes = 0, blocks = 0;
+    };
+    const SiteIdTable<SiteOfId>& of_id_;
+    std::vector<Held> held_;  // by shown site
 };
 
 // From one cycle-counter reading to a later one; 0 should a damaged file reverse them.
@@ -104,11 +128,12 @@ Status open_sites_recording(EventsReader& reader, const std::string& events_path
 // the blocks the runtime keeps.
 class EndedBlocks {
   public:
-    EndedBlocks(const SitesProfile& profile, const std::vector<ShownSite>& sites,
+    EndedBlocks(const SitesProfile& profile, const SiteIdTable<SiteOfId>& of_id,
                 std::optional<double> long_lived, double seconds_per_cycle, RunLifetimes& lifetimes)
-        : long_lived_(long_lived), seconds_per_cycle_(seconds_per_cycle), lifetimes_(lifetimes) {
-        for (const ShownSite& site : sites)
-            kept_by_runtime_.insert(site.kept_ids.begin(), site.kept_ids.end());
+        : of_id_(of_id),
+          long_lived_(long_lived),
+          seconds_per_cycle_(seconds_per_cycle),
+          lifetimes_(lifetimes) {
         // The standard streams' buffers, by address: the runtime's blocks at sites that are
         // not the runtime's whole (definitions.h, kept_of_site).
         for (const SitesProfile::StreamBuffer& buffer : profile.standard_stream_buffers)
@@ -143,14 +168,14 @@ class EndedBlocks {
         return seconds_between(from, to, seconds_per_cycle_);
     }
     bool runtime_keeps(const BlockLife& life) const {
-        return kept_by_runtime_.contains(life.site) ||
+        return of_id_[life.site].kept_by_runtime ||
                (!life.freed && standard_buffers_.contains(life.address));
     }
 
+    const SiteIdTable<SiteOfId>& of_id_;
     std::optional<double> long_lived_;
     double seconds_per_cycle_;
     RunLifetimes& lifetimes_;
-    std::unordered_set<uint32_t> kept_by_runtime_;
     std::unordered_set<uint64_t> standard_buffers_;
 };
 
@@ -167,7 +192,7 @@ class HeapSampler {
     // The `events`-th event, at `time`, with the heap and the holdings after it.
     void add(uint64_t events, uint64_t time, int64_t heap, uint64_t churned,
              const SiteHoldings& holdings, size_t site_count) {
-        if (events % stride_ != 0) return;
+        if (events != next_) return;
         Sample sample{time, heap > 0 ? static_cast<uint64_t>(heap) : 0, churned, {}};
         if (details_ && is_detailed(samples_.size()))
             for (size_t site = 0; site < site_count; ++site)
@@ -181,6 +206,7 @@ class HeapSampler {
             samples_.resize(RunLifetimes::kHeapSamples);
             stride_ *= 2;
         }
+        next_ = (events / stride_ + 1) * stride_;  // the next multiple of the stride
     }
 
     // The samples into `lifetimes`, their times in seconds from `start`.
@@ -202,20 +228,22 @@ class HeapSampler {
 
     bool details_;
     uint64_t stride_ = 1;
+    uint64_t next_ = 1;  // the event the next sample is taken after
     std::vector<Sample> samples_;
 };
 
 // Again from the start, up to the event that first took the heap to its peak: each shown
 // site's bytes and blocks there.
-void count_at_peak(EventsReader& reader, const std::vector<ShownSite>& sites, uint64_t peak_event,
+void count_at_peak(EventsReader& reader, const SiteIdTable<SiteOfId>& of_id, uint64_t peak_event,
                    RunLifetimes& lifetimes) {
     RecordedEvent event;
     reader.rewind();
-    SiteHoldings at(sites);
+    SiteHoldings at(lifetimes.sites.size(), of_id);
     BlockReplay again;
-    for (uint64_t n = 0; n < peak_event && reader.next(event); ++n)
+    ReplayFeed feed(reader, again);
+    for (uint64_t n = 0; n < peak_event && feed.next(event); ++n)
         at.add(again, event, [](const BlockLife&, size_t) {});
-    for (size_t site = 0; site < sites.size(); ++site) {
+    for (size_t site = 0; site < lifetimes.sites.size(); ++site) {
         lifetimes.sites[site].bytes_at_peak = at.bytes(site);
         lifetimes.sites[site].blocks_at_peak = at.blocks(site);
     }
@@ -237,9 +265,11 @@ Status replay_sites(const std::string& events_path, const SitesProfile& profile,
     };
 
     lifetimes.sites.resize(sites.size());
-    SiteHoldings holdings(sites);
-    EndedBlocks on_ended(profile, sites, long_lived, seconds_per_cycle, lifetimes);
+    const SiteIdTable<SiteOfId> of_id = sites_of_ids(sites);
+    SiteHoldings holdings(sites.size(), of_id);
+    EndedBlocks on_ended(profile, of_id, long_lived, seconds_per_cycle, lifetimes);
     BlockReplay replay;
+    ReplayFeed feed(reader, replay);
     RecordedEvent event;
     uint64_t events = 0, peak_event = 0, peak_time = reader.start_time();
     // Sampled sites: the recording holds the sampled blocks only, without their weights.
@@ -247,7 +277,7 @@ Status replay_sites(const std::string& events_path, const SitesProfile& profile,
     HeapSampler samples(details);
     // Massif's time in bytes: what the heap took in and gave back so far.
     uint64_t churned = 0, peak_churned = 0;
-    while (reader.next(event)) {
+    while (feed.next(event)) {
         int64_t heap_before = replay.heap();
         size_t grown = holdings.add(replay, event, on_ended);
         churned += static_cast<uint64_t>(replay.heap() > heap_before ? replay.heap() - heap_before
@@ -282,7 +312,7 @@ Status replay_sites(const std::string& events_path, const SitesProfile& profile,
     if (profile.sample_interval == 0)
         samples.take(reader.start_time(), seconds_per_cycle, lifetimes);
 
-    if (at_peak && peak_event > 0) count_at_peak(reader, sites, peak_event, lifetimes);
+    if (at_peak && peak_event > 0) count_at_peak(reader, of_id, peak_event, lifetimes);
     return {};
 }
 
