@@ -273,60 +273,67 @@ bool EventsReader::next(RecordedEvent& event) {
         release_pages_behind();
     while (cursor_ < end_) {
         auto kind = static_cast<format::Kind>(*cursor_);
-        if (kind == format::Kind::clock) {
-            if (!read_clock()) return false;
-            continue;
-        }
-        if (!in_chunk_) return fail("a record comes before its chunk's clock reading");
-        if (kind == format::Kind::thread_again) {
-            if (!read_thread_again()) return false;
-            continue;
-        }
-        if (kind == format::Kind::thread) {
-            if (!read_thread()) return false;
-            continue;
-        }
-        if (kind == format::Kind::thread_name) {
-            if (!read_thread_name()) return false;
-            continue;
-        }
-        const uint8_t* record_start = cursor_++;
-        event = RecordedEvent{};
-        event.thread = thread_;
-        bool whole = read_time(event.time);
-        if (kind == format::Kind::allocate) {
-            uint64_t site = 0;
-            event.kind = RecordedEvent::Kind::allocate;
-            whole = whole && read_address(event.address) &&
-                    format::get_varint(&cursor_, end_, event.size) &&
-                    format::get_varint(&cursor_, end_, site);
-            if (whole && site > UINT32_MAX) return fail("a site id is out of range");
-            event.site = static_cast<uint32_t>(site);
-        } else if (kind == format::Kind::release) {
-            event.kind = RecordedEvent::Kind::release;
-            whole = whole && read_address(event.address);
-        } else if (kind == format::Kind::resize) {
-            uint64_t moved = 0;
-            event.kind = RecordedEvent::Kind::resize;
-            whole = whole && read_address(event.old_address) &&
-                    format::get_varint(&cursor_, end_, moved) &&
-                    format::get_varint(&cursor_, end_, event.size);
-            event.address = event.old_address + static_cast<uint64_t>(format::unzigzag(moved));
-            address_ = event.address;
-        } else {
-            // A chunk's first byte reaches the file last (events_format.h): a 0 there in an
-            // incomplete recording is the chunk a killed run was writing, not damage.
-            if (!complete_ && kind == format::Kind{0}) {
-                cursor_ = end_;
+        switch (read_bookkeeping(kind)) {
+            case Bookkeeping::read:
+                continue;
+            case Bookkeeping::failed:
                 return false;
-            }
-            cursor_ = record_start;
-            return fail("unknown record kind");
+            case Bookkeeping::none:
+                return read_block_event(kind, event);
         }
-        if (!whole) return cut_short(record_start, "a record is cut short or out of range");
-        return true;
     }
     return false;
+}
+
+EventsReader::Bookkeeping EventsReader::read_bookkeeping(format::Kind kind) {
+    auto done = [](bool read) { return read ? Bookkeeping::read : Bookkeeping::failed; };
+    if (kind == format::Kind::clock) return done(read_clock());
+    if (!in_chunk_) {
+        fail("a record comes before its chunk's clock reading");
+        return Bookkeeping::failed;
+    }
+    if (kind == format::Kind::thread_again) return done(read_thread_again());
+    if (kind == format::Kind::thread) return done(read_thread());
+    if (kind == format::Kind::thread_name) return done(read_thread_name());
+    return Bookkeeping::none;
+}
+
+bool EventsReader::read_block_event(format::Kind kind, RecordedEvent& event) {
+    const uint8_t* record_start = cursor_++;
+    event = RecordedEvent{};
+    event.thread = thread_;
+    bool whole = read_time(event.time);
+    if (kind == format::Kind::allocate) {
+        uint64_t site = 0;
+        event.kind = RecordedEvent::Kind::allocate;
+        whole = whole && read_address(event.address) &&
+                format::get_varint(&cursor_, end_, event.size) &&
+                format::get_varint(&cursor_, end_, site);
+        if (whole && site > UINT32_MAX) return fail("a site id is out of range");
+        event.site = static_cast<uint32_t>(site);
+    } else if (kind == format::Kind::release) {
+        event.kind = RecordedEvent::Kind::release;
+        whole = whole && read_address(event.address);
+    } else if (kind == format::Kind::resize) {
+        uint64_t moved = 0;
+        event.kind = RecordedEvent::Kind::resize;
+        whole = whole && read_address(event.old_address) &&
+                format::get_varint(&cursor_, end_, moved) &&
+                format::get_varint(&cursor_, end_, event.size);
+        event.address = event.old_address + static_cast<uint64_t>(format::unzigzag(moved));
+        address_ = event.address;
+    } else {
+        // A chunk's first byte reaches the file last (events_format.h): a 0 there in an
+        // incomplete recording is the chunk a killed run was writing, not damage.
+        if (!complete_ && kind == format::Kind{0}) {
+            cursor_ = end_;
+            return false;
+        }
+        cursor_ = record_start;
+        return fail("unknown record kind");
+    }
+    if (!whole) return cut_short(record_start, "a record is cut short or out of range");
+    return true;
 }
 
 }  // namespace memusagestat

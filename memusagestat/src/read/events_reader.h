@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "memusage/events_format.h"
 #include "memusage/status.h"
 
 namespace memusagestat {
@@ -85,6 +86,12 @@ class EventsReader {
     memusage::Status parse_header();
     bool fail(const char* why);
     bool cut_short(const uint8_t* record_start, const char* why);
+    // What a record that is no block event did (a clock reading or a thread's record).
+    enum class Bookkeeping : uint8_t { none, read, failed };
+    Bookkeeping read_bookkeeping(memusage::events_format::Kind kind);
+    // The block event at the cursor (allocate, release, resize); false at damage or at the
+    // end a killed run left.
+    bool read_block_event(memusage::events_format::Kind kind, RecordedEvent& event);
     bool read_clock();
     bool read_thread();
     bool read_thread_again();

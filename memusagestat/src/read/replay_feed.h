@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A recording's events read some way ahead of the one being replayed, so that what each will
 // touch in the live-block table (block_replay.h) is on its way into the cache while the
 // events before it are replayed. A large run's table is far larger than the cache and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A value for each raw site id (SiteRecord::id), looked up for every event of a replay: an
 // array indexed by id, as the collector numbers its stacks from 1 upwards, so a lookup is
 // one memory access where a node-based map took several. Ids far past the number of sites

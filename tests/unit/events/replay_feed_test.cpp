@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The feed that reads events ahead of the replay: it must hand over exactly the reader's
 // events, in order, to the end or to the damage, and a replay fed by it must end every life
 // as one fed straight from the reader.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The table of a value per raw site id that the replays look up for every event: it must
 // answer as a map would, for the collector's dense ids and for a damaged file's far ones.
 #include "sites/site_id_table.h"
