@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The live figures: a small shared file each profiled process keeps while it runs, for
-// `memusage --ps`, `--watch` and `--live` to read. The collector's publisher thread copies
-// the figures it already keeps into it about five times a second; the hot path never
-// touches it.
+// `memusage --ps`, `--watch` and `--live` to read. Every profiled process keeps one: the
+// figures the collector already counts are copied into it from the program's own calls
+// (a thread's every 64th call looks at a coarse clock, and copies when the last copy
+// is 200 ms old, or 1 ms for a call that changed the heap by 256 KiB or more), without a
+// thread of the collector's; with MEMUSAGE_LIVE=1 (memusage --live) a thread copies them
+// five times a second too, whatever the program does. MEMUSAGE_LIVE=0: no file.
 //
 //   DIRECTORY/<pid>    mode 0600, created with O_EXCL | O_NOFOLLOW, its space reserved
 //                      (posix_fallocate) before it is mapped
@@ -27,15 +30,20 @@
 namespace memusage::live_format {
 
 inline constexpr char kMagic[8] = {'M', 'U', 'L', 'I', 'V', 'E', '1', '\n'};
-// 2: the top sites held now (Figures::sites).
-inline constexpr uint32_t kVersion = 2;
+// 2: the top sites held now (Figures::sites). 3: Header::sites_wanted_ns.
+inline constexpr uint32_t kVersion = 3;
 inline constexpr uint32_t kByteOrderMark = 0x01020304;
 // The collector's one warning when it cannot publish, "memusage: " before it and the
 // reason after: --live finds it in the program's standard error to say why it has
 // nothing to show.
 inline constexpr char kNotPublished[] = "live figures not published: ";
-// How often the collector publishes, and so how old a figure can be.
+// How often the collector publishes, and so how old a figure can be while the program
+// calls the allocator (with MEMUSAGE_LIVE=1, whatever it does).
 inline constexpr uint32_t kPublishMilliseconds = 200;
+// A reader that wants the top sites (a pass over the site table, made only when asked)
+// writes CLOCK_MONOTONIC's nanoseconds into Header::sites_wanted_ns, at most this long
+// before each reading it wants them in.
+inline constexpr uint32_t kSitesWantedMilliseconds = 3000;
 // Running threads with a row of their own; the others are summed in Figures::others.
 inline constexpr uint32_t kThreadRows = 64;
 
@@ -79,7 +87,9 @@ struct Figures {
     uint32_t thread_rows;  // rows used in `rows`, largest `held` first
     ThreadFigures rows[kThreadRows];
     ThreadFigures others;  // the running threads without a row, summed (tid 0)
-    uint32_t site_rows;    // sites used in `sites`, most bytes first (0 without kSites)
+    // Sites used in `sites`, most bytes first: 0 without kSites, and without MEMUSAGE_LIVE=1
+    // unless a reader asked (Header::sites_wanted_ns) within kSitesWantedMilliseconds.
+    uint32_t site_rows;
     uint32_t unused;
     HeldSite sites[kSiteRows];
 };
@@ -97,6 +107,9 @@ struct Header {
     uint64_t start_ticks;
     uint64_t start_ns;  // CLOCK_MONOTONIC when the collector started
     char program[64];   // the short program name, NUL-terminated
+    // The one word a reader writes (8 bytes at its offset, with pwrite): when it last asked
+    // for the top sites (CLOCK_MONOTONIC nanoseconds; 0: never). Accessed atomically.
+    uint64_t sites_wanted_ns;
     // The seqlock's counter: odd while Figures is being written. Accessed atomically.
     uint64_t sequence;
     Figures figures;

@@ -95,6 +95,7 @@ class BasicCounting {
     }
     void admission_unused(uint64_t bytes) { released(bytes); }
     __attribute__((always_inline)) void allocated(uint64_t size, const void* block) {
+        note_size(size);
         if (__builtin_expect(with_sites() && site_ != 0, 0)) note_latest_block(block);
         if (__builtin_expect(!kShort && recorder_.new_blocks_need_more(), 0)) {
             if (recording_blocks())
@@ -120,6 +121,7 @@ class BasicCounting {
     }
     void realloc_call() { ++log_.stats.calls_of(Call::realloc); }
     void realloc_freed(uint64_t old_size, const void* block) {
+        note_size(old_size);
         released(old_size);
         ++log_.stats.realloc_free;
         log_.stats.bytes_of(Call::free) += old_size;
@@ -144,6 +146,7 @@ class BasicCounting {
             ++log_.stats.realloc_dec;
             released(old_size - new_size);
         }
+        note_size(new_size > old_size ? new_size - old_size : old_size - new_size);
         int64_t change = static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size);
         if (__builtin_expect(recording_blocks(), 0))
             return record_block(recorder_, log_, sp_, change, site_, address_of(new_block),
@@ -158,6 +161,7 @@ class BasicCounting {
         if constexpr (with_sites()) ++log_.latest_calls;
     }
     __attribute__((always_inline)) void freed(uint64_t size, const void* block) {
+        note_size(size);
         if constexpr (!bench_off::counting) {
             ++log_.stats.calls_of(Call::free);
             log_.stats.bytes_of(Call::free) += size;
@@ -256,6 +260,13 @@ class BasicCounting {
     }
 
   private:
+    // A block of kLargeHeapChange bytes or more made, freed or resized by that much: the live
+    // figures' next copy is due at the call's end (ThreadLog::publish_countdown). One compare
+    // of what the call has in hand.
+    __attribute__((always_inline)) void note_size(uint64_t bytes) {
+        if (__builtin_expect(bytes >= static_cast<uint64_t>(kLargeHeapChange), 0))
+            log_.publish_countdown = kPublishNow;
+    }
     // Temporary blocks (heaptrack's "directly followed by its deallocation"): a block with
     // a site is freed before its thread made any other heap call. The thread's heap calls
     // are counted anyway (those that did not fail), so a new block with a site notes

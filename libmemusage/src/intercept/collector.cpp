@@ -173,8 +173,9 @@ void on_thread_exit(void* value) {
 // allocates there would find the recorder half-repaired.
 void after_fork_in_child() {
     publish::after_fork_in_child();  // the live figures' file is the parent's
-    sites::after_fork_in_child();    // the sites file is the parent's, whatever the state
-    figures_file.close();            // and so is the summary file
+    if (thread_log != nullptr) thread_log->publish_countdown = 0;  // the child's, at its next call
+    sites::after_fork_in_child();  // the sites file is the parent's, whatever the state
+    figures_file.close();          // and so is the summary file
     if (state.load(std::memory_order_acquire) != State::active) return;
     ThreadLog* counting = counting_log;
     counting_log = nullptr;
@@ -381,23 +382,28 @@ void print_final_report() {
     }
 }
 
-// The live publisher's thread: pthread_create's allocations (the new thread's TLS
-// vector) are not the program's, so this thread counts none of its calls meanwhile.
-void start_live_publisher() {
+// The live figures as the program starts (its first calls may have made the file already):
+// with MEMUSAGE_LIVE=1, the publisher's thread too. pthread_create's allocations (the new
+// thread's TLS vector) are not the program's, so this thread counts none of its calls
+// meanwhile.
+void start_live_figures() {
     ThreadLog* counting = counting_log;
     counting_log = nullptr;
     collector_busy = true;
-    if (const char* problem = publish::start(recorder, program_invocation_short_name,
-                                             config.trace_mmap ? live_format::kMmapRows : 0))
-        warn(live_format::kNotPublished, problem);
-    else
+    if (config.live) {
+        if (const char* problem = publish::start(thread_log))
+            warn(live_format::kNotPublished, problem);
+        else
+            install_ending_signal_handlers();
+    } else if (publish::serve_now(thread_log) != publish::Served::nothing) {
         install_ending_signal_handlers();
+    }
     collector_busy = false;
     counting_log = counting;
 }
 
 __attribute__((constructor)) void start_with_program() {
-    if (current_state() == State::active && config.live) start_live_publisher();
+    if (current_state() == State::active && !config.unpublished) start_live_figures();
 }
 
 __attribute__((destructor)) void finish_with_program() {
@@ -474,6 +480,19 @@ void print_summary_line(const char* text, size_t length, int fd) {
 
 void repair_in_forked_child() { after_fork_in_child(); }
 
+// Every kCallsPerLook calls of the thread's own, or after a large change; the file the
+// first look makes is removed by the signals that end the process, as at the start. errno
+// stays the call's.
+void look_at_live_figures(ThreadLog& log) {
+    const bool large_change = log.publish_countdown < -1;
+    log.publish_countdown = kCallsPerLook;
+    if (log.parent != nullptr || current_state() != State::active) return;
+    int saved_errno = errno;
+    if (publish::serve_from_call(log, large_change) == publish::Served::created)
+        install_ending_signal_handlers();
+    errno = saved_errno;
+}
+
 void program_blocks_faults() {
     if (current_state() != State::active) return;
     int saved_errno = errno;
@@ -546,6 +565,10 @@ State initialize() {
     else if (recorder.new_blocks_need_more())
         counting_extras::calls_will_do_more();
     if (config.summary_file != nullptr) open_summary_file();
+    // The file itself is made at the first look (a call) or the constructor, whichever
+    // comes first.
+    if (!config.unpublished)
+        publish::prepare(recorder, config.trace_mmap ? live_format::kMmapRows : 0);
     install_fatal_signal_handlers();
     learn_thread_stack_layout();
     // The main thread is counted from the start, profiling ticks before its first

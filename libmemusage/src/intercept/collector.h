@@ -110,8 +110,18 @@ __attribute__((always_inline)) inline ThreadLog* claim_for_short_call(ThreadLog*
     }
     return log;
 }
+// The live figures: a thread's call whose countdown ran out (ThreadLog::publish_countdown)
+// looks whether a copy is due, and makes it (publish::serve_from_call). Out of line; still
+// inside the call, so that a signal handler's call meanwhile is counted apart (a nested log
+// never looks) and finds the thread in no hook's state but this one's.
+void look_at_live_figures(ThreadLog& log);
+__attribute__((always_inline)) inline void count_down_to_live_figures(ThreadLog& log) {
+    if (__builtin_expect(--log.publish_countdown < 0, 0)) look_at_live_figures(log);
+}
+
 // Release: whoever sees the thread between calls sees this call's counts.
 __attribute__((always_inline)) inline void end_short_call(ThreadLog* log) {
+    count_down_to_live_figures(*log);
     __atomic_store_n(&counting_log, log, __ATOMIC_RELEASE);
 }
 
@@ -143,7 +153,11 @@ class CountingScope {
         if (log_ != nullptr) counting_.emplace(recorder, *log_, stack_pointer());
     }
     // Release: whoever sees the thread between calls sees this call's counts.
-    ~CountingScope() { __atomic_store_n(&counting_log, restore_, __ATOMIC_RELEASE); }
+    ~CountingScope() {
+        // The thread's own log (a nested one is never restored).
+        if (log_ != nullptr && log_ == restore_) count_down_to_live_figures(*log_);
+        __atomic_store_n(&counting_log, restore_, __ATOMIC_RELEASE);
+    }
     CountingScope(const CountingScope&) = delete;
     CountingScope& operator=(const CountingScope&) = delete;
 

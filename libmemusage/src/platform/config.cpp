@@ -115,6 +115,7 @@ Config Config::read(const char* (*getenv)(const char*), const char* program_name
     config.thread_table = getenv("MEMUSAGE_THREADS") != nullptr;
     const char* live = getenv("MEMUSAGE_LIVE");
     config.live = live != nullptr && live[0] != '\0' && strcmp(live, "0") != 0;
+    config.unpublished = live != nullptr && strcmp(live, "0") == 0;
     return config;
 }
 

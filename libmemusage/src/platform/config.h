@@ -39,7 +39,10 @@ struct Config {
     long summary_file_owner = 0;  // MEMUSAGE_SUMMARY_FILE_OWNER: the process writing it
     GateConfig gate;              // MEMUSAGE_LIMIT and MEMUSAGE_FAIL_*
     bool thread_table = false;    // MEMUSAGE_THREADS: a row per thread after the summary
-    bool live = false;            // MEMUSAGE_LIVE (not 0): the live figures are published
+    // The live figures are published from the program's calls unless MEMUSAGE_LIVE is 0
+    // (`unpublished`); any other value (`live`) adds the publisher's thread.
+    bool live = false;
+    bool unpublished = false;
 
     // Variables that were set but could not be used, each with what it should have
     // held: the collector says so on standard error and runs without them.

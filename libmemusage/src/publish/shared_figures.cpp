@@ -204,7 +204,13 @@ bool SharedFigures::is_this_process() const { return pid_ == getpid(); }
 
 void SharedFigures::forget() {
     if (void* header = __atomic_exchange_n(&header_, nullptr, __ATOMIC_ACQ_REL))
-        munmap(header, live_format::kFileBytes);
+        mmap(header, live_format::kFileBytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
+
+uint64_t SharedFigures::sites_wanted_ns() const {
+    live_format::Header* header = __atomic_load_n(&header_, __ATOMIC_ACQUIRE);
+    return header != nullptr ? __atomic_load_n(&header->sites_wanted_ns, __ATOMIC_RELAXED) : 0;
 }
 
 void SharedFigures::remove() {

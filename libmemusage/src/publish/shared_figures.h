@@ -35,8 +35,13 @@ class SharedFigures {
     void remove();
     // The file is this process's (not the parent's, in a vfork child sharing its memory).
     bool is_this_process() const;
-    // In a forked child: the parent's file is the parent's. Unmapped, not removed.
+    // In a forked child: the parent's file is the parent's. Not removed, and its mapping
+    // replaced by memory of the child's own: a copy the forking thread was making when a
+    // signal handler forked resumes in the child and must write nothing of the parent's.
+    // The few pages stay (the resumed copy may still be writing into them).
     void forget();
+    // When a reader last asked for the top sites (live_format::Header::sites_wanted_ns).
+    uint64_t sites_wanted_ns() const;
 
   private:
     const char* choose_directory();

@@ -174,17 +174,18 @@ __attribute__((no_sanitize("thread"))) void Recorder::snapshot(Stats& totals, Th
     lock_.unlock();
 }
 
-__attribute__((no_sanitize("thread"))) bool Recorder::live_snapshot(Stats& totals,
-                                                                    uint64_t& heap_now,
-                                                                    RunningThreadVisitor visit,
-                                                                    void* context,
-                                                                    MergedVisitor merged) {
-    lock_.lock();
+__attribute__((no_sanitize("thread"))) bool Recorder::live_snapshot(
+    ThreadLog* own, bool wait, Stats& totals, uint64_t& heap_now, RunningThreadVisitor visit,
+    void* context, MergedVisitor merged) {
+    if (wait)
+        lock_.lock();
+    else if (!lock_.try_lock())
+        return false;
     if (logs_.stopping()) {
         lock_.unlock();
         return false;
     }
-    bring_stream_up_to_date_locked(nullptr);
+    bring_stream_up_to_date_locked(own);
     fold_counters_locked(totals);
     heap_now = stream_.heap > 0 ? static_cast<uint64_t>(stream_.heap) : 0;
     for (const ThreadLog* log = logs_.first(); log != nullptr; log = log->next) {

@@ -144,9 +144,11 @@ class Recorder {
     // The whole process's counters and peaks as they stand: exact for the asking thread
     // and for threads that ended, a moment's reading for threads still running.
     void snapshot(Stats& totals, ThreadLog* own);
-    // The live figures (publish/publisher.h), from a thread that records nothing: the same
-    // snapshot, the current heap, and each running thread's own counters through `visit`.
-    // False, with nothing read, once the run is ending.
+    // The live figures (publish/publisher.h): the same snapshot, the current heap, and each
+    // running thread's own counters through `visit`. `own`: the calling thread's log, when
+    // it copies from inside one of its calls (null: the publisher's thread, which records
+    // nothing). Without `wait`, nothing is read when another thread holds the lock (it is
+    // merging: the next copy will do). False, with nothing read, once the run is ending.
     struct RunningThread {
         pid_t tid;
         uint64_t calls, allocated, freed;
@@ -155,8 +157,8 @@ class Recorder {
     // the time to read the figures the stream keeps by site (sites::largest_held_now).
     using RunningThreadVisitor = void (*)(void* context, const RunningThread& thread);
     using MergedVisitor = void (*)(void* context);
-    bool live_snapshot(Stats& totals, uint64_t& heap_now, RunningThreadVisitor visit, void* context,
-                       MergedVisitor merged = nullptr);
+    bool live_snapshot(ThreadLog* own, bool wait, Stats& totals, uint64_t& heap_now,
+                       RunningThreadVisitor visit, void* context, MergedVisitor merged = nullptr);
 
     // The per-thread table: from now on, every thread's row is kept when it ends.
     void keep_thread_rows();

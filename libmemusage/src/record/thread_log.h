@@ -32,6 +32,14 @@ struct BlockChange {
     uint64_t size;         // allocate and resize: the block's size now
 };
 
+// The live figures' copies from the program's calls (publish/publisher.h): a thread looks
+// whether one is due every kCallsPerLook calls, and at once after a call that changed the
+// heap by kLargeHeapChange or more (a block of that size made, freed or resized by that much:
+// ThreadLog::publish_countdown set to kPublishNow).
+inline constexpr int32_t kCallsPerLook = 64;
+inline constexpr int64_t kLargeHeapChange = 256 * 1024;
+inline constexpr int32_t kPublishNow = INT32_MIN / 2;
+
 struct ThreadLog {
     // Owner only.
     Stats stats;
@@ -49,6 +57,10 @@ struct ThreadLog {
     // A call this far above the start at most is on the thread's own stack, and uses none
     // of it: a thread whose first call came from a deeper frame makes most calls above it.
     uint64_t stack_room_above;
+    // The live figures (publish/publisher.h): calls left before this thread next looks
+    // whether a copy is due. Negative: now (kPublishNow below it: the call changed the heap
+    // by much, and the copy is due sooner). 0 in a new log: its first call looks.
+    int32_t publish_countdown;
     // Allocation sites (sites/site_accounts.h): the thread's latest new block with a site,
     // and the thread's heap calls when it was made (heap/counting.h). Its free as the
     // thread's next heap call makes it a temporary block (heaptrack's meaning).

@@ -173,6 +173,18 @@ Status LiveFiguresFile::open(const std::string& path, std::optional<pid_t> pid, 
     return {};
 }
 
+void LiveFiguresFile::ask_for_sites(uint64_t now_ns) const {
+    if (fd_ < 0) return;
+    int fd = ::open(path_.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat written, read;
+    // Only the file being read: its name may have been taken by another since.
+    if (fstat(fd, &written) == 0 && fstat(fd_, &read) == 0 && S_ISREG(written.st_mode) &&
+        written.st_dev == read.st_dev && written.st_ino == read.st_ino)
+        (void)::pwrite(fd, &now_ns, sizeof now_ns, offsetof(live_format::Header, sites_wanted_ns));
+    ::close(fd);
+}
+
 std::vector<LookedAt> LiveFiguresFile::open_process(pid_t pid) {
     std::vector<std::string> directories = figures_directories();
     if (directories.empty()) {

@@ -79,6 +79,9 @@ class LiveFiguresFile {
     // The program's name as the file gives it: at most its 64 bytes, unescaped.
     std::string program() const;
     bool read(live_format::Figures& out) const;
+    // Asks the process for its top sites (live_format::Header::sites_wanted_ns) as of
+    // `now_ns` (CLOCK_MONOTONIC): the one word a reader writes, into the same file only.
+    void ask_for_sites(uint64_t now_ns) const;
     // Another file has taken the open one's name: the process exec'd another program,
     // whose collector removed this image's file and made its own (same pid, new figures).
     bool replaced() const;

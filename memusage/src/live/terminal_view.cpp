@@ -199,6 +199,9 @@ ViewEnd watch_figures(LiveFiguresFile& file, const ViewSource& source) {
             follow_exec(file, source.pid, followed);
         if (reading_due) {
             live_format::Figures figures;
+            // The top sites are a pass over the collector's site table: made for a reader
+            // that shows them, who asks before each reading.
+            if (state.sites && !state.not_profiled) file.ask_for_sites(monotonic_ns());
             if (!state.paused && !state.not_profiled && file.read(figures))
                 followed.history.add(figures);
             next_reading = now + kRefreshMs * 1'000'000ULL;
@@ -226,14 +229,13 @@ bool runs_under_memusage(pid_t pid) {
     return false;
 }
 
-// Process `pid` (one of this user's) was started asking for its live figures:
-// MEMUSAGE_LIVE set to anything but 0 in the environment it started with.
-bool asked_to_publish(pid_t pid) {
+// Process `pid` (one of this user's) was started asking for no live figures:
+// MEMUSAGE_LIVE=0 in the environment it started with.
+bool asked_not_to_publish(pid_t pid) {
     std::ifstream environ("/proc/" + std::to_string(pid) + "/environ");
     std::string variable;
     while (std::getline(environ, variable, '\0'))
-        if (variable.starts_with("MEMUSAGE_LIVE="))
-            return variable.size() > 14 && variable.substr(14) != "0";
+        if (variable.starts_with("MEMUSAGE_LIVE=")) return variable.substr(14) == "0";
     return false;
 }
 
@@ -246,19 +248,19 @@ std::string watch_problem(pid_t pid, const std::vector<LookedAt>& looked) {
     std::string why;
     if (st.st_uid != geteuid())
         why = process + " is another user's: --watch shows only this user's processes";
-    else if (runs_under_memusage(pid) && asked_to_publish(pid))
+    else if (runs_under_memusage(pid) && asked_not_to_publish(pid))
         why = process +
-              " runs under memusage with MEMUSAGE_LIVE but publishes nothing: its collector said "
-              "why on its standard error ('memusage: live figures not published: ...')";
+              " runs under memusage with MEMUSAGE_LIVE=0, which publishes no live figures: "
+              "start it without that setting to watch it";
     else if (runs_under_memusage(pid))
         why = process +
-              " runs under memusage but publishes no live figures: a program publishes them "
-              "when started with MEMUSAGE_LIVE=1 in its environment (memusage --live PROGRAM, or "
-              "MEMUSAGE_LIVE=1 memusage PROGRAM to watch it from another terminal)";
+              " runs under memusage but publishes nothing: its collector could not make its "
+              "file, or the program has not started yet (memusage --live says why on the "
+              "program's standard error: 'memusage: live figures not published: ...')";
     else
         why = process +
-              " is not running under memusage: start the program with memusage --live PROGRAM, "
-              "or with MEMUSAGE_LIVE=1 memusage PROGRAM to watch it from another terminal";
+              " is not running under memusage: start the program with memusage PROGRAM (or "
+              "memusage --live PROGRAM to watch it at once)";
     if (std::string refused = looked_text(looked, false); !refused.empty())
         why += " (" + refused + ")";
     return why;

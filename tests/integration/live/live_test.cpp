@@ -74,9 +74,10 @@ std::string figures_file(long pid) {
 
 bool process_exists(long pid) { return kill(static_cast<pid_t>(pid), 0) == 0; }
 
-// A program under the collector, in the background, through the driver (no view),
-// publishing as asked in its environment: `program` and its arguments.
-pid_t start_profiled(const Scratch& scratch, const std::vector<std::string>& program) {
+// A program under the collector, in the background, through the driver (no view): `program`
+// and its arguments, with MEMUSAGE_LIVE set to `live` (nullptr: unset, as a plain run).
+pid_t start_profiled(const Scratch& scratch, const std::vector<std::string>& program,
+                     const char* live = "1", const std::vector<std::string>& options = {}) {
     pid_t driver = fork();
     if (driver == 0) {
         // A runner started with some of these ignored (nohup, a background job) would pass
@@ -85,10 +86,15 @@ pid_t start_profiled(const Scratch& scratch, const std::vector<std::string>& pro
             signal(signal_number, SIG_DFL);
         struct rlimit no_core = {0, 0};  // SIGQUIT's death writes none
         setrlimit(RLIMIT_CORE, &no_core);
-        setenv("MEMUSAGE_LIVE", "1", 1);
+        if (live != nullptr)
+            setenv("MEMUSAGE_LIVE", live, 1);
+        else
+            unsetenv("MEMUSAGE_LIVE");
         freopen("/dev/null", "w", stdout);
         freopen(scratch.file("summary").c_str(), "w", stderr);
         std::vector<char*> arguments{const_cast<char*>("memusage")};
+        for (const std::string& option : options)
+            arguments.push_back(const_cast<char*>(option.c_str()));
         for (const std::string& word : program)
             arguments.push_back(const_cast<char*>(word.c_str()));
         arguments.push_back(nullptr);
@@ -500,16 +506,64 @@ TEST(ProcessList, ListsRunningProgramsNotFinishedOrKilledOnesAndCleansUpAfterThe
     EXPECT_EQ(wait_exit(first_driver), 0);
 }
 
-TEST(ProcessList, ProgramsThatDidNotAskAreNotListed) {
+// A program started without --live publishes all the same, with no thread of the
+// collector's: from its own calls. A step that changes the heap by a mebibyte is copied at
+// the end of its call, and stays in the file while the program waits.
+TEST(ProcessList, ListsAProgramStartedWithoutLiveWithItsFiguresAndNoThreadOfOurs) {
     Scratch scratch;
-    pid_t driver = fork();
-    if (driver == 0) {
+    pid_t driver = start_profiled(scratch, {kFixture, scratch.path()}, nullptr);
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    EXPECT_TRUE(std::filesystem::exists(figures_file(pid)));
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    std::string table;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        table = shell_output(kDriver + " --ps");
+        if (ps_line(table, pid).find(" 1048576 ") != std::string::npos) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_NE(ps_line(table, pid).find("live_fixture           1"), std::string::npos) << table;
+    EXPECT_NE(ps_line(table, pid).find(" 1048576 "), std::string::npos) << table;
+    // One thread: the program's own.
+    std::string tasks = shell_output("ls /proc/" + std::to_string(pid) + "/task | wc -l");
+    EXPECT_EQ(tasks, "1\n");
+    for (const char* step : {"step2", "step3", "quit"}) scratch.touch(step);
+    EXPECT_EQ(wait_exit(driver), 0);
+    EXPECT_FALSE(std::filesystem::exists(figures_file(pid))) << "the file goes at exit";
+}
+
+// The same under a plain LD_PRELOAD of the collector, without the driver.
+TEST(ProcessList, ListsAProgramStartedWithThePreloadedCollectorAlone) {
+    Scratch scratch;
+    pid_t program = fork();
+    if (program == 0) {
         unsetenv("MEMUSAGE_LIVE");
+        setenv("LD_PRELOAD", COLLECTOR_PATH, 1);
         freopen("/dev/null", "w", stderr);
-        execl(kDriver.c_str(), "memusage", kFixture.c_str(), scratch.path().c_str(),
+        execl(kFixture.c_str(), "live_fixture", scratch.path().c_str(),
               static_cast<char*>(nullptr));
         _exit(127);
     }
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    std::string table;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        table = shell_output(kDriver + " --ps");
+        if (ps_line(table, pid).find(" 1048576 ") != std::string::npos) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_NE(ps_line(table, pid).find(" 1048576 "), std::string::npos) << table;
+    for (const char* step : {"step2", "step3", "quit"}) scratch.touch(step);
+    EXPECT_EQ(wait_exit(program), 0);
+    EXPECT_FALSE(std::filesystem::exists(figures_file(pid)));
+}
+
+TEST(ProcessList, ProgramsStartedWithLiveZeroAreNotListed) {
+    Scratch scratch;
+    pid_t driver = start_profiled(scratch, {kFixture, scratch.path()}, "0");
     long pid = scratch.wait_for("ready");
     ASSERT_GT(pid, 0);
     EXPECT_FALSE(std::filesystem::exists(figures_file(pid)));
@@ -579,8 +633,7 @@ TEST(LiveView, SaysWhenAProcessIsNotProfiled) {
         screen = pane.screen_unwrapped();
         EXPECT_NE(screen.find("memusage: process " + std::to_string(getpid()) +
                               " is not running under memusage: start the program with memusage "
-                              "--live PROGRAM, or with MEMUSAGE_LIVE=1 memusage PROGRAM to watch "
-                              "it from another terminal\n"),
+                              "PROGRAM (or memusage --live PROGRAM to watch it at once)\n"),
                   std::string::npos)
             << screen;
     }
@@ -597,16 +650,9 @@ TEST(LiveView, SaysWhenAProcessIsNotProfiled) {
     }
 }
 
-TEST(LiveView, SaysHowToMakeAProfiledProcessPublish) {
+TEST(LiveView, SaysWhyAProfiledProcessStartedWithLiveZeroPublishesNothing) {
     Scratch scratch;
-    pid_t driver = fork();
-    if (driver == 0) {
-        unsetenv("MEMUSAGE_LIVE");
-        freopen("/dev/null", "w", stderr);
-        execl(kDriver.c_str(), "memusage", kFixture.c_str(), scratch.path().c_str(),
-              static_cast<char*>(nullptr));
-        _exit(127);
-    }
+    pid_t driver = start_profiled(scratch, {kFixture, scratch.path()}, "0");
     long pid = scratch.wait_for("ready");
     ASSERT_GT(pid, 0);
     TmuxPane pane(kDriver + " --watch=" + std::to_string(pid));
@@ -614,13 +660,33 @@ TEST(LiveView, SaysHowToMakeAProfiledProcessPublish) {
     EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
     screen = pane.screen_unwrapped();
     EXPECT_NE(screen.find("memusage: process " + std::to_string(pid) +
-                          " runs under memusage but publishes no live figures: a program "
-                          "publishes them when started with MEMUSAGE_LIVE=1 in its environment "
-                          "(memusage --live PROGRAM, or MEMUSAGE_LIVE=1 memusage PROGRAM to watch "
-                          "it from another terminal)\n"),
+                          " runs under memusage with MEMUSAGE_LIVE=0, which publishes no live "
+                          "figures: start it without that setting to watch it\n"),
               std::string::npos)
         << screen;
     for (const char* step : {"step1", "step2", "step3", "quit"}) scratch.touch(step);
+    EXPECT_EQ(wait_exit(driver), 0);
+}
+
+// --watch of a program started without --live, with allocation sites: the view asks for the
+// top sites, and the program's next copy (the 3 MiB block's call) carries them.
+TEST(LiveView, WatchAsksAProgramStartedWithoutLiveForItsTopSites) {
+    Scratch scratch;
+    pid_t driver =
+        start_profiled(scratch, {SITES_FIXTURE_PATH, scratch.path()}, nullptr, {"--sites"});
+    long pid = scratch.wait_for("ready");
+    ASSERT_GT(pid, 0);
+    TmuxPane pane(kDriver + " --watch=" + std::to_string(pid));
+    std::string screen;
+    ASSERT_TRUE(pane.wait_for("top sites held now", screen)) << screen;
+    // The view has asked once it draws (before its first reading).
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    scratch.touch("step1");
+    ASSERT_GT(scratch.wait_for("done1"), 0);
+    const std::string big = "hold_big_buffer (" + fixture_location("big") + ")";
+    EXPECT_TRUE(pane.wait_for(site_row(3145728, 1, big), screen)) << screen;
+    pane.send_keys("q");
+    for (const char* step : {"step2", "quit"}) scratch.touch(step);
     EXPECT_EQ(wait_exit(driver), 0);
 }
 
@@ -862,8 +928,9 @@ TEST(LiveView, WatchingAProgramThatCannotPublishPointsAtItsCollectorsWarning) {
     EXPECT_TRUE(pane.wait_for("PANE-EXIT=1", screen)) << screen;
     screen = pane.screen_unwrapped();
     EXPECT_NE(screen.find("memusage: process " + std::to_string(pid) +
-                          " runs under memusage with MEMUSAGE_LIVE but publishes nothing: its "
-                          "collector said why on its standard error ('memusage: live figures not "
+                          " runs under memusage but publishes nothing: its collector could not "
+                          "make its file, or the program has not started yet (memusage --live "
+                          "says why on the program's standard error: 'memusage: live figures not "
                           "published: ...')"),
               std::string::npos)
         << screen;
