@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "platform/pages.h"
 #include "platform/quiet_writes.h"
 
 namespace memusage::publish {
@@ -154,7 +155,10 @@ const char* SharedFigures::create(const char* program, uint32_t flags) {
     }
     void* memory = MAP_FAILED;
     if (error == 0) {
-        memory = mmap(nullptr, live_format::kFileBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        // Past the exported mmap (ours): the collector's own mapping is not the program's
+        // call, and must not be counted (with MEMUSAGE_TRACE_MMAP) from inside a fork handler.
+        memory = map_by_system_call(nullptr, live_format::kFileBytes, PROT_READ | PROT_WRITE,
+                                    MAP_SHARED, fd, 0);
         if (memory == MAP_FAILED) error = errno;
     }
     close(fd);
@@ -204,8 +208,8 @@ bool SharedFigures::is_this_process() const { return pid_ == getpid(); }
 
 void SharedFigures::forget() {
     if (void* header = __atomic_exchange_n(&header_, nullptr, __ATOMIC_ACQ_REL))
-        mmap(header, live_format::kFileBytes, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        (void)map_by_system_call(header, live_format::kFileBytes, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 }
 
 uint64_t SharedFigures::sites_wanted_ns() const {

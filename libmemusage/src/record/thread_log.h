@@ -37,7 +37,7 @@ struct BlockChange {
 // heap by kLargeHeapChange or more (a block of that size made, freed or resized by that much:
 // ThreadLog::publish_countdown set to kPublishNow).
 inline constexpr int32_t kCallsPerLook = 64;
-inline constexpr int64_t kLargeHeapChange = 256 * 1024;
+inline constexpr int64_t kLargeHeapChange = int64_t{256} * 1024;
 inline constexpr int32_t kPublishNow = INT32_MIN / 2;
 
 struct ThreadLog {

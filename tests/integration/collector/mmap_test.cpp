@@ -139,5 +139,17 @@ TEST(MmapTracing, WithoutTheVariableMapsAreNotCounted) {
     EXPECT_EQ(s.heap_peak, 0u);
 }
 
+// The collector's own maps (the live figures' file, made at the first call of a C++ program
+// whose runtime allocates before the collector's constructor) are not the program's: a
+// program that maps nothing shows no map, as under glibc's collector.
+TEST(MmapTracing, TheCollectorsOwnMapsAreNotCounted) {
+    Outcome outcome = run({fixture("collector_fixture_aligned_new")}, kTraceMmap);
+    ASSERT_TRUE(outcome.exited_zero()) << outcome.err;
+    Summary s = parse_summary(outcome.err);
+    for (const char* row : {"mmap(r)", "mmap(w)", "mmap(a)", "munmap"})
+        EXPECT_EQ(s.row(row).calls, 0u) << row;
+    EXPECT_GT(s.row("malloc").calls, 0u);
+}
+
 }  // namespace
 }  // namespace collector_test
