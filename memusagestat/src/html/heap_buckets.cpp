@@ -90,14 +90,19 @@ void HeapBuckets::finish_counts() {
             }
         }
     }
+    std::unordered_map<int64_t, size_t> wanted_at;  // event position -> sites to take
     for (size_t level = 0; level < levels_.size(); ++level) {
         const size_t wanted = kSitesPerBucket[std::min(level, std::size(kSitesPerBucket) - 1)];
         for (const Bucket& b : levels_[level]) {
-            size_t& count = moments_[b.high_after];
+            size_t& count = wanted_at[b.high_after];
             count = std::max(count, wanted);
         }
     }
-    if (moments_.count(-1) != 0) take(-1);
+    // In event order, so that each event of the second pass compares its position with the
+    // next moment's, where a lookup per event took 7% of the report's time.
+    moments_.assign(wanted_at.begin(), wanted_at.end());
+    std::sort(moments_.begin(), moments_.end());
+    if (!moments_.empty() && moments_.front().first == -1) take(moments_[next_moment_++]);
 }
 
 void HeapBuckets::site_changed(int32_t site, int64_t bytes) {
@@ -107,22 +112,25 @@ void HeapBuckets::site_changed(int32_t site, int64_t bytes) {
 }
 
 void HeapBuckets::passed() {
-    if (moments_.count(replayed_) != 0) take(replayed_);
+    if (next_moment_ < moments_.size() && moments_[next_moment_].first == replayed_)
+        take(moments_[next_moment_++]);
     ++replayed_;
 }
 
-void HeapBuckets::take(int64_t moment) {
-    std::vector<std::pair<int32_t, int64_t>> held;
+void HeapBuckets::take(const std::pair<int64_t, size_t>& moment) {
+    // Every site holding bytes now, in a scratch vector kept from moment to moment; only the
+    // largest `wanted` are kept, in a vector of their size (a kept copy of the scratch's
+    // capacity, one per moment, took 349 MB on a 6-million-event run of 16,384 sites).
+    std::vector<std::pair<int32_t, int64_t>>& held = scratch_;
+    held.clear();
     for (size_t slot = 0; slot < held_.size(); ++slot)
         if (held_[slot] > 0) held.emplace_back(static_cast<int32_t>(slot) - 1, held_[slot]);
-    const size_t wanted = std::min(held.size(), moments_[moment]);
+    const auto wanted = static_cast<ptrdiff_t>(std::min(held.size(), moment.second));
     const auto larger = [](const auto& a, const auto& b) {
         return a.second != b.second ? a.second > b.second : a.first < b.first;
     };
-    std::partial_sort(held.begin(), held.begin() + static_cast<ptrdiff_t>(wanted), held.end(),
-                      larger);
-    held.resize(wanted);
-    taken_[moment] = std::move(held);
+    std::partial_sort(held.begin(), held.begin() + wanted, held.end(), larger);
+    taken_[moment.first].assign(held.begin(), held.begin() + wanted);
 }
 
 nlohmann::json HeapBuckets::json() const {

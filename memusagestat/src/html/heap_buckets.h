@@ -72,11 +72,14 @@ class HeapBuckets {
     size_t open_ = 0;       // buckets begun (the finest level)
 
     // Second pass: the moments to take the sites at, each with how many sites it needs.
-    std::unordered_map<int64_t, size_t> moments_;  // event position (-1: before any) -> count
+    // Event position (-1: before any) and how many sites it needs, in event order.
+    std::vector<std::pair<int64_t, size_t>> moments_;
+    size_t next_moment_ = 0;  // the next to take
     std::unordered_map<int64_t, std::vector<std::pair<int32_t, int64_t>>> taken_;
-    std::vector<int64_t> held_;  // bytes by site + 1
+    std::vector<int64_t> held_;                         // bytes by site + 1
+    std::vector<std::pair<int32_t, int64_t>> scratch_;  // take()'s, kept for its capacity
     int64_t replayed_ = 0;
-    void take(int64_t moment);
+    void take(const std::pair<int64_t, size_t>& moment);
 };
 
 }  // namespace memusagestat

@@ -47,16 +47,18 @@ ReportSites::ReportSites(const SitesProfile& profile, Symbolizer& symbolizer,
                          const ReportSiteBounds& bounds)
     : shown_(shown_sites(profile, symbolizer)),
       kept_(best_ranked(shown_, bounds.sites)),
+      index_of_id_(profile.sites.size(), -1),
+      kept_ids_(profile.sites.size(), 0),
       temporary_(kept_.size()),
       temporary_known_(profile.has_site_extras),
       bounds_(bounds) {
     for (size_t index = 0; index < kept_.size(); ++index) {
         for (uint32_t id : shown_[kept_[index]].ids)
-            index_of_id_.emplace(id, static_cast<int32_t>(index));
+            if (index_of_id_.at(id) < 0) index_of_id_.at(id) = static_cast<int32_t>(index);
         if (temporary_known_) temporary_[index] = shown_[kept_[index]].figures.temporary_blocks;
     }
     for (const ShownSite& site : shown_)
-        kept_ids_.insert(site.kept_ids.begin(), site.kept_ids.end());
+        for (uint32_t id : site.kept_ids) kept_ids_.at(id) = 1;
 }
 
 void ReportSites::write(FrameTable& table, nlohmann::json& sites, std::vector<std::string>& notes) {

@@ -8,13 +8,12 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "html/frame_table.h"
 #include "read/sites_reader.h"
 #include "sites/shown_sites.h"
+#include "sites/site_id_table.h"
 
 namespace memusagestat {
 
@@ -30,13 +29,10 @@ class ReportSites {
 
     // The report's index of the site a raw site (SiteRecord::id) shows in; -1 for none, or
     // for a site left out by the bound.
-    int32_t index_of(uint32_t raw_id) const {
-        auto found = index_of_id_.find(raw_id);
-        return found == index_of_id_.end() ? -1 : found->second;
-    }
+    int32_t index_of(uint32_t raw_id) const { return index_of_id_[raw_id]; }
     // Whether a raw site's blocks are ones the C or C++ runtime keeps until exit
     // (ShownSite::kept_ids), which the leak and long-lived reports count apart.
-    bool kept_by_runtime(uint32_t raw_id) const { return kept_ids_.contains(raw_id); }
+    bool kept_by_runtime(uint32_t raw_id) const { return kept_ids_[raw_id] != 0; }
     size_t size() const { return kept_.size(); }
     // Blocks freed before their thread's next allocation, per report site: the sites file's
     // counts when it has them (temporary_known), else the replay adds them.
@@ -50,8 +46,9 @@ class ReportSites {
   private:
     std::vector<ShownSite> shown_;
     std::vector<size_t> kept_;  // indexes into shown_, in its order
-    std::unordered_map<uint32_t, int32_t> index_of_id_;
-    std::unordered_set<uint32_t> kept_ids_;
+    // Both looked up for every event of the replay: arrays by raw id.
+    SiteIdTable<int32_t> index_of_id_;
+    SiteIdTable<uint8_t> kept_ids_;  // 1: kept by the runtime
     std::vector<uint64_t> temporary_;
     bool temporary_known_ = false;
     ReportSiteBounds bounds_;
