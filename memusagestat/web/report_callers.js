@@ -91,9 +91,13 @@ class CallersView {
   // A frame's key: its function, or its function at its file:line; with the full text to
   // show on hover.
   keyOf(frame) {
-    const record = this.data.frames[frame];
-    if (this.by === "function") return record ? record.function || "??" : "?";
-    return this.data.frameText(frame);
+    // Made once per grouping: a run has up to 100,000 sites, each of tens of frames.
+    this.keys = this.keys || {};
+    if (!this.keys[this.by])
+      this.keys[this.by] = this.data.frames.map((record, i) =>
+        this.by === "function" ? record.function || "??" : this.data.frameText(i),
+      );
+    return this.keys[this.by][frame] ?? "?";
   }
 
   // Every function's self and inclusive bytes, and each site's stack as keys (innermost

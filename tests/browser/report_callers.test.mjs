@@ -8,7 +8,8 @@
 // (fixtures/long_names.cpp) is shortened, in full on hover, and never widens the page.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 
@@ -53,8 +54,7 @@ const sections = {
 };
 
 before(async () => {
-  const t = { after: (f) => after(f) };
-  dir = scratchDirectory(t);
+  dir = mkdtempSync(path.join(tmpdir(), "memusage-browser-"));
   fixture = runFixture(dir);
   report = await openReport(fixture.html);
   page = report.page;
@@ -62,6 +62,7 @@ before(async () => {
 
 after(async () => {
   if (report) await report.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test("each function's inclusive bytes are the folded stacks through it, its self bytes the sites it begins", async () => {
@@ -208,11 +209,16 @@ test("a window changes the table, and its caption says which", async () => {
   });
   const end = (times.windowLast + times.peak) / 2;
   await page.evaluate((t1) => window.memusageReport.selectWindow(0, t1), end);
-  const windowed = await page.evaluate(() => ({
-    table: window.memusageReport.callers(),
-    caption: document.querySelector("#callers-window").dataset.window,
-    flame: Number(document.querySelector("#flame").dataset.total),
-  }));
+  const windowed = await page.evaluate(() => {
+    const select = document.querySelector("#flame-metric");
+    select.value = "peak";
+    select.dispatchEvent(new Event("change"));
+    return {
+      table: window.memusageReport.callers(),
+      caption: document.querySelector("#callers-window").dataset.window,
+      flame: Number(document.querySelector("#flame").dataset.total),
+    };
+  });
   const main = windowed.table.rows.find((r) => r.key === "main");
   assert.equal(main.inclusive, constants.WINDOW_COUNT * constants.WINDOW_SIZE);
   assert.equal(main.inclusive, windowed.flame, "the flame graph's root in the window");
@@ -328,4 +334,42 @@ test("long names in the callers table are shortened, in full on hover, and never
   }));
   assert.ok(widths.page <= widths.window, "the page is wider than its window");
   assert.deepEqual(opened.errors, []);
+});
+
+test("under recursion a function's inclusive bytes count each stack once, as the folded stacks", async (t) => {
+  const scratch = scratchDirectory(t);
+  const source = path.join(sourceDir, "tests/browser/fixtures/recursion.c");
+  const result = runFixture(scratch, source);
+  const text = readFileSync(source, "utf8");
+  const blockSize = Number(/BLOCK_SIZE = (\d+)/.exec(text)[1]);
+  const depth = Number(/DEPTH = (\d+)/.exec(text)[1]);
+  const opened = await openReport(result.html);
+  t.after(() => opened.close());
+  const table = await opened.page.evaluate(() =>
+    window.memusageReport.callers("allocated", "function"),
+  );
+  const out = path.join(scratch, "recursion.folded");
+  run(builtFile("bin", "memusagestat"), [
+    "--sites=" + result.sites,
+    "--folded=" + out,
+    "--folded-metric=allocated",
+  ]);
+  const stacks = readFileSync(out, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.split(" "))
+    .map(([frames, value]) => ({ frames: frames.split(";"), value: Number(value) }));
+  const deep = stacks.find((s) => s.frames.filter((f) => f === "descend").length === depth + 1);
+  assert.ok(deep, "no folded stack holds descend " + (depth + 1) + " times");
+  const descend = table.rows.find((r) => r.key === "descend");
+  assert.equal(descend.inclusive, blockSize);
+  assert.equal(descend.self, blockSize);
+  assert.equal(table.rows.find((r) => r.key === "main").inclusive, 2 * blockSize);
+  // Its callers: main only (calling itself is no caller of its own).
+  await opened.page.click('#callers-table tr.callers-row[data-key="descend"] button');
+  const callers = await opened.page.$$eval(
+    '#callers-details [data-list="callers"] tbody tr',
+    (trs) => trs.map((tr) => [tr.dataset.key, Number(tr.dataset.bytes)]),
+  );
+  assert.deepEqual(callers, [["main", blockSize]]);
 });
