@@ -199,15 +199,18 @@ class CallersView {
   // A name cell's text: shortened, the full name on hover.
   nameText(key) {
     if (key.startsWith("[")) return key;
-    if (this.by === "function") return ReportFormat.shortName(key, 60);
+    // Without a symbol, the module's name and the offset ("libz.so.1+0x2f10"), not its path.
+    const name = (text) =>
+      ReportFormat.shortName(
+        /^\/.*\+0x[0-9a-f]+$/.test(text) ? text.slice(text.lastIndexOf("/") + 1) : text,
+        this.by === "function" ? 60 : 50,
+      );
     const cut = key.lastIndexOf(" (");
-    if (cut < 0) return ReportFormat.shortName(key, 60);
+    if (this.by === "function" || cut < 0) return name(key);
     const where = key.slice(cut + 2, -1);
+    const module = /^\/.*\+0x[0-9a-f]+$/.test(key.slice(0, cut));
     return (
-      ReportFormat.shortName(key.slice(0, cut), 50) +
-      " (" +
-      where.slice(where.lastIndexOf("/") + 1) +
-      ")"
+      name(key.slice(0, cut)) + (module ? "" : " (" + where.slice(where.lastIndexOf("/") + 1) + ")")
     );
   }
 

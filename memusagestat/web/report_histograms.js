@@ -133,8 +133,14 @@ const SiteHistograms = (() => {
         F.element(
           "p",
           { className: "thinned" },
-          "The report keeps a sample of the blocks: these figures are of the kept blocks only " +
-            "(memusagestat --html-window=START..END writes a part of the run with every one).",
+          "The report keeps a sample of the blocks: these figures are of the " +
+            F.integer(f.blocks) +
+            " kept" +
+            (data.sites && data.sites[site]
+              ? " of its " + F.count(data.sites[site].blocks, "block", "blocks")
+              : "") +
+            " only (memusagestat --html-window=START..END writes a part of the run with every " +
+            "one).",
         ),
       );
     box.append(
