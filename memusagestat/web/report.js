@@ -6,7 +6,9 @@
 // What the browser tests may rely on:
 //   ids      #summary (dd[data-field=heap_peak] ...), #timeline, #event-details, #window-figures,
 //            #flame, #flame-search, #flame-search-result, #flame-metric, #flame-direction,
-//            #sites-table, #sites-filter, #block-map, #block-tooltip, #threads, #stack-peak,
+//            #sites-table, #sites-filter, #callers-table (tr.callers-row[data-key][data-self]
+//            [data-inclusive]), #callers-details[data-key] ([data-list] callers, callees),
+//            .site-histograms[data-blocks][data-max-bytes] (in an open site row), #block-map, #block-tooltip, #threads, #stack-peak,
 //            #leaks, #long-lived (its figures in data-threshold, in seconds, data-bytes,
 //            data-blocks, data-sites), #long-lived-ms (the duration, in ms), #long-lived-sites
 //            (details [data-site] per site, largest first), #selected-window, #thinned-notice
@@ -36,14 +38,17 @@
 //                                 returns its index (or -1 when there is none)
 //     .stackAxis()                the timeline's stack chart: { top } (the greatest stack it
 //                                 draws, its axis' top), or null when the run has no stack
+//     .callers(metric, by)        the callers table's rows ({ key, self, inclusive }) and total
+//                                 for metric peak|allocated|leaked, by function|line
+//     .siteHistograms(site)       a site's size and lifetime bins and most bytes live
 //     .searchFlame(text)          as typing into #flame-search; returns the match count
 //     .blockPosition(index)       the viewport's {x, y} of a block in the block map, or null
 //     .showBlock(index)           the block's tooltip, as when hovered
 //     .setLongLived(ms)           as typing ms into #long-lived-ms; returns the long-lived
 //                                 blocks' figures ({ threshold, blocks, bytes, sites: [{ site,
 //                                 bytes, blocks, freed, total, longest }] ...}), or null
-/* global ReportFormat, ReportData, SummaryView, TimelineView, WindowFiguresView, FlameView, SitesTableView,
-   BlockMapView, ThreadsView, StackPeakView, LeaksView, LongLivedView */
+/* global ReportFormat, ReportData, SummaryView, TimelineView, WindowFiguresView, FlameView, SitesTableView, CallersView,
+   BlockMapView, ThreadsView, StackPeakView, LeaksView, LongLivedView, SiteHistograms */
 "use strict";
 
 (() => {
@@ -196,6 +201,7 @@
     // Every view from the same figures of the window: one count of each quantity.
     const shown = whole ? null : f;
     if (flame) flame.setWindow(shown);
+    if (callers) callers.setWindow(shown);
     if (sitesTable) sitesTable.setWindow(shown);
     if (threads) threads.setWindow(shown);
     if (leaks) leaks.setWindow(shown);
@@ -393,6 +399,7 @@
   let blockMap = null;
   let longLived = null;
   let sitesTable = null;
+  let callers = null;
   let threads = null;
   let leaks = null;
   // A window in the address (a reload, a shared link) is opened on.
@@ -425,6 +432,15 @@
         flame.search(event.target.value.trim()),
       );
       byId("flame-reset").addEventListener("click", () => flame.resetZoom());
+    },
+    () => {
+      callers = new CallersView(data, byId("callers-table"), {
+        caption: byId("callers-window"),
+        details: byId("callers-details"),
+      });
+      byId("callers-metric").addEventListener("change", (e) => callers.setMetric(e.target.value));
+      byId("callers-by").addEventListener("change", (e) => callers.setGrouping(e.target.value));
+      byId("callers-filter").addEventListener("input", (e) => callers.setFilter(e.target.value));
     },
     () => {
       sitesTable = new SitesTableView(
@@ -510,6 +526,27 @@
       const plot = byId("timeline-stack");
       return plot ? { top: Number(plot.dataset.top) } : null;
     },
+    // The callers table's figures: { metric, by, total, rows: [{ key, self, inclusive }] },
+    // after selecting `metric` and `by` when given (as the view's selects do).
+    callers(metric, by) {
+      if (!callers || !data.sites) return null;
+      if (metric && metric !== callers.metric) {
+        byId("callers-metric").value = metric;
+        callers.setMetric(metric);
+      }
+      if (by && by !== callers.by) {
+        byId("callers-by").value = by;
+        callers.setGrouping(by);
+      }
+      return {
+        metric: callers.metric,
+        by: callers.by,
+        total: callers.total,
+        rows: callers.rows.map((r) => ({ ...r })),
+      };
+    },
+    // A site's histograms and most bytes live (SiteHistograms' figures), or null.
+    siteHistograms: (site) => (data.blocks ? SiteHistograms.figures(data, site) : null),
     searchFlame(text) {
       if (!flame) return 0;
       byId("flame-search").value = text;

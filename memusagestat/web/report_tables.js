@@ -3,7 +3,7 @@
 // long-lived blocks.
 /* exported SummaryView, WindowFiguresView, SitesTableView, ThreadsView, LeaksView,
    LongLivedView */
-/* global ReportFormat */
+/* global ReportFormat, SiteHistograms */
 "use strict";
 
 const missingSites = [
@@ -513,6 +513,7 @@ class SitesTableView {
       "td",
       { colspan: this.columns.length },
       this.data.stackElement(site),
+      SiteHistograms.element(this.data, site),
     );
     row.after(ReportFormat.element("tr", { className: "site-stack", "data-site": site }, cell));
   }
