@@ -41,6 +41,8 @@
 //     .callers(metric, by)        the callers table's rows ({ key, self, inclusive }) and total
 //                                 for metric peak|allocated|leaked, by function|line
 //     .siteHistograms(site)       a site's size and lifetime bins and most bytes live
+//     .overTime()                 the over-time charts' columns (#sites-over-time,
+//                                 #calls-per-second, #bytes-per-second in #over-time)
 //     .searchFlame(text)          as typing into #flame-search; returns the match count
 //     .blockPosition(index)       the viewport's {x, y} of a block in the block map, or null
 //     .showBlock(index)           the block's tooltip, as when hovered
@@ -48,7 +50,7 @@
 //                                 blocks' figures ({ threshold, blocks, bytes, sites: [{ site,
 //                                 bytes, blocks, freed, total, longest }] ...}), or null
 /* global ReportFormat, ReportData, SummaryView, TimelineView, WindowFiguresView, FlameView, SitesTableView, CallersView,
-   BlockMapView, ThreadsView, StackPeakView, LeaksView, LongLivedView, SiteHistograms */
+   BlockMapView, ThreadsView, StackPeakView, LeaksView, LongLivedView, SiteHistograms, OverTimeView */
 "use strict";
 
 (() => {
@@ -191,6 +193,7 @@
       : F.seconds(t0) + " to " + F.seconds(t1);
     timeline.setWindow(t0, t1);
     if (blockMap) blockMap.setWindow(t0, t1);
+    if (overTime) overTime.setWindow(t0, t1);
     keepWindowInAddress(whole ? null : [t0, t1]);
     if (!windowFigures) {
       captions(whole ? null : [t0, t1], null);
@@ -222,6 +225,7 @@
     );
     say("window-caption", true, "Shows " + (name || whole) + ".");
     say("block-map-window", true, "Shows " + (name || whole) + ".");
+    say("over-time-window", true, "Shows " + (name || whole) + ".");
     if (!data.sites) return;
     const exactEvents = !f || f.breakdown;
     say(
@@ -402,6 +406,7 @@
   let callers = null;
   let threads = null;
   let leaks = null;
+  let overTime = null;
   // A window in the address (a reload, a shared link) is opened on.
   {
     const kept = windowInAddress();
@@ -414,6 +419,10 @@
     () => {
       windowFigures = new WindowFiguresView(data, byId("window-figures"));
       windowFigures.show(...windowRange);
+    },
+    () => {
+      overTime = OverTimeView(data, byId("over-time"));
+      overTime.setWindow(...windowRange);
     },
     () => {
       flame = new FlameView(data, byId("flame"), {
@@ -488,7 +497,7 @@
   });
   function redrawCharts() {
     if (timeline.source) timeline.resize();
-    for (const view of [flame, blockMap, threads]) if (view && view.resize) view.resize();
+    for (const view of [flame, blockMap, threads, overTime]) if (view && view.resize) view.resize();
   }
   const steps = later.length;
   const loading = byId("loading");
@@ -545,6 +554,10 @@
         rows: callers.rows.map((r) => ({ ...r })),
       };
     },
+    // The over-time charts' figures of the selected window ({ t0, t1, sites, columns:
+    // [{ t0, t1, high, highTime, sites, other, calls, bytes, callsPerSecond, bytesPerSecond }] }),
+    // or null without buckets.
+    overTime: () => (overTime ? overTime.figures() : null),
     // A site's histograms and most bytes live (SiteHistograms' figures), or null.
     siteHistograms: (site) => (data.blocks ? SiteHistograms.figures(data, site) : null),
     searchFlame(text) {
