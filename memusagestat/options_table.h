@@ -18,7 +18,8 @@ enum Command : unsigned {
     kPictures = 4,  // --flame, --stacked, --block-map
     kHtml = 8,      // --html=OUT
     kDiff = 16,     // --diff BEFORE AFTER
-    kEvery = 31,
+    kDiffPage = 32,  // --html=OUT --diff A B: the two-run page
+    kEvery = 63,
 };
 
 struct StatOption {
