@@ -247,8 +247,8 @@ int write_two_run_page(const po::variables_map& args, const std::vector<std::str
     if (files.size() != 2) return fail("--html --diff takes two files: BEFORE AFTER");
     if (value_of(args, "html").empty()) return fail("--html needs a file name: --html=OUT");
     std::vector<std::string> warnings;
-    const memusage::Status written = memusagestat::write_diff_page(
-        {files[0], files[1]}, value_of(args, "html"), warnings);
+    const memusage::Status written =
+        memusagestat::write_diff_page({files[0], files[1]}, value_of(args, "html"), warnings);
     for (const std::string& warning : warnings)
         std::fprintf(stderr, "memusagestat: warning: %s\n", warning.c_str());
     if (!written.ok()) {

@@ -42,7 +42,8 @@ class DiffFlame {
       node.index = node.index || new Map();
       let child = node.index.get(name);
       if (!child) {
-        child = { name, value: 0, before: 0, children: [] };
+        // Shown with the file's last component; told apart by the whole line.
+        child = { name: this.data.shortLine(name), full: name, value: 0, before: 0, children: [] };
         node.index.set(name, child);
         node.children.push(child);
       }
@@ -69,9 +70,13 @@ class DiffFlame {
       node.children = node.children.filter((c) => c.value > 0);
       node.children.forEach(prune);
       node.status =
-        node.before === 0 ? "new" : node.value > node.before ? "grown" : node.value < node.before
-          ? "shrunk"
-          : "unchanged";
+        node.before === 0
+          ? "new"
+          : node.value > node.before
+            ? "grown"
+            : node.value < node.before
+              ? "shrunk"
+              : "unchanged";
     };
     prune(root);
     return root;
@@ -92,7 +97,7 @@ class DiffFlame {
     const node = d.data;
     const change = node.value - node.before;
     return (
-      node.name +
+      (node.full || node.name) +
       ": " +
       this.unitOf(node.value) +
       " in B, " +

@@ -26,6 +26,8 @@ function diffStatus(site, measure) {
     status: diffStatus,
     // The site's stack, innermost first, as the text --diff writes its lines.
     stackLines: (site) => site.stack.map((k) => json.frames[k]),
+    // A stack line as shown: the file's last component (the whole path on hover).
+    shortLine: (line) => line.replace(/\(([^()]*\/)([^/()]*:\d+)\)/, "($2)"),
     siteName: (site) => {
       const lines = site.stack.map((k) => json.frames[k]);
       const name = lines.length > 0 ? lines[0] : "(no stack)";

@@ -67,7 +67,7 @@ class DiffTable {
     const sites = this.data.sites;
     const wanted = this.elements.status.value;
     const filter = this.elements.filter.value.trim().toLowerCase();
-    let rows = [];
+    const rows = [];
     for (let i = 0; i < sites.length; i++) {
       const site = sites[i];
       const status = this.data.status(site, this.measure);
@@ -81,9 +81,7 @@ class DiffTable {
     const sign = this.descending ? -1 : 1;
     if (key === "site" || key === "status") {
       const text = (i) =>
-        key === "site"
-          ? this.data.siteName(sites[i])
-          : this.data.status(sites[i], this.measure);
+        key === "site" ? this.data.siteName(sites[i]) : this.data.status(sites[i], this.measure);
       rows.sort((p, q) => sign * (d3.ascending(text(p), text(q)) || 0) || p - q);
     } else {
       // Ties keep the sites' order, as the text --diff's stable sort does.
@@ -178,7 +176,9 @@ class DiffTable {
       F.element(
         "td",
         { className: "status" },
-        F.element("span", { className: "swatch diff-" + (status === "unchanged" ? "same" : status) }),
+        F.element("span", {
+          className: "swatch diff-" + (status === "unchanged" ? "same" : status),
+        }),
         status,
       ),
       F.element(
@@ -187,7 +187,7 @@ class DiffTable {
         F.element(
           "button",
           { type: "button", className: "site-toggle", "aria-expanded": "false" },
-          F.shortName(name, 120),
+          F.shortName(this.data.shortLine(name), 120),
         ),
       ),
       F.element("td", { className: "num", "data-column": "a", "data-value": a }, figure(a)),
@@ -218,14 +218,24 @@ class DiffTable {
     const site = this.data.sites[Number(row.dataset.site)];
     const lines = this.data
       .stackLines(site)
-      .map((line, k) => (k === 0 ? "at " : "by ") + line + (k === 0 && site.via ? " via " + site.via : ""));
+      .map(
+        (line, k) =>
+          (k === 0 ? "at " : "by ") + line + (k === 0 && site.via ? " via " + site.via : ""),
+      );
     if (site.cut_at) lines.push("by ... (the stack was cut at " + site.cut_at + " frames)");
     const m = this.measure;
     lines.unshift(
-      "in A: " + (site.in_a ? "yes" : "no") + ", in B: " + (site.in_b ? "yes" : "no") +
-        " · A: " + this.data.measures.map((x) => x.key + " " + site.a[x.key]).join(", ") +
-        " · B: " + this.data.measures.map((x) => x.key + " " + site.b[x.key]).join(", ") +
-        " (" + m + " shown)",
+      "in A: " +
+        (site.in_a ? "yes" : "no") +
+        ", in B: " +
+        (site.in_b ? "yes" : "no") +
+        " · A: " +
+        this.data.measures.map((x) => x.key + " " + site.a[x.key]).join(", ") +
+        " · B: " +
+        this.data.measures.map((x) => x.key + " " + site.b[x.key]).join(", ") +
+        " (" +
+        m +
+        " shown)",
     );
     row.after(
       F.element(

@@ -94,6 +94,9 @@ class DiffTimeline {
       // Each run starts from 0 at its start, as the report's timeline does.
       const points = [[0, 0]];
       for (let i = 0; i < t.time.length; i++) points.push([t.time[i], t.heap[i]]);
+      // On to the run's end, at the level its last record left.
+      const last = t.time.length - 1;
+      if (run.seconds > t.time[last]) points.push([run.seconds, t.heap[last]]);
       const line = d3
         .line()
         .x((p) => x(p[0]))

@@ -93,9 +93,8 @@ nlohmann::json run_json(PageRun& run, bool relative) {
         {"heap_peak", run.with_sites           ? run.sites.profile.heap_peak
                       : !run.data_path.empty() ? run.data.profile().header.heap_peak
                                                : 0},
-        {"timeline", run.data_path.empty()
-                         ? nlohmann::json()
-                         : timeline_json(run.data, run.clock, std::nullopt)},
+        {"timeline", run.data_path.empty() ? nlohmann::json()
+                                           : timeline_json(run.data, run.clock, std::nullopt)},
     };
     return json;
 }
@@ -135,7 +134,8 @@ nlohmann::json sites_json(const std::vector<MatchedSite>& matched, LineTable& li
     for (const MatchedSite& site : matched) {
         const ShownSite& shown = site.shown();
         nlohmann::json stack = nlohmann::json::array();
-        for (size_t i = 0; i < shown.line_count(); ++i) stack.push_back(lines.index_of(shown.line(i)));
+        for (size_t i = 0; i < shown.line_count(); ++i)
+            stack.push_back(lines.index_of(shown.line(i)));
         rows.push_back({
             {"stack", std::move(stack)},
             {"via", shown.via},
@@ -178,6 +178,8 @@ std::string file_beside(const std::string& path, const std::string& extension) {
 
 Status build_diff_page_data(const DiffPageRequest& request, nlohmann::json& data,
                             std::vector<std::string>& warnings) {
+    if (const std::string refused = refused_kind(request.before, request.after); !refused.empty())
+        return Failure{refused};
     const bool sites_before = is_sites_file(request.before),
                sites_after = is_sites_file(request.after);
     // In the text --diff's words.
@@ -201,8 +203,8 @@ Status build_diff_page_data(const DiffPageRequest& request, nlohmann::json& data
         const std::string program_a = program_of(a->sites.profile),
                           program_b = program_of(b->sites.profile);
         if (program_a != program_b) {
-            const std::string warning = "The runs are of different programs (" + program_a +
-                                        ", " + program_b +
+            const std::string warning = "The runs are of different programs (" + program_a + ", " +
+                                        program_b +
                                         "): their sites match only where the same functions "
                                         "allocate.";
             warnings.push_back(warning);
@@ -212,9 +214,9 @@ Status build_diff_page_data(const DiffPageRequest& request, nlohmann::json& data
         LineTable lines(data["frames"]);
         data["sites"] = sites_json(match_sites(a->sites, b->sites), lines);
     } else {
-        data["totals"] = totals_json(diff_data_totals(
-            a->data.profile().header, a->data.profile().events.size(), b->data.profile().header,
-            b->data.profile().events.size()));
+        data["totals"] = totals_json(
+            diff_data_totals(a->data.profile().header, a->data.profile().events.size(),
+                             b->data.profile().header, b->data.profile().events.size()));
         data["frames"] = nlohmann::json::array();
         data["sites"] = nullptr;
         notes.push_back(
@@ -237,9 +239,9 @@ Status write_diff_page(const DiffPageRequest& request, const std::string& out_pa
                        std::vector<std::string>& warnings) {
     nlohmann::json data;
     if (Status built = build_diff_page_data(request, data, warnings); !built.ok()) return built;
-    return write_whole_file(out_path, page_with_data(memusage::report::diff_page_template(),
-                                                     memusage::report::report_data_placeholder(),
-                                                     data));
+    return write_whole_file(out_path,
+                            page_with_data(memusage::report::diff_page_template(),
+                                           memusage::report::report_data_placeholder(), data));
 }
 
 }  // namespace memusagestat

@@ -48,8 +48,8 @@ void table_head(std::string& out) {
     out += row;
 }
 
-void write_changes(std::string& out, const DiffMeasure& measure, const std::vector<MatchedSite>& sites,
-                   unsigned top) {
+void write_changes(std::string& out, const DiffMeasure& measure,
+                   const std::vector<MatchedSite>& sites, unsigned top) {
     std::vector<const MatchedSite*> changed;
     auto change = [&](const MatchedSite* site) {
         return change_of(measure.value(site->before_figures), measure.value(site->after_figures));
@@ -143,6 +143,8 @@ bool parse_growth_limit(const std::string& text, GrowthLimit& limit) {
 Status diff_files(const std::string& before, const std::string& after, const DiffOptions& options,
                   DiffResult& result) {
     result = DiffResult{};
+    if (const std::string refused = refused_kind(before, after); !refused.empty())
+        return Failure{refused};
     const bool sites_before = is_sites_file(before), sites_after = is_sites_file(after);
     if (sites_before != sites_after)
         return Failure{"--diff compares two sites files or two data files: " +

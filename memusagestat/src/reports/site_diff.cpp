@@ -34,6 +34,29 @@ bool is_sites_file(const std::string& path) {
     return sites;
 }
 
+std::string other_kind(const std::string& path) {
+    char head[9] = {};
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return "";
+    const ssize_t got = ::read(fd, head, 8);
+    ::close(fd);
+    if (got < 4) return "";
+    const std::string text(head, static_cast<size_t>(got));
+    if (text == "MUEVENT\n") return "an event recording (memusage --events)";
+    if (text == "MUSUMMR\n") return "a summary file";
+    if (text == "MULIVE1\n") return "a live figures file";
+    if (text.starts_with("\x7f" "ELF")) return "a program or library, not a run's file";
+    if (text.starts_with("<!") || text.starts_with("<htm")) return "an HTML page";
+    return "";
+}
+
+std::string refused_kind(const std::string& before, const std::string& after) {
+    for (const std::string* path : {&before, &after})
+        if (const std::string kind = other_kind(*path); !kind.empty())
+            return "--diff compares two sites files or two data files: " + *path + " is " + kind;
+    return "";
+}
+
 Status read_diff_run(const std::string& path, DiffRun& run) {
     if (Status loaded = read_sites_file(path, run.profile); !loaded.ok()) return loaded;
     run.symbolizer = std::make_unique<Symbolizer>(run.profile.modules);

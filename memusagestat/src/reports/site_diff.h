@@ -33,6 +33,14 @@ memusage::Status read_diff_run(const std::string& path, DiffRun& run);
 // The file starts as a sites file does (its magic).
 bool is_sites_file(const std::string& path);
 
+// What the file is when it is none of the files --diff compares (an event recording, a summary
+// file, a program, a page), as the refusal names it; "" otherwise. A glibc data file has no
+// mark of its own: anything else that is not a sites file is read as one.
+std::string other_kind(const std::string& path);
+// The refusal of a file other_kind names: "--diff compares two sites files or two data files:
+// PATH is KIND"; "" when neither file is of another kind.
+std::string refused_kind(const std::string& before, const std::string& after);
+
 // One site of either run or both: `before` or `after` null when the site is only in the
 // other run (new: no `before`; gone: no `after`).
 struct MatchedSite {
