@@ -45,7 +45,9 @@ std::string other_kind(const std::string& path) {
     if (text == "MUEVENT\n") return "an event recording (memusage --events)";
     if (text == "MUSUMMR\n") return "a summary file";
     if (text == "MULIVE1\n") return "a live figures file";
-    if (text.starts_with("\x7f" "ELF")) return "a program or library, not a run's file";
+    if (text.starts_with("\x7f"
+                         "ELF"))
+        return "a program or library, not a run's file";
     if (text.starts_with("<!") || text.starts_with("<htm")) return "an HTML page";
     return "";
 }
