@@ -6,6 +6,7 @@
 // memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE] [--summary=FILE]: the
 // HTML report of a run.
 // memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT]: what changed between two runs.
+// memusagestat --html=OUT --diff BEFORE AFTER: the page of the two runs.
 #include <sys/stat.h>
 
 #include <boost/program_options.hpp>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "commit_id.h"  // generated at every build: MEMUSAGE_COMMIT
+#include "html/diff_page_data.h"
 #include "html/html_report.h"
 #include "memusagestat/graph.h"
 #include "memusagestat/pictures.h"
@@ -47,7 +49,8 @@ constexpr const char* kUsage =
     "            [--color-by=site|thread|size] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
     "   or: memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
     "            [--summary=FILE] [--html-window=START..END]\n"
-    "   or: memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT] [--top=N]\n";
+    "   or: memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT] [--top=N]\n"
+    "   or: memusagestat --html=OUT --diff BEFORE AFTER\n";
 
 constexpr const char* kVersion =
     "memusagestat (memusage) " MEMUSAGE_VERSION " (commit " MEMUSAGE_COMMIT
@@ -239,6 +242,22 @@ int diff_runs(const po::variables_map& args, const std::vector<std::string>& fil
     return result.grown_beyond_limit ? memusagestat::kGrownExitStatus : 0;
 }
 
+// memusagestat --html=OUT --diff BEFORE AFTER: the two-run page.
+int write_two_run_page(const po::variables_map& args, const std::vector<std::string>& files) {
+    if (files.size() != 2) return fail("--html --diff takes two files: BEFORE AFTER");
+    if (value_of(args, "html").empty()) return fail("--html needs a file name: --html=OUT");
+    std::vector<std::string> warnings;
+    const memusage::Status written =
+        memusagestat::write_diff_page({files[0], files[1]}, value_of(args, "html"), warnings);
+    for (const std::string& warning : warnings)
+        std::fprintf(stderr, "memusagestat: warning: %s\n", warning.c_str());
+    if (!written.ok()) {
+        std::fprintf(stderr, "memusagestat: %s\n", written.error().c_str());
+        return 1;
+    }
+    return 0;
+}
+
 // memusagestat DATAFILE [OUTFILE]: glibc's picture of the data file.
 int draw_data_graph(const po::variables_map& args, const std::vector<std::string>& files) {
     if (files.empty()) return fail("missing DATAFILE");
@@ -289,6 +308,12 @@ std::optional<int> refuse_needing(const po::variables_map& args, std::string_vie
 // do not go with it (the table's goes_with and needs).
 int run_chosen_command(const po::variables_map& args, const std::vector<std::string>& files) {
     using namespace memusagestat;
+    if (given(args, "diff") && given(args, "html")) {
+        if (std::optional<int> refused =
+                refuse_others(args, kDiffPage, " does not go with --html --diff"))
+            return *refused;
+        return write_two_run_page(args, files);
+    }
     if (given(args, "diff")) {
         if (std::optional<int> refused = refuse_others(args, kDiff, " does not go with --diff"))
             return *refused;

@@ -86,8 +86,9 @@ constexpr std::array kOptions = {
                "block-map"},
     StatOption{"html", 0, true, "=OUT",
                "Write the run's HTML report to OUT: one file that\nopens offline in a browser, "
-               "from whichever of\nDATAFILE, --sites, --events and --summary are given",
-               kHtml},
+               "from whichever of\nDATAFILE, --sites, --events and --summary are given;\nwith "
+               "--diff, the page of two runs",
+               kHtml | kDiffPage},
     StatOption{"summary", 0, true, "=FILE",
                "The run's summary file (memusage --html or\nMEMUSAGE_SUMMARY_FILE): the "
                "summary's figures",
@@ -99,7 +100,7 @@ constexpr std::array kOptions = {
     StatOption{"diff", 0, false, " BEFORE AFTER",
                "Compare two runs' sites files (totals, and the sites\nthat changed most), or two "
                "data files (totals)",
-               kDiff},
+               kDiff | kDiffPage},
     StatOption{"fail-if-grown", 0, true, "=LIMIT",
                "With --diff: exit with status 3 when the heap peak\ngrew by more than LIMIT (10%, "
                "or a size: 64k)",
@@ -120,6 +121,7 @@ constexpr const char* kHelpHead =
     "  or:  memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
     "                    [--summary=FILE] [--html-window=START..END]\n"
     "  or:  memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT] [--top=N]\n"
+    "  or:  memusagestat --html=OUT --diff BEFORE AFTER\n"
     "Generate graphic from memory profiling data, or report allocation sites\n"
     "\n";
 

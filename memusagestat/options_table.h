@@ -13,12 +13,13 @@ namespace memusagestat {
 
 // What memusagestat makes of its files; every option goes with some of these.
 enum Command : unsigned {
-    kGraph = 1,     // DATAFILE [OUTFILE]: the picture of a data file
-    kSites = 2,     // --sites=FILE: the allocation-site report and its exports
-    kPictures = 4,  // --flame, --stacked, --block-map
-    kHtml = 8,      // --html=OUT
-    kDiff = 16,     // --diff BEFORE AFTER
-    kEvery = 31,
+    kGraph = 1,      // DATAFILE [OUTFILE]: the picture of a data file
+    kSites = 2,      // --sites=FILE: the allocation-site report and its exports
+    kPictures = 4,   // --flame, --stacked, --block-map
+    kHtml = 8,       // --html=OUT
+    kDiff = 16,      // --diff BEFORE AFTER
+    kDiffPage = 32,  // --html=OUT --diff A B: the two-run page
+    kEvery = 63,
 };
 
 struct StatOption {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "html/page_data.h"
@@ -15,6 +16,9 @@ namespace memusagestat {
 // The page with `data` in its place: JSON in which every "<" is written "\u003c", so that
 // no text of the run ("</script>" in a name) can end the element that holds it.
 std::string report_html(const nlohmann::json& data);
+// The same with another page of web/ (the two-run page), whose `placeholder` is replaced.
+std::string page_with_data(std::string_view page, std::string_view placeholder,
+                           const nlohmann::json& data);
 
 // Builds the report of the request's files and writes it to `out_path`. Failing, a message
 // for the user; `warnings` as build_report_data's.

@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "reports/diff_report.h"
 
-#include <fcntl.h>
 #include <memusage/quantities.h>
-#include <memusage/sites_format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <functional>
-#include <map>
-#include <memory>
 #include <vector>
 
 #include "read/mapped_data_file.h"
-#include "read/sites_reader.h"
+#include "reports/site_diff.h"
 #include "sites/definitions.h"
 #include "sites/shown_sites.h"
 
@@ -28,20 +21,10 @@ using memusage::Status;
 
 namespace {
 
-bool is_sites_file(const std::string& path) {
-    char magic[sizeof memusage::sites_format::kMagic] = {};
-    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return false;
-    bool sites = ::read(fd, magic, sizeof magic) == static_cast<ssize_t>(sizeof magic) &&
-                 std::memcmp(magic, memusage::sites_format::kMagic, sizeof magic) == 0;
-    ::close(fd);
-    return sites;
-}
-
 std::string signed_number(int64_t value) { return (value > 0 ? "+" : "") + std::to_string(value); }
 
-std::string change_of(uint64_t before, uint64_t after) {
-    int64_t change = static_cast<int64_t>(after) - static_cast<int64_t>(before);
+std::string change_text(uint64_t before, uint64_t after) {
+    const int64_t change = change_of(before, after);
     std::string text = signed_number(change);
     if (before != 0 && change != 0) {
         char percent[32];
@@ -55,7 +38,7 @@ std::string change_of(uint64_t before, uint64_t after) {
 void table_row(std::string& out, const char* label, uint64_t before, uint64_t after) {
     char row[160];
     std::snprintf(row, sizeof row, "  %-22s %14" PRIu64 " %14" PRIu64 "   %s\n", label, before,
-                  after, change_of(before, after).c_str());
+                  after, change_text(before, after).c_str());
     out += row;
 }
 
@@ -65,45 +48,11 @@ void table_head(std::string& out) {
     out += row;
 }
 
-struct Read {
-    SitesProfile profile;
-    std::unique_ptr<Symbolizer> symbolizer;  // the sites' frames are its
-    std::vector<ShownSite> sites;
-    ShownSite total;  // the sites' figures and the runtime's, summed
-};
-
-void add_site(ShownSite& into, const ShownSite& site) {
-    add_figures(into.figures, site.figures);
-    add_figures(into.kept_by_runtime, site.kept_by_runtime);
-}
-
-Status read_sites(const std::string& path, Read& read) {
-    if (Status loaded = read_sites_file(path, read.profile); !loaded.ok()) return loaded;
-    read.symbolizer = std::make_unique<Symbolizer>(read.profile.modules);
-    read.sites = shown_sites(read.profile, *read.symbolizer);
-    for (const ShownSite& site : read.sites) add_site(read.total, site);
-    return {};
-}
-
-struct MatchedSite {
-    const ShownSite* before = nullptr;
-    const ShownSite* after = nullptr;
-    ShownSite before_figures, after_figures;  // summed: folding may join sites
-};
-
-struct Measure {
-    const char* title;
-    const char* unit_one;
-    const char* unit_many;
-    std::function<uint64_t(const ShownSite&)> value;
-};
-
-void write_changes(std::string& out, const Measure& measure, const std::vector<MatchedSite>& sites,
-                   unsigned top) {
+void write_changes(std::string& out, const DiffMeasure& measure,
+                   const std::vector<MatchedSite>& sites, unsigned top) {
     std::vector<const MatchedSite*> changed;
     auto change = [&](const MatchedSite* site) {
-        return static_cast<int64_t>(measure.value(site->after_figures)) -
-               static_cast<int64_t>(measure.value(site->before_figures));
+        return change_of(measure.value(site->before_figures), measure.value(site->after_figures));
     };
     for (const MatchedSite& site : sites)
         if (change(&site) != 0) changed.push_back(&site);
@@ -127,60 +76,18 @@ void write_changes(std::string& out, const Measure& measure, const std::vector<M
             std::to_string(before) + " -> " + std::to_string(after) + ")";
         if (site.before == nullptr) figures += " new";
         if (site.after == nullptr) figures += " gone";
-        write_entry(out, i + 1, figures, site.after != nullptr ? *site.after : *site.before);
+        write_entry(out, i + 1, figures, site.shown());
     }
 }
 
-std::string diff_sites(const Read& before, const Read& after, const DiffOptions& options) {
+std::string diff_sites(const DiffRun& before, const DiffRun& after, const DiffOptions& options) {
     std::string out;
     table_head(out);
-    table_row(out, "heap peak", before.profile.heap_peak, after.profile.heap_peak);
-    table_row(out, "bytes allocated", allocated(before.total).bytes, allocated(after.total).bytes);
-    table_row(out, "calls (blocks)", allocated(before.total).blocks, allocated(after.total).blocks);
-    table_row(out, "bytes leaked", leaked(before.total).bytes, leaked(after.total).bytes);
-    table_row(out, "blocks leaked", leaked(before.total).blocks, leaked(after.total).blocks);
-    // Listed apart, as in every leak figure: never a leak.
-    table_row(out, "kept by the runtimes", kept_at_exit(before.total).bytes,
-              kept_at_exit(after.total).bytes);
-    if (before.profile.has_site_extras && after.profile.has_site_extras)
-        table_row(out, "temporary blocks", temporary(before.total).blocks,
-                  temporary(after.total).blocks);
-    table_row(out, "sites", before.sites.size(), after.sites.size());
-
-    std::map<std::string, MatchedSite> by_key;
-    std::vector<std::string> order;
-    auto add = [&](const Read& read, bool is_after) {
-        for (const ShownSite& site : read.sites) {
-            std::string key = site_identity(site, program_of(read.profile));
-            auto [found, inserted] = by_key.try_emplace(key);
-            if (inserted) order.push_back(key);
-            MatchedSite& matched = found->second;
-            if (is_after) {
-                if (matched.after == nullptr) matched.after = &site;
-                add_site(matched.after_figures, site);
-            } else {
-                if (matched.before == nullptr) matched.before = &site;
-                add_site(matched.before_figures, site);
-            }
-        }
-    };
-    add(before, false);
-    add(after, true);
-    std::vector<MatchedSite> matched;
-    matched.reserve(order.size());
-    for (const std::string& key : order) matched.push_back(by_key[key]);
-
-    const Measure measures[] = {
-        {"Change in bytes held at the heap peak", "byte", "bytes",
-         [](const ShownSite& s) { return at_peak(s).bytes; }},
-        {"Change in bytes still allocated at exit (leaks)", "byte", "bytes",
-         [](const ShownSite& s) { return leaked(s).bytes; }},
-        {"Change in bytes allocated", "byte", "bytes",
-         [](const ShownSite& s) { return allocated(s).bytes; }},
-        {"Change in calls (blocks allocated)", "call", "calls",
-         [](const ShownSite& s) { return allocated(s).blocks; }},
-    };
-    for (const Measure& measure : measures) write_changes(out, measure, matched, options.top);
+    for (const DiffTotal& row : diff_totals(before, after))
+        table_row(out, row.label.c_str(), row.before, row.after);
+    const std::vector<MatchedSite> matched = match_sites(before, after);
+    for (const DiffMeasure& measure : diff_measures())
+        write_changes(out, measure, matched, options.top);
     return out;
 }
 
@@ -188,10 +95,8 @@ std::string diff_data(const ProfileHeader& before, uint64_t before_events,
                       const ProfileHeader& after, uint64_t after_events) {
     std::string out;
     table_head(out);
-    table_row(out, "heap peak", before.heap_peak, after.heap_peak);
-    table_row(out, "stack peak", before.stack_peak, after.stack_peak);
-    table_row(out, "heap + stack peak", before.total_peak, after.total_peak);
-    table_row(out, "records", before_events, after_events);
+    for (const DiffTotal& row : diff_data_totals(before, before_events, after, after_events))
+        table_row(out, row.label.c_str(), row.before, row.after);
     out +=
         "(data files hold totals only: give sites files (memusage --sites-file) for the sites)\n";
     return out;
@@ -238,6 +143,8 @@ bool parse_growth_limit(const std::string& text, GrowthLimit& limit) {
 Status diff_files(const std::string& before, const std::string& after, const DiffOptions& options,
                   DiffResult& result) {
     result = DiffResult{};
+    if (const std::string refused = refused_kind(before, after); !refused.empty())
+        return Failure{refused};
     const bool sites_before = is_sites_file(before), sites_after = is_sites_file(after);
     if (sites_before != sites_after)
         return Failure{"--diff compares two sites files or two data files: " +
@@ -246,9 +153,9 @@ Status diff_files(const std::string& before, const std::string& after, const Dif
     result.text = "Comparing " + before + " (before) with " + after + " (after)\n\n";
     uint64_t peak_before = 0, peak_after = 0;
     if (sites_before) {
-        Read read_before, read_after;
-        if (Status loaded = read_sites(before, read_before); !loaded.ok()) return loaded;
-        if (Status loaded = read_sites(after, read_after); !loaded.ok()) return loaded;
+        DiffRun read_before, read_after;
+        if (Status loaded = read_diff_run(before, read_before); !loaded.ok()) return loaded;
+        if (Status loaded = read_diff_run(after, read_after); !loaded.ok()) return loaded;
         const std::string program_before = program_of(read_before.profile),
                           program_after = program_of(read_after.profile);
         if (program_before != program_after)
