@@ -285,12 +285,24 @@ void add_events(const HtmlReportRequest& request, const ReportBounds& bounds, Ru
     notes.lines.insert(notes.lines.end(), events.notes.begin(), events.notes.end());
 }
 
+// The report's `sources`: the files the sites name, in what the page has left of its budget
+// once everything else is in it (the notes and the stack peaks are small).
+void add_sources(const ReportBounds& bounds, FrameTable& table, nlohmann::json& data) {
+    constexpr size_t kPageBytes = size_t{25} << 20;
+    constexpr size_t kPageMargin = size_t{2} << 20;  // the page itself, its notes, stack peaks
+    const size_t used = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+    const size_t room = used + kPageMargin < kPageBytes ? kPageBytes - kPageMargin - used : 0;
+    data["sources"] =
+        sources_json(data["sites"], data["frames"], table.sources(), bounds.sources, room);
+}
+
 // The report's `frames`, `sites` and `stack_peaks`, from the sites file.
-void add_sites(const ReportBounds& bounds, const SitesProfile& sites_profile,
-               Symbolizer& symbolizer, ReportSites& sites, const RunClock& clock,
-               nlohmann::json& data, Notes& notes) {
-    FrameTable table(bounds.sites.frames, data["frames"]);
+void add_sites(const HtmlReportRequest& request, const ReportBounds& bounds,
+               const SitesProfile& sites_profile, Symbolizer& symbolizer, ReportSites& sites,
+               const RunClock& clock, nlohmann::json& data, Notes& notes) {
+    FrameTable table(bounds.sites.frames, data["frames"], SourceLocator(request.source_dir));
     sites.write(table, data["sites"], notes.lines);
+    add_sources(bounds, table, data);
     data["stack_peaks"] =
         stack_peaks_json(sites_profile, symbolizer, table, clock, data["threads"]);
     if (table.full())
@@ -370,7 +382,9 @@ Status build_report_data(const HtmlReportRequest& request, const ReportBounds& b
     data["frames"] = nlohmann::json::array();
     data["sites"] = nullptr;
     data["stack_peaks"] = nullptr;
-    if (sites) add_sites(bounds, files.sites_profile, *symbolizer, *sites, clock, data, notes);
+    data["sources"] = nullptr;
+    if (sites)
+        add_sites(request, bounds, files.sites_profile, *symbolizer, *sites, clock, data, notes);
     run["notes"] = notes.lines;
     data["run"] = std::move(run);
     return {};
