@@ -282,7 +282,18 @@ class SourceView {
       ),
       body,
     );
-    c.replaceChildren(...head, F.element("div", { className: "source-scroll" }, table));
+    // A region of its own that scrolls, reached by keyboard (its lines hold no control).
+    const scroll = F.element(
+      "div",
+      {
+        className: "source-scroll",
+        tabIndex: 0,
+        role: "region",
+        "aria-label": "The lines of " + this.file,
+      },
+      table,
+    );
+    c.replaceChildren(...head, scroll);
   }
 }
 

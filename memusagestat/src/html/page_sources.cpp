@@ -10,7 +10,11 @@
 namespace memusagestat {
 namespace {
 
-std::string megabytes(size_t bytes) { return std::to_string(bytes / (size_t{1} << 20)) + " MB"; }
+// "1 MB", or "512 KB" below a megabyte.
+std::string megabytes(size_t bytes) {
+    if (bytes < (size_t{1} << 20)) return std::to_string(bytes >> 10) + " KB";
+    return std::to_string(bytes >> 20) + " MB";
+}
 
 // Each file the sites' frames name, with the bytes the sites naming it allocated (each site
 // once per file).
