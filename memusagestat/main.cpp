@@ -48,7 +48,7 @@ constexpr const char* kUsage =
     "            [--flame-metric=peak|leaked|allocated] [--stacked=OUT] [--block-map=OUT]\n"
     "            [--color-by=site|thread|size] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
     "   or: memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
-    "            [--summary=FILE] [--html-window=START..END]\n"
+    "            [--summary=FILE] [--html-window=START..END] [--source-dir=DIR]\n"
     "   or: memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT] [--top=N]\n"
     "   or: memusagestat --html=OUT --diff BEFORE AFTER\n";
 
@@ -205,6 +205,12 @@ int write_html(const po::variables_map& args, const std::vector<std::string>& fi
     if (const std::string window = value_of(args, "html-window"); !window.empty()) {
         request.window = memusagestat::parse_time_window(window);
         if (!request.window) return fail(memusagestat::time_window_error(window));
+    }
+    if (given(args, "source-dir")) {
+        request.source_dir = value_of(args, "source-dir");
+        struct stat directory {};
+        if (::stat(request.source_dir.c_str(), &directory) != 0 || !S_ISDIR(directory.st_mode))
+            return fail("--source-dir: '" + request.source_dir + "' is not a directory");
     }
     std::vector<std::string> warnings;
     const memusage::Status written =

@@ -97,6 +97,11 @@ constexpr std::array kOptions = {
                "With --html: report only this part of the run,\nevery event of it (times as "
                "--long-lived takes\nthem: 1.5s..2s, 100ms..)",
                kHtml, "html"},
+    StatOption{"source-dir", 0, true, "=DIR",
+               "With --html: look for the source files not at their\nrecorded paths under DIR (a "
+               "tree moved since the\nbuild): by their path from the compile directory,\nthen by "
+               "their last components",
+               kHtml, "html"},
     StatOption{"diff", 0, false, " BEFORE AFTER",
                "Compare two runs' sites files (totals, and the sites\nthat changed most), or two "
                "data files (totals)",
@@ -120,6 +125,7 @@ constexpr const char* kHelpHead =
     "                    [--block-map=OUT] [-t] [-x VALUE] [-y VALUE] [-s STRING]\n"
     "  or:  memusagestat --html=OUT [DATAFILE] [--sites=FILE] [--events=FILE]\n"
     "                    [--summary=FILE] [--html-window=START..END]\n"
+    "                    [--source-dir=DIR]\n"
     "  or:  memusagestat --diff BEFORE AFTER [--fail-if-grown=LIMIT] [--top=N]\n"
     "  or:  memusagestat --html=OUT --diff BEFORE AFTER\n"
     "Generate graphic from memory profiling data, or report allocation sites\n"

@@ -60,6 +60,7 @@ std::string_view usage_text() {
            "\t    [--folded-metric=M] [--dhat=FILE] [--pprof=FILE]\n"
            "\t    [--massif=FILE]\n"
            "\t    [--long-lived=DURATION] [--html=FILE] [--keep=DIR]\n"
+           "\t    [--source-dir=DIR]\n"
            "\t    [--limit=SIZE]\n"
            "\t    [--fail-at=N] [--fail-from=N] [--fail-probability=P]\n"
            "\t    [--fail-seed=S] [--time-based]\n"

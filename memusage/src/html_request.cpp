@@ -28,6 +28,7 @@ Status write_requested_html(const DriverOptions& options, const std::string& dat
     request.sites_path = written_or_none(sites_path);
     request.events_path = written_or_none(events_path);
     request.summary_path = written_or_none(summary_path);
+    request.source_dir = options.source_dir;
     // The recording is a temporary unless --events or --keep kept it: a window's report
     // needs it. The notice then gives this run's command again, keeping its files.
     request.files_private = options.events_path.empty();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "options.h"
 
+#include <sys/stat.h>
+
 #include <array>
 #include <boost/program_options.hpp>
 #include <charconv>
@@ -55,6 +57,15 @@ InvalidValue set_name(std::string DriverOptions::*field, const char* what, const
                       DriverOptions& out) {
     if (value.empty()) return {what};
     out.*field = value;
+    return {};
+}
+
+// --source-dir=DIR: a directory there now, checked before the program runs.
+InvalidValue set_source_dir(const std::string& value, DriverOptions& out) {
+    struct stat status {};
+    if (value.empty() || ::stat(value.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
+        return {"directory", ": no such directory"};
+    out.source_dir = value;
     return {};
 }
 
@@ -240,6 +251,10 @@ constexpr std::array kDriverOptions = {
                  "block map, threads\nand leaks in one file that opens offline in a\nbrowser "
                  "(keep its inputs with --keep, or --data,\n--sites-file and --events)",
                  [](S v, O& o) { return set_name(&O::html_path, "file name", v, o); }},
+    DriverOption{"source-dir", 0, Value::required, "=DIR",
+                 "With --html: look for the source files not at their\nrecorded paths under DIR "
+                 "(a tree moved since the\nbuild)",
+                 set_source_dir, DriverAction::run, "", "", "", "html"},
     DriverOption{"keep", 0, Value::required, "=DIR",
                  "Keep the run's files in DIR (made if missing):\nrun.dat, run.sites, run.events, "
                  "run.summary, for\nmemusagestat (--html-window: a window's report)",

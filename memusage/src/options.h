@@ -45,6 +45,7 @@ struct DriverOptions {
     std::string sites_path;                 // --sites-file: keep the sites file here; empty: none
     std::string events_path;                // --events: record every heap event here; empty: none
     std::string html_path;                  // --html: write the run's HTML report here; empty: none
+    std::string source_dir;  // --source-dir: where the report looks for moved source files
     // --keep=DIR: keep the run's files there (run.dat, run.sites, run.events, run.summary)
     // unless -d, --sites-file or --events names one; empty: none.
     std::string keep_dir;

@@ -8,6 +8,8 @@
 //            #flame, #flame-search, #flame-search-result, #flame-metric, #flame-direction,
 //            #sites-table, #sites-filter, #callers-table (tr.callers-row[data-key][data-self]
 //            [data-inclusive]), #callers-details[data-key] ([data-list] callers, callees),
+//            #source-body[data-file][data-self][data-inclusive] (tr[data-line][data-self]
+//            [data-inclusive]), #source-file, #source-metric, #source-window, a.source-link,
 //            .site-histograms[data-blocks][data-max-bytes] (in an open site row), #block-map, #block-tooltip, #threads, #stack-peak,
 //            #leaks, #long-lived (its figures in data-threshold, in seconds, data-bytes,
 //            data-blocks, data-sites), #long-lived-ms (the duration, in ms), #long-lived-sites
@@ -49,7 +51,7 @@
 //     .setLongLived(ms)           as typing ms into #long-lived-ms; returns the long-lived
 //                                 blocks' figures ({ threshold, blocks, bytes, sites: [{ site,
 //                                 bytes, blocks, freed, total, longest }] ...}), or null
-/* global ReportFormat, ReportData, SummaryView, TimelineView, WindowFiguresView, FlameView, SitesTableView, CallersView,
+/* global ReportFormat, ReportData, SummaryView, TimelineView, WindowFiguresView, FlameView, SitesTableView, CallersView, SourceView,
    BlockMapView, ThreadsView, StackPeakView, LeaksView, LongLivedView, SiteHistograms, OverTimeView */
 "use strict";
 
@@ -205,6 +207,7 @@
     const shown = whole ? null : f;
     if (flame) flame.setWindow(shown);
     if (callers) callers.setWindow(shown);
+    if (source) source.setWindow(shown);
     if (sitesTable) sitesTable.setWindow(shown);
     if (threads) threads.setWindow(shown);
     if (leaks) leaks.setWindow(shown);
@@ -404,6 +407,7 @@
   let longLived = null;
   let sitesTable = null;
   let callers = null;
+  let source = null;
   let threads = null;
   let leaks = null;
   let overTime = null;
@@ -450,6 +454,14 @@
       byId("callers-metric").addEventListener("change", (e) => callers.setMetric(e.target.value));
       byId("callers-by").addEventListener("change", (e) => callers.setGrouping(e.target.value));
       byId("callers-filter").addEventListener("input", (e) => callers.setFilter(e.target.value));
+    },
+    () => {
+      source = new SourceView(data, byId("source-body"), {
+        caption: byId("source-window"),
+        file: byId("source-file"),
+      });
+      byId("source-metric").addEventListener("change", (e) => source.setMetric(e.target.value));
+      byId("source-file").addEventListener("change", (e) => source.setFile(e.target.value));
     },
     () => {
       sitesTable = new SitesTableView(
@@ -558,6 +570,14 @@
     // [{ t0, t1, high, highTime, sites, other, calls, bytes, callsPerSecond, bytesPerSecond }] }),
     // or null without buckets.
     overTime: () => (overTime ? overTime.figures() : null),
+    // The source view's figures of a file (a frame's recorded path): { file, self, inclusive
+    // (each { peak, allocated, leaked }), lines: [{ line, self, inclusive }] }, for the
+    // selected window as shown; with `line`, the file is opened there as a click does.
+    source(file, line) {
+      if (!source || !data.sites) return null;
+      if (line !== undefined) source.open(file, line);
+      return source.figures(file);
+    },
     // A site's histograms and most bytes live (SiteHistograms' figures), or null.
     siteHistograms: (site) => (data.blocks ? SiteHistograms.figures(data, site) : null),
     searchFlame(text) {

@@ -6,10 +6,13 @@
 // window when the report has them. A row selected shows the function's callers and callees,
 // each with its share of the function's inclusive bytes. Made from `sites` and `frames` alone.
 /* exported CallersView */
-/* global ReportFormat */
+/* global ReportFormat, SourceView */
 "use strict";
 
 class CallersView {
+  // A window's peak sites as a map, made once per window's figures.
+  static peaks = new WeakMap();
+
   constructor(data, container, elements) {
     this.data = data;
     this.container = container;
@@ -39,8 +42,38 @@ class CallersView {
   setWindow(figures) {
     if (figures === null && this.window === null) return;
     this.window = figures;
-    this.windowPeak = figures && figures.peakSites ? new Map(figures.peakSites) : null;
     if (this.data.sites) this.draw();
+  }
+
+  // Whether a metric's figures are the window's `figures` (else the whole run's: the report
+  // keeps a sample of the window's events or blocks), as the flame graph decides. With
+  // siteWeight, the one definition the callers table and the source view take.
+  static follows(figures, metric) {
+    if (!figures) return false;
+    if (metric === "peak") return Boolean(figures.peakSites);
+    if (metric === "allocated") return Boolean(figures.breakdown);
+    if (metric === "leaked") return Boolean(figures.leaks);
+    return false;
+  }
+
+  // A site's bytes at the peak, allocated or leaked: of the window's `figures` when they
+  // have them (follows), else of the whole run; null figures: the whole run.
+  static siteWeight(data, figures, metric, site) {
+    const record = data.sites[site];
+    const windowed = CallersView.follows(figures, metric);
+    if (metric === "peak") {
+      if (!windowed) return record.peak;
+      if (!CallersView.peaks.has(figures))
+        CallersView.peaks.set(figures, new Map(figures.peakSites));
+      return CallersView.peaks.get(figures).get(site) || 0;
+    }
+    if (metric === "allocated")
+      return windowed
+        ? (figures.breakdown.sites.get(site) || { bytes: 0 }).bytes
+        : record.allocated;
+    if (metric === "leaked")
+      return windowed ? (figures.leaks.bySite.get(site) || { bytes: 0 }).bytes : record.leaked;
+    return 0;
   }
 
   setMetric(metric) {
@@ -59,27 +92,13 @@ class CallersView {
     if (this.data.sites) this.render();
   }
 
-  // Whether the figures are the window's (else the whole run's): as the flame graph decides.
+  // Whether the figures are the window's (else the whole run's).
   followsWindow() {
-    const f = this.window;
-    if (!f) return false;
-    if (this.metric === "peak") return this.windowPeak !== null;
-    if (this.metric === "allocated") return Boolean(f.breakdown);
-    if (this.metric === "leaked") return Boolean(f.leaks);
-    return false;
+    return CallersView.follows(this.window, this.metric);
   }
 
   weight(site) {
-    const record = this.data.sites[site];
-    const windowed = this.followsWindow();
-    if (this.metric === "peak") return windowed ? this.windowPeak.get(site) || 0 : record.peak;
-    if (this.metric === "allocated")
-      return windowed
-        ? (this.window.breakdown.sites.get(site) || { bytes: 0 }).bytes
-        : record.allocated;
-    if (this.metric === "leaked")
-      return windowed ? (this.window.leaks.bySite.get(site) || { bytes: 0 }).bytes : record.leaked;
-    return 0;
+    return CallersView.siteWeight(this.data, this.window, this.metric, site);
   }
 
   metricName() {
@@ -214,6 +233,33 @@ class CallersView {
     );
   }
 
+  // A row's name: the button that selects it and, by line, its file:line as a link to the
+  // source view (when the report holds the file).
+  nameCell(key) {
+    const button = (text) =>
+      ReportFormat.element(
+        "button",
+        {
+          type: "button",
+          className: "callers-select",
+          "aria-pressed": key === this.selected ? "true" : "false",
+        },
+        text,
+      );
+    const cut = key.lastIndexOf(" (");
+    const where = this.by === "line" && cut > 0 && /^(.*):(\d+)\)$/.exec(key.slice(cut + 2));
+    const link =
+      where &&
+      SourceView.link(
+        this.data,
+        where[1],
+        Number(where[2]),
+        "(" + where[1].slice(where[1].lastIndexOf("/") + 1) + ":" + where[2] + ")",
+      );
+    if (!link || typeof link === "string") return [button(this.nameText(key))];
+    return [button(this.nameText(key.slice(0, cut))), " ", link];
+  }
+
   render() {
     const F = ReportFormat;
     const c = this.container;
@@ -288,19 +334,7 @@ class CallersView {
             "data-self": r.self,
             "data-inclusive": r.inclusive,
           },
-          F.element(
-            "td",
-            { className: "callers-name", title: r.key },
-            F.element(
-              "button",
-              {
-                type: "button",
-                className: "callers-select",
-                "aria-pressed": r.key === this.selected ? "true" : "false",
-              },
-              this.nameText(r.key),
-            ),
-          ),
+          F.element("td", { className: "callers-name", title: r.key }, ...this.nameCell(r.key)),
           F.element("td", { className: "num", "data-column": "self" }, F.integer(r.self)),
           F.element("td", { className: "num" }, F.percent(r.self, this.total)),
           F.element("td", { className: "num", "data-column": "inclusive" }, F.integer(r.inclusive)),

@@ -3,7 +3,7 @@
 // stacks, the event nearest a point, and the figures of a time window, computed here from
 // the events and the block lives.
 /* exported ReportData */
-/* global ReportFormat */
+/* global ReportFormat, SourceView */
 "use strict";
 
 class ReportData {
@@ -163,7 +163,9 @@ class ReportData {
         F.element(
           "span",
           { className: "location" },
-          frame.file ? frame.file + ":" + frame.line : frame.module || "",
+          frame.file
+            ? SourceView.link(this, frame.file, frame.line, frame.file + ":" + frame.line)
+            : frame.module || "",
         ),
       );
       if (k === 0 && record.via)

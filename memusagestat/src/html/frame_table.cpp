@@ -13,7 +13,8 @@ std::string base_name(const std::string& path) {
 
 }  // namespace
 
-FrameTable::FrameTable(size_t bound, nlohmann::json& frames) : bound_(bound), frames_(frames) {
+FrameTable::FrameTable(size_t bound, nlohmann::json& frames, SourceLocator locator)
+    : bound_(bound), frames_(frames), sources_(std::move(locator)) {
     frames_ = nlohmann::json::array();
 }
 
@@ -32,7 +33,7 @@ int64_t FrameTable::index_of(const SourceFrame& frame) {
         {"line", frame.file.empty() ? nlohmann::json() : nlohmann::json(frame.line)},
         {"module", base_name(frame.module)}};
     std::optional<std::string> text;
-    if (!frame.file.empty()) text = sources_.line(frame.file, frame.line);
+    if (!frame.file.empty()) text = sources_.line(frame.file, frame.comp_dir, frame.line);
     entry["source"] = text ? nlohmann::json(*text) : nlohmann::json();
     const int64_t index = static_cast<int64_t>(frames_.size());
     frames_.push_back(std::move(entry));

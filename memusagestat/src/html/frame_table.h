@@ -17,14 +17,17 @@ namespace memusagestat {
 
 class FrameTable {
   public:
-    // Writes into `frames`, which it makes an empty array.
-    FrameTable(size_t bound, nlohmann::json& frames);
+    // Writes into `frames`, which it makes an empty array; source files are looked for by
+    // `locator`.
+    FrameTable(size_t bound, nlohmann::json& frames, SourceLocator locator = SourceLocator());
 
     // The frame's index; -1 when the table is full.
     int64_t index_of(const SourceFrame& frame);
     // A frame was left out because the table was full.
     bool full() const { return full_; }
     size_t bound() const { return bound_; }
+    // The source files of the frames, as found and read for their `source` lines.
+    SourceLines& sources() { return sources_; }
 
   private:
     size_t bound_;

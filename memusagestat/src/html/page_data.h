@@ -11,6 +11,7 @@
 
 #include "html/page_events.h"
 #include "html/page_sites.h"
+#include "html/page_sources.h"
 #include "html/page_timeline.h"
 #include "html/time_window.h"
 #include "memusage/status.h"
@@ -21,6 +22,9 @@ struct HtmlReportRequest {
     std::string data_path, sites_path, events_path, summary_path;  // empty: not given
     std::string command;                                           // "" when unknown
     std::optional<TimeWindow> window;
+    // --source-dir: where a moved tree's source files are looked for (SourceLocator); empty:
+    // at their recorded paths only.
+    std::string source_dir;
     // The files are temporaries, gone once the report is written (a plain memusage --html):
     // a window's report then needs the program run again with its files kept, by `rerun`
     // (a shell command), which keeps them at the `rerun_*` paths.
@@ -36,6 +40,7 @@ struct ReportBounds {
     size_t timeline = kTimelineBound;
     ReportEventBounds events;
     ReportSiteBounds sites;
+    SourceBounds sources;
 };
 
 // Failing, a message for the user; `warnings`: what the user should know that is no error

@@ -259,8 +259,10 @@ std::vector<SourceFrame> Symbolizer::symbolize(uint64_t return_address) {
     std::string file;
     int line = 0;
     if (Dwfl_Line* source = dwfl_module_getsrc(mod, pc)) {
+        const char* comp_dir = dwfl_line_comp_dir(source);
+        if (comp_dir != nullptr) base.comp_dir = comp_dir;
         if (const char* name = dwfl_lineinfo(source, nullptr, &line, nullptr, nullptr, nullptr))
-            file = compiled_path(name, dwfl_line_comp_dir(source));
+            file = compiled_path(name, comp_dir);
         else
             line = 0;
     }

@@ -20,6 +20,9 @@ struct SourceFrame {
     std::string function;  // demangled; empty when there is no symbol
     std::string file;      // empty without line information
     int line = 0;
+    // The compile directory of the file's unit, as the debug information gives it (empty
+    // when it gives none): where a moved tree's files are looked for (--source-dir).
+    std::string comp_dir;
     // The first line of the frame's function (its declaration's), 0 when not known: a
     // call's line less it stays when lines are added elsewhere (definitions.h).
     int function_line = 0;
