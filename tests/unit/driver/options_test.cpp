@@ -406,6 +406,15 @@ TEST(DriverHtmlOption, NamesTheReportsFile) {
     EXPECT_EQ(parse_ok({"prog", "--html=x"}).html_path, "");
 }
 
+TEST(DriverHtmlOption, SourceDirIsADirectoryThereAndGoesWithTheReport) {
+    EXPECT_EQ(parse_ok({"--html=r.html", "--source-dir=/", "prog"}).source_dir, "/");
+    EXPECT_EQ(parse_ok({"--html=r.html", "prog"}).source_dir, "");
+    EXPECT_EQ(parse_error({"--html=r.html", "--source-dir=/no/such/directory", "prog"}),
+              "memusage: invalid directory '/no/such/directory' for '--source-dir': no such "
+              "directory");
+    EXPECT_EQ(parse_error({"--source-dir=/", "prog"}), "memusage: --source-dir goes with --html");
+}
+
 TEST(DriverHtmlOption, HelpKeepsItsShortPrefixes) {
     // glibc's script takes --h, --he and --hel for --help; --html must not make them ambiguous.
     for (const char* word : {"--h", "--he", "--hel", "--help"})
