@@ -86,8 +86,8 @@ constexpr std::array kOptions = {
                "block-map"},
     StatOption{"html", 0, true, "=OUT",
                "Write the run's HTML report to OUT: one file that\nopens offline in a browser, "
-               "from whichever of\nDATAFILE, --sites, --events and --summary are given;\nwith "
-               "--diff, the page of two runs",
+               "from whichever of\nDATAFILE, --sites, --events and --summary are\ngiven; "
+               "with --diff, the page of two runs",
                kHtml | kDiffPage},
     StatOption{"summary", 0, true, "=FILE",
                "The run's summary file (memusage --html or\nMEMUSAGE_SUMMARY_FILE): the "
