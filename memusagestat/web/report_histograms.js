@@ -26,6 +26,16 @@ const SiteHistograms = (() => {
   // The figures of one site's blocks (each a life, as the sites count their allocating calls;
   // at its last size): { blocks, sizes: [{ from, to, count }], lives: [{ from,
   // to, count }], neverFreed, lifeCount, maxBytes, maxBlocks, maxTime, exact }.
+  // Each site's most bytes held at once and when, from the buckets (DATA.md's most_held).
+  const mostHeldOf = new WeakMap();
+  function mostHeld(data) {
+    const m = data.buckets && data.buckets.most_held;
+    if (!m) return new Map();
+    if (!mostHeldOf.has(m))
+      mostHeldOf.set(m, new Map(m.site.map((s, i) => [s, [m.bytes[i], m.time[i]]])));
+    return mostHeldOf.get(m);
+  }
+
   function figures(data, site) {
     const b = data.blocks;
     if (!b) return null;
@@ -71,6 +81,10 @@ const SiteHistograms = (() => {
       }
       maxBlocks = Math.max(maxBlocks, count);
     }
+    // The most bytes live, and when: the buckets' (every event in its order) when the report
+    // has them; the block times, to 100 ns, cannot order a free and an allocation in one tick.
+    const most = mostHeld(data).get(site);
+    if (most) [maxBytes, maxTime] = most;
     const bins = (map, edge) =>
       [...map.keys()].sort((x, y) => x - y).map((k) => ({ ...edge(k), count: map.get(k) }));
     return {

@@ -109,12 +109,37 @@ void HeapBuckets::site_changed(int32_t site, int64_t bytes) {
     const size_t slot = static_cast<size_t>(std::max<int32_t>(site, -1) + 1);
     if (slot >= held_.size()) held_.resize(slot + 1);
     held_[slot] += bytes;
+    changed_.push_back(slot);
 }
 
-void HeapBuckets::passed() {
+void HeapBuckets::passed(double time) {
     if (next_moment_ < moments_.size() && moments_[next_moment_].first == replayed_)
         take(moments_[next_moment_++]);
     ++replayed_;
+    if (time > end_) changed_.clear();
+    if (!begun_ && time >= start_ && time <= end_) begin_most();
+    if (begun_) {
+        // After the whole event: a resize's old size is gone before its new one counts.
+        for (const size_t slot : changed_) {
+            if (slot >= most_.size()) {
+                most_.resize(slot + 1, 0);
+                most_time_.resize(slot + 1, 0);
+            }
+            if (held_[slot] > most_[slot]) {
+                most_[slot] = held_[slot];
+                most_time_[slot] = time;
+            }
+        }
+    }
+    changed_.clear();
+}
+
+// The level carried into `start`: what each site held then is its most so far.
+void HeapBuckets::begin_most() {
+    begun_ = true;
+    most_.assign(held_.begin(), held_.end());
+    for (int64_t& bytes : most_) bytes = std::max<int64_t>(bytes, 0);
+    most_time_.assign(held_.size(), start_);
 }
 
 void HeapBuckets::take(const std::pair<int64_t, size_t>& moment) {
@@ -165,7 +190,19 @@ nlohmann::json HeapBuckets::json() const {
         });
         levels.push_back(std::move(out));
     }
-    return {{"start", rounded(start_)}, {"end", rounded(end_)}, {"levels", std::move(levels)}};
+    nlohmann::json site = nlohmann::json::array(), bytes = nlohmann::json::array(),
+                   time = nlohmann::json::array();
+    for (size_t slot = 0; slot < most_.size(); ++slot) {
+        if (most_[slot] <= 0) continue;
+        site.push_back(static_cast<int64_t>(slot) - 1);
+        bytes.push_back(most_[slot]);
+        time.push_back(rounded(most_time_[slot]));
+    }
+    return {{"start", rounded(start_)},
+            {"end", rounded(end_)},
+            {"levels", std::move(levels)},
+            {"most_held",
+             {{"site", std::move(site)}, {"bytes", std::move(bytes)}, {"time", std::move(time)}}}};
 }
 
 }  // namespace memusagestat

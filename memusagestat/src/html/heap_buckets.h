@@ -44,9 +44,10 @@ class HeapBuckets {
     void finish_counts();
 
     // Second pass, the same events in the same order: the changes of the bytes each site
-    // holds that one event made (`site` as the report numbers sites, -1 none), then `passed`.
+    // holds that one event made (`site` as the report numbers sites, -1 none), then `passed`
+    // with the event's time.
     void site_changed(int32_t site, int64_t bytes);
-    void passed();
+    void passed(double time);
 
     nlohmann::json json() const;
 
@@ -79,6 +80,14 @@ class HeapBuckets {
     std::vector<int64_t> held_;                         // bytes by site + 1
     std::vector<std::pair<int32_t, int64_t>> scratch_;  // take()'s, kept for its capacity
     int64_t replayed_ = 0;
+    // The most bytes each site (by site + 1) held at once in [start, end] (from the level
+    // carried in), and when first: a site's own peak, in event order, where the page's block
+    // times (to 100 ns) could not order a free and an allocation in one tick.
+    std::vector<int64_t> most_;
+    std::vector<double> most_time_;
+    std::vector<size_t> changed_;  // the slots the event being passed changed
+    bool begun_ = false;           // an event at or after start has been passed
+    void begin_most();
     void take(const std::pair<int64_t, size_t>& moment);
 };
 

@@ -192,7 +192,7 @@ void add_site_peaks(EventsReader& reader, const ReportEventsInput& input, HeapBu
             buckets.site_changed(site_of(event.site), static_cast<int64_t>(event.size));
         else if (event.kind == RecordedEvent::Kind::resize)
             buckets.site_changed(moved_site, static_cast<int64_t>(event.size));
-        buckets.passed();
+        buckets.passed(input.clock.seconds(event.time));
     }
 }
 

@@ -28,7 +28,7 @@ nlohmann::json buckets_of(HeapBuckets& buckets, const std::vector<Step>& steps) 
     buckets.finish_counts();
     for (const Step& s : steps) {
         buckets.site_changed(s.site, s.change);
-        buckets.passed();
+        buckets.passed(s.time);
     }
     return buckets.json();
 }
@@ -73,6 +73,27 @@ TEST(HeapBuckets, EachBucketSumsItsEventsAndCarriesTheLevelIn) {
     EXPECT_EQ(levels[1]["high"][0], 1050);
     EXPECT_EQ(levels[1]["low"][0], 0);
     EXPECT_EQ(levels[1]["sites"][0], nlohmann::json({5, 1000, 4, 50}));
+}
+
+// Each site's most bytes held at once, in event order even where two events share a time (an
+// allocation before a free in one tick holds both blocks at once), and after whole events (a
+// resize's new size counts once its old size is gone).
+TEST(HeapBuckets, EachSitesMostHeldFollowsTheEventsOrder) {
+    HeapBuckets buckets(0.0, 1.0, 8);
+    const std::vector<Step> steps = {
+        {0.1, Kind::allocate, 100, 100, 2, 100},
+        {0.2, Kind::allocate, 50, 150, 2, 50},
+        {0.2, Kind::release, 0, 50, 2, -100},
+        {0.3, Kind::allocate, 10, 60, 7, 10},
+    };
+    buckets_of(buckets, steps);
+    buckets.site_changed(2, -50);  // a resize of the site's block: 50 -> 120 bytes
+    buckets.site_changed(2, 120);
+    buckets.passed(0.4);
+    const nlohmann::json most = buckets.json()["most_held"];
+    EXPECT_EQ(most["site"], nlohmann::json({2, 7}));
+    EXPECT_EQ(most["bytes"], nlohmann::json({150, 10}));
+    EXPECT_EQ(most["time"], nlohmann::json({0.2, 0.3}));
 }
 
 TEST(HeapBuckets, AWindowStartsAtTheLevelAndTheSitesCarriedIntoIt) {
