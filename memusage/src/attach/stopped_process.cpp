@@ -21,7 +21,7 @@ namespace {
 constexpr int kStopTries = 200;
 constexpr useconds_t kRunBetweenTries = 2000;
 // Words of a thread's stack looked at for return addresses into a busy range.
-constexpr size_t kStackWords = 512;
+constexpr size_t kStackWords = 64;
 
 std::vector<pid_t> thread_ids(pid_t pid) {
     std::vector<pid_t> ids;
