@@ -547,9 +547,10 @@ Status attaching_error(const DriverOptions& options, const po::parsed_options& p
         if (options.attach_pid && (key == "data" || key == "threads")) continue;
         std::string typed = option.original_tokens.empty() ? "--" + key : option.original_tokens[0];
         typed = typed.starts_with("--") ? typed.substr(0, typed.find('=')) : typed.substr(0, 2);
-        return Failure{
-            "memusage: " + attaching + " does not take " + typed +
-            (options.attach_pid ? " (an attached process takes -d, --threads and --color)" : "")};
+        std::string message = "memusage: " + attaching + " does not take ";
+        message += typed;
+        if (options.attach_pid) message += " (an attached process takes -d, --threads and --color)";
+        return Failure{message};
     }
     return {};
 }

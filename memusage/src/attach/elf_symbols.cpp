@@ -5,7 +5,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <vector>
 
 namespace memusage::attach {
@@ -38,10 +37,12 @@ void add_symbols(const std::vector<char>& bytes, const Elf64_Shdr& table, const 
 }  // namespace
 
 Result<ElfFacts> read_elf(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
     if (!file) return Failure{"cannot read " + path};
-    const std::vector<char> bytes{std::istreambuf_iterator<char>(file),
-                                  std::istreambuf_iterator<char>()};
+    std::vector<char> bytes(static_cast<size_t>(file.tellg()));
+    file.seekg(0);
+    if (!file.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+        return Failure{"cannot read " + path};
     Elf64_Ehdr header;
     if (!read_at(bytes, 0, header) || memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
         header.e_ident[EI_CLASS] != ELFCLASS64)

@@ -10,7 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <iostream>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <regex>
@@ -169,6 +173,140 @@ TEST(Attach, CountsEveryThreadsCallsSinceTheAttachAndGivesTheProcessBack) {
     EXPECT_EQ(fixture.wait_exit(), 3);
     EXPECT_EQ(fixture.transcript(),
               "ready " + pid + "\nchurning\nparked\n" + counted + "\nchurning\nparked\nbye\n");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Attach, AProcessAttachedAndDetachedAHundredTimesRunsOnAndFreesEverything) {
+    Talker fixture({ATTACH_THREADS_PATH});
+    ASSERT_EQ(fixture.line().rfind("ready", 0), 0u);
+    const std::string pid = std::to_string(fixture.pid());
+    // The heap as the threads' churning leaves it, its blocks all freed (what stays in use is
+    // the C library's own: its per-thread caches of freed blocks among them).
+    ASSERT_EQ(fixture.say("churn"), "churning");
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    ASSERT_EQ(fixture.say("park"), "parked");
+    ASSERT_EQ(fixture.say("count 10").rfind("counted", 0), 0u);
+    const std::vector<unsigned long long> before = numbers(fixture.say("heap"));
+    ASSERT_EQ(fixture.say("churn"), "churning");
+    for (int i = 0; i < 100; ++i) {
+        Outcome attached = memusage("--attach=" + pid);
+        ASSERT_EQ(attached.status, 0) << "attach " << i << ": " << attached.text;
+        Outcome detached = memusage("--detach=" + pid);
+        ASSERT_EQ(detached.status, 0) << "detach " << i << ": " << detached.text;
+        ASSERT_NE(detached.text.find("Memory usage summary"), std::string::npos) << detached.text;
+    }
+    ASSERT_EQ(fixture.say("park"), "parked");
+    ASSERT_EQ(fixture.say("count 10").rfind("counted", 0), 0u);
+    const std::vector<unsigned long long> after = numbers(fixture.say("heap"));
+    ASSERT_EQ(before.size(), 1u);
+    ASSERT_EQ(after.size(), 1u);
+    std::cerr << "heap in use before " << before[0] << ", after 100 attaches " << after[0] << "\n";
+    // Every block the program allocated while attached went back: what stays is what loading
+    // each collector took (the dynamic linker's record of it), a few KiB each.
+    EXPECT_LT(after[0], before[0] + 100 * 16 * 1024);
+    fixture.say("quit");
+    EXPECT_EQ(fixture.wait_exit(), 3);
+}
+
+}  // namespace
+
+namespace {
+
+// A program started under the preloaded collector, as memusage or LD_PRELOAD starts one.
+std::string preloaded(const std::string& program) {
+    return std::string("LD_PRELOAD=") + COLLECTOR_PATH + " " + program;
+}
+
+TEST(Attach, RefusesWhatCannotBeAttachedToWithAOneLineMessage) {
+    // No such process: one that ended and was waited for.
+    const pid_t gone = fork();
+    if (gone == 0) _exit(0);
+    waitpid(gone, nullptr, 0);
+    Outcome refused = memusage("--attach=" + std::to_string(gone));
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_EQ(refused.text, "memusage: no process " + std::to_string(gone) + "\n");
+    refused = memusage("--detach=" + std::to_string(gone));
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_EQ(refused.text, "memusage: no process " + std::to_string(gone) + "\n");
+
+    // A statically linked program: no dynamic linker to load the collector.
+    Talker still({STATIC_SLEEPER_PATH});
+    ASSERT_EQ(still.line(), "ready");
+    refused = memusage("--attach=" + std::to_string(still.pid()));
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.text.find("is statically linked"), std::string::npos) << refused.text;
+    EXPECT_EQ(std::count(refused.text.begin(), refused.text.end(), '\n'), 1);
+
+    // A process the preloaded collector profiles already.
+    Talker profiled({"/bin/sh", "-c", "exec env " + preloaded(ATTACH_THREADS_PATH)});
+    ASSERT_EQ(profiled.line().rfind("ready", 0), 0u);
+    refused = memusage("--attach=" + std::to_string(profiled.pid()));
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.text.find("is already profiled"), std::string::npos) << refused.text;
+    EXPECT_NE(refused.text.find("--watch=" + std::to_string(profiled.pid())), std::string::npos);
+
+    // A process attached already; one not attached cannot be detached.
+    Talker fixture({ATTACH_THREADS_PATH});
+    ASSERT_EQ(fixture.line().rfind("ready", 0), 0u);
+    const std::string pid = std::to_string(fixture.pid());
+    refused = memusage("--detach=" + pid);
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.text.find("is not attached"), std::string::npos) << refused.text;
+    ASSERT_EQ(memusage("--attach=" + pid).status, 0);
+    refused = memusage("--attach=" + pid);
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.text.find("is already attached"), std::string::npos) << refused.text;
+    ASSERT_EQ(memusage("--detach=" + pid).status, 0);
+
+    // Another user's process (the tests run as root, the driver here as nobody).
+    refused = run("setpriv --reuid=65534 --regid=65534 --clear-groups " +
+                  std::string(MEMUSAGE_DRIVER_PATH) + " --attach=" + pid);
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.text.find("belongs to another user"), std::string::npos) << refused.text;
+
+    // What an attach cannot take.
+    refused = memusage("--attach=" + pid + " --sites");
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.text.find("--attach does not take --sites"), std::string::npos)
+        << refused.text;
+    refused = memusage("--attach=" + pid + " /bin/true");
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.text.find("takes no program"), std::string::npos) << refused.text;
+    fixture.say("quit");
+    EXPECT_EQ(fixture.wait_exit(), 3);
+}
+
+// An HTTP GET of `url` with curl: its body.
+std::string fetch(const std::string& url) { return run("curl -s --max-time 20 " + url).text; }
+
+TEST(Attach, AServerAttachedWhileItAnswersRequestsAnswersOnAndExitsNormally) {
+    Talker server({"/usr/bin/python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                   "--directory", ATTACH_TEST_DIRECTORY});
+    // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+    const std::string serving = server.line();
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(serving, match, std::regex(R"(port (\d+))"))) << serving;
+    const std::string url = "http://127.0.0.1:" + match[1].str() + "/attach_threads.c";
+    const std::string body = fetch(url);
+    ASSERT_NE(body.find("SPDX-License-Identifier"), std::string::npos);
+    const std::string pid = std::to_string(server.pid());
+    Outcome attached = memusage("--attach=" + pid);
+    ASSERT_EQ(attached.status, 0) << attached.text;
+    for (int i = 0; i < 20; ++i) ASSERT_EQ(fetch(url), body) << "request " << i;
+    Outcome detached = memusage("--detach=" + pid);
+    ASSERT_EQ(detached.status, 0) << detached.text;
+    // Serving 20 files took memory, and gave back at least some of it.
+    const auto mallocs = row(detached.text, "malloc");
+    EXPECT_GT(mallocs.first, 20u) << detached.text;
+    EXPECT_NE(mallocs.first, ~0ULL) << detached.text;
+    EXPECT_GT(row(detached.text, "free").first, 0u) << detached.text;
+    for (int i = 0; i < 5; ++i) ASSERT_EQ(fetch(url), body) << "after detach, request " << i;
+    // Ctrl-C ends it as it ends the server always: its message, exit status 0.
+    kill(server.pid(), SIGINT);
+    EXPECT_EQ(server.wait_exit(), 0);
 }
 
 }  // namespace
