@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +53,32 @@ bool keep_settings(const char* options) {
     return true;
 }
 
+// The dynamic linker's code. Its own allocations (a thread's first use of a library's
+// thread-local storage among them) may come through the program's entries, when the program
+// names malloc by its address: ours would then touch our own thread-local storage, whose
+// allocation is that very call. They go to the C library, uncounted, before anything else.
+uintptr_t linker_begin = 0;
+uintptr_t linker_end = 0;
+
+__attribute__((always_inline)) inline bool from_linker(void* return_address) {
+    const auto address = reinterpret_cast<uintptr_t>(return_address);
+    return address - linker_begin < linker_end - linker_begin;
+}
+#define MEMUSAGE_CALLER __builtin_return_address(0)
+
+int find_linker(dl_phdr_info* info, size_t, void*) {
+    const char* name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+    if (strstr(name, "/ld-linux") == nullptr && strstr(name, "/ld-") == nullptr) return 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& header = info->dlpi_phdr[i];
+        if (header.p_type != PT_LOAD || (header.p_flags & PF_X) == 0) continue;
+        linker_begin = info->dlpi_addr + header.p_vaddr;
+        linker_end = linker_begin + header.p_memsz;
+        return 1;
+    }
+    return 0;
+}
+
 // The block `block` of `size` bytes, handed out by the real function: counted, or (no room
 // left in the table) not, so that its free is not counted either.
 void* counted_block(Counting* counting, Call call, uint64_t size, void* block) {
@@ -67,6 +94,7 @@ void* counted_block(Counting* counting, Call call, uint64_t size, void* block) {
 }
 
 void* attached_malloc(size_t size) {
+    if (from_linker(MEMUSAGE_CALLER)) return original::malloc(size);
     CountingScope scope;
     Counting* counting = scope.counting();
     if (counting == nullptr) return original::malloc(size);
@@ -76,6 +104,7 @@ void* attached_malloc(size_t size) {
 }
 
 void* attached_calloc(size_t count, size_t size) {
+    if (from_linker(MEMUSAGE_CALLER)) return original::calloc(count, size);
     CountingScope scope;
     Counting* counting = scope.counting();
     if (counting == nullptr) return original::calloc(count, size);
@@ -91,6 +120,7 @@ void* attached_calloc(size_t count, size_t size) {
 }
 
 void attached_free(void* block) {
+    if (from_linker(MEMUSAGE_CALLER)) return original::free(block);
     CountingScope scope;
     Counting* counting = scope.counting();
     uint64_t size;
@@ -131,6 +161,7 @@ void* resized(Counting* counting, void* block, uint64_t old_size, size_t size) {
 }
 
 void* attached_realloc(void* block, size_t size) {
+    if (from_linker(MEMUSAGE_CALLER)) return original::realloc(block, size);
     CountingScope scope;
     Counting* counting = scope.counting();
     uint64_t old_size;
@@ -170,6 +201,7 @@ void* aligned(size_t size, Allocate allocate) {
 }
 
 void* attached_memalign(size_t alignment, size_t size) {
+    if (from_linker(MEMUSAGE_CALLER)) return original::memalign(alignment, size);
     return aligned(size, [&] { return original::memalign(alignment, size); });
 }
 void* attached_aligned_alloc(size_t alignment, size_t size) {
@@ -255,6 +287,7 @@ MEMUSAGE_EXPORT int memusage_attach(const char* options) {
     if (fd < 0) return -errno;
     if (!table.is_open() && !table.open(kTableSlots)) return -ENOMEM;
     real_dlopen = reinterpret_cast<decltype(&dlopen)>(dlsym(RTLD_NEXT, "dlopen"));
+    dl_iterate_phdr(find_linker, nullptr);
     if (real_dlopen == nullptr) return -ENOSYS;
     write_attach_note(fd);
     if (collector::initialize_from(setting, fd) != collector::State::active) return -EINVAL;

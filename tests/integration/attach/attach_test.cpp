@@ -13,13 +13,13 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <iostream>
-#include <thread>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
