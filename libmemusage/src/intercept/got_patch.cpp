@@ -33,6 +33,15 @@ constexpr uint32_t kGlobalData = 0;
 constexpr bool kSupported = false;
 #endif
 
+// A relocation's type and symbol, as this machine's ELF class packs them.
+#if __SIZEOF_POINTER__ == 8
+uint32_t relocation_type(uint64_t info) { return static_cast<uint32_t>(ELF64_R_TYPE(info)); }
+size_t relocation_symbol(uint64_t info) { return ELF64_R_SYM(info); }
+#else
+uint32_t relocation_type(uint32_t info) { return ELF32_R_TYPE(info); }
+size_t relocation_symbol(uint32_t info) { return ELF32_R_SYM(info); }
+#endif
+
 struct Walk {
     const Replacement* replacements;
     size_t count;
@@ -115,9 +124,9 @@ void patch_table(Walk& walk, uintptr_t base, const DynamicTables& tables, int wh
     if (relocation == nullptr) return;
     const size_t count = tables.relocation_bytes[which] / sizeof(ElfW(Rela));
     for (size_t i = 0; i < count; ++i, ++relocation) {
-        const auto type = static_cast<uint32_t>(ELF64_R_TYPE(relocation->r_info));
+        const auto type = relocation_type(relocation->r_info);
         if (type != kJumpSlot && type != kGlobalData) continue;
-        const ElfW(Sym)& symbol = tables.symbols[ELF64_R_SYM(relocation->r_info)];
+        const ElfW(Sym)& symbol = tables.symbols[relocation_symbol(relocation->r_info)];
         const Replacement* replacement = replacement_for(walk, tables.strings + symbol.st_name);
         if (replacement == nullptr) continue;
         auto** slot = reinterpret_cast<void**>(base + relocation->r_offset);

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "attach/elf_symbols.h"
 #include "attach/process_maps.h"
@@ -118,7 +119,8 @@ Result<std::vector<BusyRange>> busy_ranges(const std::vector<MappedRange>& maps,
     std::vector<BusyRange> busy;
     for (const auto& [name, symbol] : libc.value().functions)
         if (is_allocator_function(name))
-            busy.push_back({base + symbol.address, base + symbol.address + symbol.size, true});
+            busy.push_back({static_cast<uintptr_t>(base + symbol.address),
+                            static_cast<uintptr_t>(base + symbol.address + symbol.size), true});
     for (const MappedRange& range : maps) {
         if (!range.executable) continue;
         if (range.path.find("/ld-linux") != std::string::npos)
@@ -172,13 +174,21 @@ Result<uintptr_t> function_in(const std::vector<MappedRange>& maps, const std::s
     const uintptr_t base = load_base(maps, mapped_as);
     if (found == facts.value().functions.end() || base == 0)
         return Failure{std::string("memusage: no ") + name + " in " + file};
-    return base + found->second.address;
+    return static_cast<uintptr_t>(base + found->second.address);
 }
 
 int fail(const std::string& message) {
     std::cerr << message << '\n';
     return 1;
 }
+
+// Empty where attaching is done.
+#if defined(__x86_64__)
+constexpr std::string_view kUnsupported;
+#else
+constexpr std::string_view kUnsupported =
+    "memusage: --attach and --detach are not available on this machine yet (x86_64 only)";
+#endif
 
 // Loads `copy` in the stopped process and starts it with `settings`.
 Status load_and_start(StoppedProcess& process, pid_t pid, const std::string& libc_path,
@@ -213,6 +223,7 @@ void print_report(const std::string& path) {
 }  // namespace
 
 int attach_to(pid_t pid, const DriverOptions& options) {
+    if (!kUnsupported.empty()) return fail(std::string(kUnsupported));
     std::vector<MappedRange> maps = read_maps(pid);
     uid_t owner = 0;
     if (std::string problem = refusal(pid, maps, owner); !problem.empty()) return fail(problem);
@@ -243,6 +254,7 @@ int attach_to(pid_t pid, const DriverOptions& options) {
 }
 
 int detach_from(pid_t pid) {
+    if (!kUnsupported.empty()) return fail(std::string(kUnsupported));
     const std::string proc = "/proc/" + std::to_string(pid);
     struct stat st;
     const uid_t owner = stat(proc.c_str(), &st) == 0 ? st.st_uid : geteuid();

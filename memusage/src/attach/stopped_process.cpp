@@ -54,7 +54,6 @@ int wait_for_stop(pid_t tid) {
 bool registers_of(pid_t tid, user_regs_struct& registers) {
     return ptrace(PTRACE_GETREGS, tid, nullptr, &registers) == 0;
 }
-#endif
 
 bool read_memory(pid_t pid, uintptr_t address, void* out, size_t bytes) {
     iovec local{out, bytes};
@@ -70,6 +69,7 @@ bool write_memory(pid_t pid, uintptr_t address, const void* data, size_t bytes) 
     close(fd);
     return written == static_cast<ssize_t>(bytes);
 }
+#endif
 
 }  // namespace
 
