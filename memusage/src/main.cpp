@@ -18,6 +18,7 @@
 #include <system_error>
 #include <vector>
 
+#include "attach/attach_command.h"
 #include "child_process.h"
 #include "collector_location.h"
 #include "environment.h"
@@ -428,6 +429,8 @@ int run(const DriverOptions& given) {
     DriverOptions options = given;
     if (options.list_processes) return list_processes();
     if (options.watch_pid) return watch(*options.watch_pid);
+    if (options.attach_pid) return attach::attach_to(*options.attach_pid, options);
+    if (options.detach_pid) return attach::detach_from(*options.detach_pid);
     const ReportFunctions* reports = nullptr;
     if (std::optional<int> status = refused_request(options, reports)) return *status;
     std::string collector_path;

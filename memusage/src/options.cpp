@@ -120,10 +120,11 @@ InvalidValue set_seed(const std::string& value, DriverOptions& out) {
     return {};
 }
 
-InvalidValue set_watch(const std::string& value, DriverOptions& out) {
+template <std::optional<int> DriverOptions::*kField>
+InvalidValue set_pid(const std::string& value, DriverOptions& out) {
     std::optional<unsigned> pid = parse_unsigned(value);
     if (!pid || *pid == 0 || *pid > INT_MAX) return {"process ID"};
-    out.watch_pid = static_cast<int>(*pid);
+    out.*kField = static_cast<int>(*pid);
     return {};
 }
 
@@ -191,7 +192,13 @@ constexpr std::array kDriverOptions = {
     DriverOption{"ps", 0, Value::none, "", "List the profiled processes running now (no PROGRAM)",
                  switch_on<&O::list_processes>},
     DriverOption{"watch", 0, Value::required, "=PID",
-                 "Show the figures of running process PID (no PROGRAM)", set_watch},
+                 "Show the figures of running process PID (no PROGRAM)", set_pid<&O::watch_pid>},
+    DriverOption{"attach", 0, Value::required, "=PID",
+                 "Profile running process PID from now on (no PROGRAM;\nx86_64): with -d and "
+                 "--threads",
+                 set_pid<&O::attach_pid>},
+    DriverOption{"detach", 0, Value::required, "=PID",
+                 "Give an attached process back and print its summary", set_pid<&O::detach_pid>},
     DriverOption{"sites", 0, Value::optional, "[=N]",
                  "After the summary, report the top N (10) allocation\nsites: by bytes at the "
                  "heap peak, leaked, allocated;\nthen the stack peaks, as --stack-peak",
@@ -540,6 +547,29 @@ Status looking_error(const DriverOptions& options, const po::parsed_options& par
     return Failure{error};
 }
 
+// --attach or --detach with what they cannot take: failing, the message.
+Status attaching_error(const DriverOptions& options, const po::parsed_options& parsed) {
+    const std::string attaching = options.attach_pid ? "--attach" : "--detach";
+    if (options.attach_pid && options.detach_pid)
+        return Failure{"memusage: --attach and --detach exclude each other"};
+    if (!options.command.empty() || options.live || options.list_processes || options.watch_pid)
+        return Failure{"memusage: " + attaching +
+                       " acts on a process already running: it takes no program, and no "
+                       "--live, --ps or --watch"};
+    for (const po::option& option : parsed.options) {
+        const std::string& key = option.string_key;
+        if (key.empty() || key == "attach" || key == "detach" || key == "color") continue;
+        if (options.attach_pid && (key == "data" || key == "threads")) continue;
+        std::string typed = option.original_tokens.empty() ? "--" + key : option.original_tokens[0];
+        typed = typed.starts_with("--") ? typed.substr(0, typed.find('=')) : typed.substr(0, 2);
+        std::string message = "memusage: " + attaching + " does not take ";
+        message += typed;
+        if (options.attach_pid) message += " (an attached process takes -d, --threads and --color)";
+        return Failure{message};
+    }
+    return {};
+}
+
 }  // namespace
 
 std::span<const DriverOption> driver_options() { return kDriverOptions; }
@@ -569,9 +599,14 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     if (result.action != DriverAction::run) return result;
     const DriverOptions& options = result.options;
     Status combined = combination_error(parsed);
-    // --ps and --watch look at programs already running: they start none.
-    const bool looking = options.list_processes || options.watch_pid.has_value();
-    if (combined.ok() && looking) combined = looking_error(options, parsed);
+    // --ps and --watch look at programs already running: they start none; nor do --attach
+    // and --detach.
+    const bool attaching = options.attach_pid.has_value() || options.detach_pid.has_value();
+    const bool looking = options.list_processes || options.watch_pid.has_value() || attaching;
+    if (combined.ok() && attaching)
+        combined = attaching_error(options, parsed);
+    else if (combined.ok() && looking)
+        combined = looking_error(options, parsed);
     result.error = combined.error();
     if (result.error.empty() && !looking && options.command.empty())
         result.error = "No program name given";  // glibc's words; scripts may match them

@@ -63,6 +63,9 @@ struct DriverOptions {
     bool live = false;             // --live: show the running program's figures
     bool list_processes = false;   // --ps: list the profiled processes running now
     std::optional<int> watch_pid;  // --watch=PID: show that process's figures
+    // Attaching to a running process (memusage/src/attach/).
+    std::optional<int> attach_pid;  // --attach=PID: profile that process from now on
+    std::optional<int> detach_pid;  // --detach=PID: give it back, print its summary
     // Passed to the graph.
     bool time_based = false;         // -t
     bool total = false;              // -T

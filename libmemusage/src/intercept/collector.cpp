@@ -85,12 +85,16 @@ void write_all(int fd, const char* text, size_t length) {
     }
 }
 
+int summary_fd();
+
 __attribute__((noinline)) void warn_parts(std::initializer_list<const char*> parts) {
     char line[512];
     size_t n = 0;
     for (const char* part : parts)
         for (; *part != '\0' && n < sizeof(line) - 1; ++part) line[n++] = *part;
-    write_all(STDERR_FILENO, line, n);
+    // An attached collector's messages go with its summary, not into the program's output.
+    const int fd = kAttachVariant ? summary_fd() : STDERR_FILENO;
+    if (fd >= 0) write_all(fd, line, n);
 }
 
 void warn(const char* what, const char* detail) { warn_parts({"memusage: ", what, detail, "\n"}); }
@@ -119,6 +123,14 @@ void warn_held(const char* what, const char* path) {
     snprintf(pid, sizeof pid, "%ld", holder);
     warn_parts(
         {"memusage: cannot write the ", what, " ", path, ": process ", pid, " is writing it\n"});
+}
+
+// An attached collector's text goes to the file the driver reads, not to the program's
+// standard error.
+void use_report_file(int fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) return;
+    saved_stderr = SavedStderr{true, fd, st.st_dev, st.st_ino};
 }
 
 void keep_stderr() {
@@ -371,7 +383,8 @@ void print_final_report() {
     int fd = summary_fd();
     if (fd < 0) return;
     print_summary(totals, fd);
-    note_malloc_not_ours(fd);
+    // An attached collector takes the C library's malloc over by its callers' entries.
+    if (!kAttachVariant) note_malloc_not_ours(fd);
     SummaryStyle style = summary_style(fd);
     if (allocation_gate.active())
         write_gate_report(allocation_gate.report(), style, write_to_fd, &fd);
@@ -402,34 +415,14 @@ void start_live_figures() {
     counting_log = counting;
 }
 
+// An attached collector (loaded into a running process) starts when it is told to
+// (start_attached), not as it is loaded.
 __attribute__((constructor)) void start_with_program() {
+    if constexpr (kAttachVariant) return;
     if (current_state() == State::active && !config.unpublished) start_live_figures();
 }
 
-__attribute__((destructor)) void finish_with_program() {
-    State expected = State::active;
-    if (!state.compare_exchange_strong(expected, State::finished)) return;
-    counting_log = nullptr;
-    sampler::stop();
-    publish::stop();
-    if ((config.thread_table || config.events != nullptr) && thread_log != nullptr)
-        prctl(PR_GET_NAME, thread_log->name);
-    bool complete = recorder.finish(totals, cycle_counter(), thread_log);
-    // A run whose end stopped a merge halfway leaves the sites file as a killed run
-    // leaves it, as it does the data file.
-    if (complete) {
-        if (const char* problem = finish_sites(false)) warn(problem, "");
-        if (const char* summary = sites::verify_summary()) warn(summary, "");
-    }
-    // The figures the summary prints, whether or not there is a standard error to print on.
-    if (figures_file.is_open() &&
-        !figures_file.write(totals, config.trace_mmap ? summary_format::kMmapRows : 0)) {
-        const char* reason = strerrordesc_np(figures_file.write_error());
-        warn_parts({"memusage: cannot write the summary file ", config.summary_file, ": ",
-                    reason != nullptr ? reason : "unknown error", "; it is left incomplete\n"});
-    }
-    print_final_report();
-}
+__attribute__((destructor)) void finish_with_program() { finish(); }
 
 // The calling thread's log, made now, its stack measured from `stack_start` (0: from its
 // first call) within `own_stack`. This runs inside the thread's first call, which may be
@@ -508,7 +501,39 @@ void program_blocks_faults() {
     errno = saved_errno;
 }
 
-State initialize() {
+void start_publishing() {
+    if (!config.unpublished) start_live_figures();
+}
+
+bool finish() {
+    State expected = State::active;
+    if (!state.compare_exchange_strong(expected, State::finished)) return false;
+    counting_log = nullptr;
+    sampler::stop();
+    publish::stop();
+    if ((config.thread_table || config.events != nullptr) && thread_log != nullptr)
+        prctl(PR_GET_NAME, thread_log->name);
+    bool complete = recorder.finish(totals, cycle_counter(), thread_log);
+    // A run whose end stopped a merge halfway leaves the sites file as a killed run
+    // leaves it, as it does the data file.
+    if (complete) {
+        if (const char* problem = finish_sites(false)) warn(problem, "");
+        if (const char* summary = sites::verify_summary()) warn(summary, "");
+    }
+    // The figures the summary prints, whether or not there is a standard error to print on.
+    if (figures_file.is_open() &&
+        !figures_file.write(totals, config.trace_mmap ? summary_format::kMmapRows : 0)) {
+        const char* reason = strerrordesc_np(figures_file.write_error());
+        warn_parts({"memusage: cannot write the summary file ", config.summary_file, ": ",
+                    reason != nullptr ? reason : "unknown error", "; it is left incomplete\n"});
+    }
+    print_final_report();
+    return true;
+}
+
+State initialize() { return initialize_from(nullptr, -1); }
+
+State initialize_from(const char* (*lookup)(const char*), int report_fd) {
     State expected = State::uninitialized;
     if (!state.compare_exchange_strong(expected, State::initializing)) return expected;
     // The main thread's stack is measured from here, where the program starts (our
@@ -521,7 +546,7 @@ State initialize() {
         warn("cannot find the C library's allocator", "");
         _exit(127);
     }
-    auto lookup = [](const char* name) -> const char* { return getenv(name); };
+    if (lookup == nullptr) lookup = [](const char* name) -> const char* { return getenv(name); };
     output_claim::mark_run_start();
     config = Config::read(lookup, program_invocation_short_name);
     if (!config.profiled) {
@@ -540,7 +565,10 @@ State initialize() {
     }
     pthread_key_create(&thread_key, on_thread_exit);
     pthread_atfork(nullptr, nullptr, after_fork_in_child);
-    keep_stderr();
+    if (report_fd >= 0)
+        use_report_file(report_fd);
+    else
+        keep_stderr();
     if (config.output != nullptr) open_data_file();
     if (!recorder.init(&data_file, config.buffer_records)) {
         warn("out of memory for the record buffer", "");
@@ -579,7 +607,7 @@ State initialize() {
             counting_log = log;
     }
     state.store(State::active, std::memory_order_release);
-    if (data_file.is_open() && config.timer) sampler::start();
+    if (data_file.is_open() && config.timer && !kAttachVariant) sampler::start();
     return State::active;
 }
 

@@ -41,6 +41,22 @@ extern __thread ThreadLog* thread_log;
 extern __thread ThreadLog* counting_log;
 
 State initialize();
+// The same with the settings `lookup` gives (null: the environment), the summary and our
+// messages written to `report_fd` (-1: the standard error the program started with). An
+// attached collector starts so.
+State initialize_from(const char* (*lookup)(const char*), int report_fd);
+// The end of the run, as at exit: the files written, the summary printed; false when the
+// run was not active. An attached collector's detach ends it so.
+bool finish();
+// The live figures as an attached collector starts.
+void start_publishing();
+
+// This build is the one loaded into running processes (libmemusage-attach.so).
+#if defined(MEMUSAGE_ATTACH_VARIANT)
+inline constexpr bool kAttachVariant = true;
+#else
+inline constexpr bool kAttachVariant = false;
+#endif
 
 // The summary of `stats` on `fd` (-1: the standard error the program started with),
 // coloured as the run's settings say; also what the in-process API prints.

@@ -19,6 +19,7 @@
 #include "sites/stack_memo.h"
 #include "sites/stack_peaks.h"
 #include "sites/stack_table.h"
+#include "platform/site_scratch.h"
 #include "sites/unwind.h"
 
 namespace memusage::sites {
@@ -182,7 +183,7 @@ namespace {
 // id in the low bits, the hash's bits above them as the check (with the index, 52 bits of
 // the hash must agree). Thread-local memory: it comes and goes with the thread's stack.
 constexpr uint32_t kCacheEntries = 256;
-__thread uint64_t stack_cache[kCacheEntries];
+MEMUSAGE_SITES_SCRATCH uint64_t stack_cache[kCacheEntries];
 
 uint32_t intern_cached(const uintptr_t* frames, uint32_t depth, uint64_t hash) {
     uint64_t& entry = stack_cache[hash % kCacheEntries];
@@ -206,8 +207,8 @@ __attribute__((noinline, cold)) void verify_recalled(uint32_t id) {
 }
 
 // The thread's last walk along unwind rows, and room for the next (row_walk::Spine).
-__thread row_walk::Spine spine;
-__thread row_walk::SpineScratch spine_scratch;
+MEMUSAGE_SITES_SCRATCH row_walk::Spine spine;
+MEMUSAGE_SITES_SCRATCH row_walk::SpineScratch spine_scratch;
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 
 #include "platform/unwinder_abi.h"
 #include "sites/row_walk.h"
+#include "platform/site_scratch.h"
 
 namespace memusage::stack_memo {
 
@@ -40,7 +41,7 @@ struct Memo {
     uint32_t next;  // the oldest entry, the next to be replaced
     Entry entry[kEntries];
 };
-inline __thread Memo memo;
+inline MEMUSAGE_SITES_SCRATCH Memo memo;
 // Set while the thread reads or writes its memo: a signal handler's capture then leaves
 // the memo alone (it would find or leave an entry half written).
 inline __thread bool busy = false;

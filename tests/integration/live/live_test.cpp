@@ -633,7 +633,9 @@ TEST(LiveView, SaysWhenAProcessIsNotProfiled) {
         screen = pane.screen_unwrapped();
         EXPECT_NE(screen.find("memusage: process " + std::to_string(getpid()) +
                               " is not running under memusage: start the program with memusage "
-                              "PROGRAM (or memusage --live PROGRAM to watch it at once)\n"),
+                              "PROGRAM (or memusage --live PROGRAM to watch it at once), or "
+                              "profile it from now on with memusage --attach=" +
+                              std::to_string(getpid()) + " and watch it then\n"),
                   std::string::npos)
             << screen;
     }
