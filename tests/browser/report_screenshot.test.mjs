@@ -6,7 +6,7 @@
 //   MEMUSAGE_SCREENSHOT=docs/report.png MEMUSAGE_SCREENSHOT_DARK=docs/report-dark.png \
 //     node --test tests/browser/report_screenshot.test.mjs
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 
@@ -80,3 +80,42 @@ for (const [colorScheme, variable] of [
     assert.deepEqual(report.requests, []);
     assert.deepEqual(report.errors, []);
   });
+
+// Each view of the example's report on its own at 1280 px, for docs/report.md: renewed with
+//   MEMUSAGE_SCREENSHOT_VIEWS=docs/views node --test tests/browser/report_screenshot.test.mjs
+// (a file per view, named by its section's id). A view with a sites row opened shows its
+// histograms; the callers table shows a function's callers and callees.
+test("each view of the example's report, screenshots for the docs", async (t) => {
+  const dir = scratchDirectory(t);
+  const html = path.join(dir, "word_census.html");
+  const outDir = process.env.MEMUSAGE_SCREENSHOT_VIEWS
+    ? path.resolve(process.env.MEMUSAGE_SCREENSHOT_VIEWS)
+    : dir;
+  mkdirSync(outDir, { recursive: true });
+  const example = builtFile("example", "word_census");
+  const relative = path.relative(sourceDir, example);
+  run(
+    builtFile("bin", "memusage"),
+    ["--color=never", "--html=" + html, relative.startsWith("..") ? example : relative],
+    { cwd: sourceDir },
+  );
+  const report = await openReport(html, { width: WIDTH, height: 800 });
+  t.after(() => report.close());
+  const { page } = report;
+  await page.evaluate(() => {
+    document.querySelector("#sites-table tr.site-row")?.click();
+    document.querySelector("#callers-table tr.callers-row")?.click();
+  });
+  const ids = await page.$$eval("main > section.view", (views) => views.map((v) => v.id));
+  assert.ok(ids.length >= 12, "the report has its views: " + ids.join(", "));
+  for (const id of ids) {
+    const out = path.join(outDir, "report-" + id + ".png");
+    const view = await page.$("#" + id);
+    await view.screenshot({ path: out });
+    const png = readFileSync(out);
+    assert.equal(png.toString("latin1", 1, 4), "PNG", id);
+    assert.ok(png.readUInt32BE(16) <= WIDTH, id + " is no wider than the window");
+  }
+  assert.deepEqual(report.requests, []);
+  assert.deepEqual(report.errors, []);
+});

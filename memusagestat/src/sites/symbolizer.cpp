@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "memusagestat/symbols.h"
 #include "sites/frame_folding.h"
@@ -37,13 +38,12 @@ std::string function_name(Dwarf_Die* die) {
 // to the compile directory ("sub" for `cc -g sub/prog.c`), which libdw leaves relative, so
 // the file would be found only from the compile directory. A relative compile directory
 // (-fdebug-prefix-map=DIR=.) gives nothing better: the path is left as it is.
+// The joined path is made lexically normal, so `cc -g ../src/prog.c` names
+// /home/me/src/prog.c, not /home/me/build/../src/prog.c.
 std::string compiled_path(std::string file, const char* comp_dir) {
     if (file.empty() || file.front() == '/' || comp_dir == nullptr || comp_dir[0] != '/')
         return file;
-    std::string directory = comp_dir;
-    while (file.starts_with("./")) file.erase(0, 2);
-    if (directory.back() != '/') directory += '/';
-    return directory + file;
+    return (std::filesystem::path(comp_dir) / file).lexically_normal().string();
 }
 
 const char* comp_dir_of(Dwarf_Die* cu) {
