@@ -123,6 +123,31 @@ test("a window's charts span the window and peak where its figures do", async ()
   await overTime(null, null);
 });
 
+// The dark theme (the system asking for dark pages): the charts' text and the other sites'
+// colour are the dark page's, not the light one's, and still unlike the page's background.
+test("the over-time view in the dark theme", async (t) => {
+  const colours = (p) =>
+    p.evaluate(() => {
+      const fill = (selector) => getComputedStyle(document.querySelector(selector)).fill;
+      return {
+        page: getComputedStyle(document.body).backgroundColor,
+        legend: fill("#sites-over-time .legend text"),
+        axis: fill("#sites-over-time .tick text"),
+        other: fill("#sites-over-time .over-time-series[data-series=other]"),
+      };
+    });
+  const light = await colours(page);
+  const dark = await openReport(fixture.html, { colorScheme: "dark" });
+  t.after(() => dark.close());
+  const shown = await colours(dark.page);
+  for (const part of ["page", "legend", "other"])
+    assert.notEqual(shown[part], light[part], "the dark theme's " + part);
+  for (const part of ["legend", "axis", "other"])
+    assert.notEqual(shown[part], shown.page, part + " is drawn in the page's background");
+  assert.deepEqual(dark.requests, []);
+  assert.deepEqual(dark.errors, []);
+});
+
 // docs/report-over-time.png: the view at 1280 px (renew it with
 // MEMUSAGE_SCREENSHOT_OVER_TIME=docs/report-over-time.png).
 test("the over-time view, screenshot for the docs", async (t) => {
