@@ -13,13 +13,13 @@
 #include "platform/clock.h"
 #include "platform/config.h"
 #include "platform/owned_file.h"
+#include "platform/site_scratch.h"
 #include "platform/unwinder_abi.h"
 #include "sites/sampling.h"
 #include "sites/sites_file.h"
 #include "sites/stack_memo.h"
 #include "sites/stack_peaks.h"
 #include "sites/stack_table.h"
-#include "platform/site_scratch.h"
 #include "sites/unwind.h"
 
 namespace memusage::sites {

@@ -10,9 +10,9 @@
 
 #include <cstdint>
 
+#include "platform/site_scratch.h"
 #include "platform/unwinder_abi.h"
 #include "sites/row_walk.h"
-#include "platform/site_scratch.h"
 
 namespace memusage::stack_memo {
 

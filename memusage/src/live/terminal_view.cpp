@@ -261,7 +261,8 @@ std::string watch_problem(pid_t pid, const std::vector<LookedAt>& looked) {
         why = process +
               " is not running under memusage: start the program with memusage PROGRAM (or "
               "memusage --live PROGRAM to watch it at once), or profile it from now on with "
-              "memusage --attach=" + std::to_string(pid) + " and watch it then";
+              "memusage --attach=" +
+              std::to_string(pid) + " and watch it then";
     if (std::string refused = looked_text(looked, false); !refused.empty())
         why += " (" + refused + ")";
     return why;
