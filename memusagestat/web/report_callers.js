@@ -176,26 +176,15 @@ class CallersView {
   }
 
   caption() {
-    const F = ReportFormat;
-    const f = this.window;
-    const windowed = this.followsWindow();
-    let text;
-    if (windowed)
-      text =
-        "Shows " +
-        F.windowName([f.t0, f.t1]) +
-        ": " +
-        (this.metric === "peak" ? "bytes at its heap peak" : this.metricName() + " in it") +
-        ".";
-    else {
-      text =
-        "Shows the whole " + (this.data.run.window ? "report" : "run") + ": " + this.metricName();
-      text += ".";
-      if (f)
-        text +=
-          " The " + this.metricName() + " of the window are not in the report: it keeps a sample.";
-    }
-    F.windowCaption(this.elements.caption, windowed ? [f.t0, f.t1] : null, text);
+    ReportFormat.weightCaption(
+      this.elements.caption,
+      this.data,
+      this.window,
+      this.followsWindow(),
+      this.metric,
+      this.metricName(),
+      ": it keeps a sample.",
+    );
   }
 
   draw() {

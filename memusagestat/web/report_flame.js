@@ -135,30 +135,17 @@ class FlameView {
 
   // Says what the graph weighs, and of which part of the run.
   caption() {
-    const F = ReportFormat;
-    const f = this.window;
-    const windowed = this.followsWindow();
-    let text;
-    if (windowed)
-      text =
-        "Shows " +
-        F.windowName([f.t0, f.t1]) +
-        ": " +
-        (this.metric === "peak" ? "bytes at its heap peak" : this.metricName() + " in it") +
-        ".";
-    else {
-      text = "Shows the whole " + (this.data.run.window ? "report" : "run") + ": ";
-      text += this.metricName() + ".";
-      if (f)
-        text +=
-          " The " +
-          this.metricName() +
-          " of the window are not in the report" +
-          (this.metric === "temporary"
-            ? " (weigh by bytes at the peak, allocated, blocks or leaked to see the window)."
-            : ": it keeps a sample of its events or blocks.");
-    }
-    F.windowCaption(this.elements.caption, windowed ? [f.t0, f.t1] : null, text);
+    ReportFormat.weightCaption(
+      this.elements.caption,
+      this.data,
+      this.window,
+      this.followsWindow(),
+      this.metric,
+      this.metricName(),
+      this.metric === "temporary"
+        ? " (weigh by bytes at the peak, allocated, blocks or leaked to see the window)."
+        : ": it keeps a sample of its events or blocks.",
+    );
   }
 
   draw() {

@@ -196,6 +196,26 @@ const ReportFormat = (() => {
     node.textContent = text;
   }
 
+  // The caption of a view weighing sites by a metric (the flame graph, the callers table,
+  // the source view): the window `f` when the view shows its figures (`windowed`), else the
+  // whole run (or report), and with a window selected, why not: `why`, the end of "The ... of
+  // the window are not in the report".
+  function weightCaption(node, data, f, windowed, metric, metricName, why) {
+    let text;
+    if (windowed)
+      text =
+        "Shows " +
+        windowName([f.t0, f.t1]) +
+        ": " +
+        (metric === "peak" ? "bytes at its heap peak" : metricName + " in it") +
+        ".";
+    else {
+      text = "Shows the whole " + (data.run.window ? "report" : "run") + ": " + metricName + ".";
+      if (f) text += " The " + metricName + " of the window are not in the report" + why;
+    }
+    windowCaption(node, windowed ? [f.t0, f.t1] : null, text);
+  }
+
   // "the window 1.2 s to 1.5 s" or "the whole run".
   function windowName(window) {
     return window ? "the window " + seconds(window[0]) + " to " + seconds(window[1]) : null;
@@ -204,6 +224,7 @@ const ReportFormat = (() => {
   return {
     shortName,
     windowCaption,
+    weightCaption,
     windowName,
     useShareOfRun,
     integer,
