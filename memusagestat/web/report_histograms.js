@@ -2,7 +2,7 @@
 // A site's blocks in figures, shown where its row of the sites table opens: how many of its
 // blocks had each size (power-of-two bins) and how long they lived (decades, the blocks
 // never freed apart), and the most bytes the site held at once, and when. From `blocks`,
-// exact when the report keeps every block (else said: a sample's figures).
+// exact when the report keeps every block of the site (else said: a sample's figures).
 /* exported SiteHistograms */
 /* global ReportFormat */
 "use strict";
@@ -100,7 +100,9 @@ const SiteHistograms = (() => {
       maxBytes,
       maxBlocks,
       maxTime,
-      exact: !b.thinned,
+      // A thinned report may still keep every one of this site's blocks: then its figures
+      // are whole. With sampled sites a site's blocks are the sample's, never all the run's.
+      exact: !b.thinned || (!data.run.sample_interval && data.sites?.[site]?.blocks === lifeCount),
     };
   }
 

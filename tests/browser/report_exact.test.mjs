@@ -415,6 +415,40 @@ test("a data file alone, without a clock, is drawn in shares of the run", async 
   assert.deepEqual(alone.errors, []);
 });
 
+test("a site's histograms are exact when the report kept every one of its blocks", async () => {
+  const sites = await page.evaluate(() => {
+    const data = window.memusageReport.data;
+    const kept = new Map();
+    data.blocks.site.forEach((s, i) => {
+      if (!data.blocks.resized[i]) kept.set(s, (kept.get(s) || 0) + 1);
+    });
+    return {
+      thinned: data.blocks.thinned,
+      rows: data.sites.map((s, i) => {
+        // The element a click on the site's row opens (report_histograms.js).
+        // eslint-disable-next-line no-undef
+        const box = SiteHistograms.element(data, i);
+        return {
+          blocks: s.blocks,
+          kept: kept.get(i) || 0,
+          exact: window.memusageReport.siteHistograms(i).exact,
+          note: box.querySelector(".thinned")?.textContent ?? null,
+        };
+      }),
+    };
+  });
+  assert.equal(sites.thinned, true, "the fixture's blocks are thinned");
+  let whole = 0;
+  let part = 0;
+  for (const row of sites.rows) {
+    assert.equal(row.exact, row.kept === row.blocks, JSON.stringify(row));
+    assert.equal(row.note === null, row.exact, "the sample's note where the figures are one");
+    if (row.exact) whole += 1;
+    else part += 1;
+  }
+  assert.ok(whole > 0 && part > 0, `sites with every block kept: ${whole}, with some: ${part}`);
+});
+
 test("the page made no request and raised no error", () => {
   assert.deepEqual(report.requests, []);
   assert.deepEqual(report.errors, []);
