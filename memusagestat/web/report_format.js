@@ -188,6 +188,17 @@ const ReportFormat = (() => {
     return out;
   }
 
+  // A site's name in a chart's legend, `limit` characters at most: without its module in
+  // parentheses, and, when still too long, the caller's half of "innermost ← caller" (an
+  // allocator wrapper's sites share the innermost frame and differ in their callers), the
+  // middle cut then. The full name goes on hover.
+  function legendName(name, limit) {
+    let out = name.replace(/ \([^()]*\)$/, "");
+    const arrow = out.lastIndexOf(" ← ");
+    if (out.length > limit && arrow >= 0) out = "… ← " + out.slice(arrow + 3);
+    return shortName(out, limit);
+  }
+
   // A view's caption saying which part of the run it shows: `window` [t0, t1] of the window's
   // figures, or null for the whole run (data-window "whole" or "t0..t1", for the tests).
   function windowCaption(node, window, text) {
@@ -223,6 +234,7 @@ const ReportFormat = (() => {
 
   return {
     shortName,
+    legendName,
     windowCaption,
     weightCaption,
     windowName,

@@ -115,7 +115,7 @@ function OverTimeView(data, section) {
       .append("text")
       .attr("x", 14)
       .attr("y", 9)
-      .text(F.shortName(text, 28))
+      .text(F.legendName(text, 28))
       .append("title")
       .text(title || text);
   };

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Names people can read: the report of fixtures/long_names.cpp (a function template whose
 // name is hundreds of characters long, allocating from two callers) shows the template
-// folded (`build<…>`) with its full name on hover, tells the two sites apart by their callers,
-// names the flame graph's frames with their file:line, and never grows wider than a
-// 1,400-pixel window.
+// folded (`build<…>`) with its full name on hover, tells the two sites apart by their callers
+// (in the over-time legend too), names the flame graph's frames with their file:line, and
+// never grows wider than a 1,400-pixel window.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
@@ -57,11 +57,15 @@ test("long template names are folded, told apart by their callers and never wide
     const frames = [...document.querySelectorAll("#flame g")]
       .map((g) => g.__data__?.data?.name ?? "")
       .filter((name) => name.startsWith("void* build<") || name.includes(" build<"));
+    const legend = [...document.querySelectorAll("#sites-over-time .legend")]
+      .filter((g) => g.querySelector("title").textContent.includes("build<"))
+      .map((g) => g.querySelector("text").firstChild.textContent);
     for (const d of document.querySelectorAll("details")) d.open = true;
     for (const tr of document.querySelectorAll("#sites-table tr.site-row")) tr.click();
     return {
       rows,
       frames,
+      legend,
       width: document.documentElement.scrollWidth,
       client: document.documentElement.clientWidth,
       height: document.documentElement.scrollHeight,
@@ -79,6 +83,11 @@ test("long template names are folded, told apart by their callers and never wide
   // Told apart by their callers.
   assert.notEqual(a.text, b.text);
   assert.deepEqual(shown.rows.map((r) => /← (\w+)/.exec(r.text)?.[1]).sort(), [
+    "first_caller",
+    "second_caller",
+  ]);
+  // So are they in the over-time chart's legend, short as it is.
+  assert.deepEqual(shown.legend.map((text) => /^… ← (\w+)/.exec(text)?.[1]).sort(), [
     "first_caller",
     "second_caller",
   ]);

@@ -125,6 +125,24 @@ test("a window's charts span the window and peak where its figures do", async ()
 
 // The dark theme (the system asking for dark pages): the charts' text and the other sites'
 // colour are the dark page's, not the light one's, and still unlike the page's background.
+test("the legend tells the sites apart, each with its whole name on hover", async () => {
+  const legend = await page.evaluate(() => {
+    window.memusageReport.resetWindow();
+    return {
+      items: [...document.querySelectorAll("#sites-over-time .legend")].map((g) => ({
+        text: g.querySelector("text").firstChild.textContent,
+        title: g.querySelector("title").textContent,
+      })),
+    };
+  });
+  assert.ok(legend.items.length >= 3, "the legend has " + legend.items.length + " entries");
+  const texts = legend.items.map((item) => item.text);
+  assert.equal(new Set(texts).size, texts.length, "two entries read alike: " + texts.join(" | "));
+  for (const item of legend.items) assert.ok(item.text.length <= 28, item.text);
+  const titles = legend.items.map((item) => item.title);
+  assert.equal(new Set(titles).size, titles.length, "two entries' titles alike");
+});
+
 test("the over-time view in the dark theme", async (t) => {
   const colours = (p) =>
     p.evaluate(() => {
