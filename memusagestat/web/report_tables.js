@@ -188,7 +188,7 @@ class WindowFiguresView {
     if (f.allocatedBytes !== null) {
       entries.push(["allocated", F.count(f.allocatedBytes, "byte", "bytes"), "allocated_bytes"]);
       entries.push(["allocating calls", F.integer(f.allocatedCalls), "allocated_calls"]);
-      entries.push(["frees", F.integer(f.frees), "frees"]);
+      entries.push(["blocks freed", F.integer(f.frees), "frees"]);
     }
     if (f.liveBlocks !== undefined) {
       const blocks = (count, bytes) =>
@@ -216,7 +216,8 @@ class WindowFiguresView {
         "buckets of " +
         F.seconds(data.bucketEdge(1) - data.bucketEdge(0)) +
         "; the heap peak counts the heap carried into it. Allocated: the bytes asked for, " +
-        "a growing realloc counting its growth, as in the summary.";
+        "a growing realloc counting its growth, as in the summary. Blocks freed: the calls " +
+        "that freed a block (the summary's free row also counts free(NULL), which frees none).";
     else if (data.events && data.json.events.thinned)
       about =
         "From the " +
