@@ -62,7 +62,7 @@ struct ThreadFigures {
     uint64_t tid;
     uint64_t calls;
     uint64_t allocated;  // bytes its allocating calls asked for (a resize's growth)
-    uint64_t freed;      // bytes its frees and resizes to 0 gave back
+    uint64_t freed;      // bytes its frees and resizes gave back (a shrinking one: its part)
     int64_t held;
     int64_t held_peak;  // the largest `held` the publisher saw for this thread
 };

@@ -144,6 +144,7 @@ class BasicCounting {
         if (!moved) ++log_.stats.realloc_nomove;
         if (new_size < old_size) {
             ++log_.stats.realloc_dec;
+            log_.shrunk_bytes += old_size - new_size;
             released(old_size - new_size);
         }
         note_size(new_size > old_size ? new_size - old_size : old_size - new_size);

@@ -196,7 +196,7 @@ __attribute__((no_sanitize("thread"))) bool Recorder::live_snapshot(
             if (part == nullptr) continue;
             for (uint64_t calls : part->stats.calls) thread.calls += calls;
             thread.allocated += part->stats.heap_total();
-            thread.freed += part->stats.bytes_of(Call::free);
+            thread.freed += part->stats.bytes_of(Call::free) + part->shrunk_bytes;
         }
         visit(context, thread);
     }

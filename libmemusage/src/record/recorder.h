@@ -151,7 +151,7 @@ class Recorder {
     // merging: the next copy will do). False, with nothing read, once the run is ending.
     struct RunningThread {
         pid_t tid;
-        uint64_t calls, allocated, freed;
+        uint64_t calls, allocated, freed;  // freed: its frees' bytes and its shrinking resizes'
     };
     // `merged`, if given, is called once more, with the lock held and the stream merged:
     // the time to read the figures the stream keeps by site (sites::largest_held_now).

@@ -72,8 +72,11 @@ struct ThreadLog {
     // For the per-thread table (owner only, and kept only while the table is on).
     uint64_t stack_peak;  // the deepest this thread's stack went
     int64_t net_heap;     // what this thread's events added to the heap, in sum
-    uint64_t serial;      // threads in the order they first counted (recorder)
-    char name[16];        // the thread's name, read when it ends (or at exit)
+    // What its shrinking resizes gave back (the counters' free bytes are its frees' only):
+    // the live figures' `held`, allocated less freed, needs both.
+    uint64_t shrunk_bytes;
+    uint64_t serial;  // threads in the order they first counted (recorder)
+    char name[16];    // the thread's name, read when it ends (or at exit)
 
     // While set, the thread records straight into the recorder's stream, without its
     // log, the lock or a fence: it is the only thread recording. The owner sets it,

@@ -70,6 +70,7 @@ void ThreadLogs::reset_log(ThreadLog& log, ThreadLog* parent) {
     log.latest_block = 0;
     log.latest_calls = 0;
     log.net_heap = 0;
+    log.shrunk_bytes = 0;
     memset(log.name, 0, sizeof(log.name));
     log.records_directly.store(false, std::memory_order_relaxed);
     log.recording.store(false, std::memory_order_relaxed);

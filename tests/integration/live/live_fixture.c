@@ -4,10 +4,10 @@
 //
 //   live_fixture DIR [THREADS]
 //
-// Starts THREADS threads (default 0); thread i allocates (i + 1) * 4096 bytes and keeps
-// them. Then writes DIR/ready (holding its pid), and for each step N = 1, 2, 3 waits for DIR/stepN,
-// allocates N MiB and keeps it, and writes DIR/doneN. Then waits for DIR/quit, frees everything and
-// exits 0.
+// Starts THREADS threads (default 0); thread i allocates (i + 1) * 4096 + 1000 bytes, shrinks
+// them to (i + 1) * 4096 and keeps them. Then writes DIR/ready (holding its pid), and for each
+// step N = 1, 2, 3 waits for DIR/stepN, allocates N MiB and keeps it, and writes DIR/doneN.
+// Then waits for DIR/quit, frees everything and exits 0.
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -49,8 +49,10 @@ static void touch(const char* name) {
 }
 
 static void* hold(void* arg) {
+    // 1000 bytes more, given back by a shrinking realloc: the thread's row holds what its
+    // calls hold, a shrinking resize giving back its part.
     size_t bytes = ((size_t)arg + 1) * 4096;
-    char* block = malloc(bytes);
+    char* block = realloc(malloc(bytes + 1000), bytes);
     memset(block, 1, bytes);
     kept[(size_t)arg] = block;
     pthread_mutex_lock(&lock);
