@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-# Assembles the HTML report's page into one file: run as
-#   cmake -DPAGE=report.html -DOUTPUT=report_page.html -P assemble_page.cmake
-# Every <link rel="stylesheet" href="F"> and <script src="F"></script> of the page (paths
-# relative to it, the libraries' under node_modules) is replaced by F's text, inline, so the
-# report opens from disk with no request. The one placeholder for the report's data stays.
+# Assembles a page of web/ (the HTML report's, the two-run page) into one file: run as
+#   cmake -DPAGE=report.html -DOUTPUT=report_page.html -DPLACEHOLDER=@X@ -P assemble_page.cmake
+# The parts the page names are put in first; then every <link rel="stylesheet" href="F"> and
+# <script src="F"></script> of it (paths relative to it, the libraries' under node_modules) is
+# replaced by F's text, inline, so the page opens from disk with no request. The one
+# placeholder for the page's data stays.
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var PAGE OUTPUT PLACEHOLDER)
@@ -13,6 +14,24 @@ foreach(var PAGE OUTPUT PLACEHOLDER)
 endforeach()
 get_filename_component(page_dir "${PAGE}" DIRECTORY)
 file(READ "${PAGE}" page)
+
+# A line `<!-- part: F -->` of the page stands for the text of F (beside the page), the parts
+# the report and the two-run page share (page_head.html, page_scripts.html); a part holds no
+# part of its own.
+set(part_regex "<!-- part: ([^ ]+) -->")
+while(page MATCHES "${part_regex}")
+  set(tag "${CMAKE_MATCH_0}")
+  set(part "${page_dir}/${CMAKE_MATCH_1}")
+  if(NOT EXISTS "${part}")
+    message(FATAL_ERROR "${PAGE} refers to the part ${CMAKE_MATCH_1}, which is missing")
+  endif()
+  file(READ "${part}" text)
+  string(STRIP "${text}" text)
+  if(text MATCHES "${part_regex}")
+    message(FATAL_ERROR "${part}: a part holds no part")
+  endif()
+  string(REPLACE "${tag}" "${text}" page "${page}")
+endwhile()
 
 function(read_inlined relative out_var)
   set(path "${page_dir}/${relative}")

@@ -5,7 +5,7 @@
 // shrunk, new (no figure in A) or unchanged. Sites gone in B have no width; their run A
 // figures count in their callers' colour.
 /* exported DiffFlame */
-/* global ReportFormat */
+/* global ReportFormat, FlameChart */
 "use strict";
 
 class DiffFlame {
@@ -14,7 +14,7 @@ class DiffFlame {
     this.container = container;
     this.details = details;
     this.measure = data.measures[0].key;
-    this.chart = null;
+    this.flame = new FlameChart(container);
     if (!data.sites) {
       container.append(
         ReportFormat.missing(
@@ -38,35 +38,27 @@ class DiffFlame {
   tree() {
     const m = this.measure;
     const root = { name: "all", value: 0, before: 0, children: [] };
-    const childOf = (node, name) => {
-      node.index = node.index || new Map();
-      let child = node.index.get(name);
-      if (!child) {
-        // Shown with the file's last component; told apart by the whole line.
-        child = { name: this.data.shortLine(name), full: name, value: 0, before: 0, children: [] };
-        node.index.set(name, child);
-        node.children.push(child);
-      }
-      return child;
-    };
+    // Shown with the file's last component; told apart by the whole line.
+    const grow = FlameChart.treeGrower(root, (name) => ({
+      name: this.data.shortLine(name),
+      full: name,
+      value: 0,
+      before: 0,
+      children: [],
+    }));
     for (const site of this.data.sites) {
       const after = site.b[m];
       const before = site.a[m];
       if (!(after > 0) && !(before > 0)) continue;
       const names = this.data.stackLines(site).slice().reverse();
       if (site.cut_at) names.unshift("[cut at " + site.cut_at + " frames]");
-      let node = root;
-      root.value += after;
-      root.before += before;
-      for (const name of names) {
-        node = childOf(node, name);
+      grow(names, (node) => {
         node.value += after;
         node.before += before;
-      }
+      });
     }
     // A frame with nothing in B (only gone sites' figures) takes no width: left out.
     const prune = (node) => {
-      delete node.index;
       node.children = node.children.filter((c) => c.value > 0);
       node.children.forEach(prune);
       node.status =
@@ -110,45 +102,22 @@ class DiffFlame {
   }
 
   draw() {
-    this.container.replaceChildren();
-    if (this.chart) this.chart.destroy();
-    this.chart = null;
     const root = this.tree();
     this.root = root;
     this.container.dataset.total = root.value;
     this.container.dataset.before = root.before;
     this.container.dataset.measure = this.measure;
-    if (root.value === 0) {
-      this.container.append(
-        ReportFormat.element("p", { className: "empty" }, "No site of run B has this figure."),
-      );
-      return;
-    }
-    const width = Math.max(400, this.container.clientWidth || 1000);
-    this.drawnWidth = width;
     const colours = {};
     for (const s of ["grown", "shrunk", "new", "unchanged"]) colours[s] = this.colour(s);
-    const chart = flamegraph
-      .default()
-      .width(width)
-      .cellHeight(18)
-      .transitionDuration(250)
-      .minFrameSize(1)
-      .sort(true)
-      .inverted(true)
-      .setColorMapper((d) => colours[d.data.status])
-      .setLabelHandler((d) => this.label(d))
-      .setDetailsElement(this.details);
-    d3.select(this.container).datum(root).call(chart);
-    d3.select(this.container)
-      .select("svg")
-      .attr("role", "img")
-      .attr(
-        "aria-label",
+    this.flame.draw(root, {
+      empty: "No site of run B has this figure.",
+      label: (d) => this.label(d),
+      colour: (d) => colours[d.data.status],
+      details: this.details,
+      name:
         "diff flame graph of run B's stacks, coloured by their change against run A; the " +
-          "sites table below holds the same figures",
-      );
-    this.chart = chart;
+        "sites table below holds the same figures",
+    });
   }
 
   setMeasure(measure) {
@@ -157,12 +126,10 @@ class DiffFlame {
   }
 
   resize() {
-    if (!this.chart || Math.max(400, this.container.clientWidth || 1000) === this.drawnWidth)
-      return;
-    this.draw();
+    if (this.flame.resized()) this.draw();
   }
 
   resetZoom() {
-    if (this.chart) this.chart.resetZoom();
+    this.flame.resetZoom();
   }
 }

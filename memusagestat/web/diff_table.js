@@ -4,7 +4,7 @@
 // sites the text --diff lists, in its order: those that changed, the largest change first.
 // Every header sorts (click, or Tab and Enter); a site's button opens its stack.
 /* exported DiffTable */
-/* global ReportFormat */
+/* global ReportFormat, SortableTable */
 "use strict";
 
 class DiffTable {
@@ -90,49 +90,19 @@ class DiffTable {
     return rows;
   }
 
-  sortBy(key) {
-    if (this.sortKey === key) this.descending = !this.descending;
-    else {
-      this.sortKey = key;
-      this.descending = key !== "site" && key !== "status";
-    }
-    this.draw();
+  // Whether column `key` holds text (sorted from A), not numbers (sorted largest first).
+  static isText(key) {
+    return key === "site" || key === "status";
   }
 
-  head() {
-    const F = ReportFormat;
-    const key = this.sortKey;
-    const head = F.element(
-      "tr",
-      {},
-      ...this.columns.map(([k, label]) =>
-        F.element(
-          "th",
-          {
-            "data-column": k,
-            className:
-              (k === "site" || k === "status" ? "" : "num ") +
-              (k === key ? "sorted " + (this.descending ? "descending" : "ascending") : ""),
-            tabIndex: 0,
-            scope: "col",
-            "aria-sort": k === key ? (this.descending ? "descending" : "ascending") : "none",
-          },
-          label,
-        ),
-      ),
+  sortBy(key) {
+    [this.sortKey, this.descending] = SortableTable.nextOrder(
+      this.sortKey,
+      this.descending,
+      key,
+      DiffTable.isText,
     );
-    const sort = (event) => {
-      if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
-      const th = event.target.closest("th");
-      if (!th) return;
-      event.preventDefault();
-      this.sortBy(th.dataset.column);
-      const again = this.container.querySelector(`th[data-column="${th.dataset.column}"]`);
-      if (again && event.type === "keydown") again.focus();
-    };
-    head.addEventListener("click", sort);
-    head.addEventListener("keydown", sort);
-    return head;
+    this.draw();
   }
 
   draw() {
@@ -148,11 +118,21 @@ class DiffTable {
       "table",
       { className: "diff-sites", "data-measure": this.measure },
       F.element("caption", { className: "visually-hidden" }, "Sites of run B against run A"),
-      F.element("thead", {}, this.head()),
+      F.element(
+        "thead",
+        {},
+        SortableTable.head(
+          this.columns,
+          this.sortKey,
+          this.descending,
+          DiffTable.isText,
+          (key) => this.sortBy(key),
+          this.container,
+        ),
+      ),
       this.body,
     );
-    this.more = F.element("button", { type: "button", className: "more" });
-    this.more.addEventListener("click", () => this.showMore());
+    this.more = SortableTable.moreButton(() => this.showMore());
     this.container.replaceChildren(table, this.more);
     this.showMore();
   }
@@ -249,10 +229,14 @@ class DiffTable {
 
   showMore() {
     const F = ReportFormat;
-    const end = Math.min(this.rows.length, this.shown + this.step);
-    const fragment = document.createDocumentFragment();
-    for (let k = this.shown; k < end; k++) fragment.append(this.row(this.rows[k]));
-    this.body.append(fragment);
+    const end = SortableTable.showMore(
+      this.body,
+      this.more,
+      this.rows.length,
+      this.shown,
+      this.step,
+      (k) => this.row(this.rows[k]),
+    );
     this.shown = end;
     const total = this.data.sites.length;
     this.elements.count.textContent =
@@ -260,9 +244,5 @@ class DiffTable {
       " of " +
       F.count(total, "site", "sites") +
       (this.rows.length > end ? "; the first " + F.integer(end) + " shown" : "");
-    const left = this.rows.length - end;
-    this.more.hidden = left === 0;
-    this.more.textContent =
-      "Show " + F.integer(Math.min(left, this.step)) + " more of " + F.integer(left);
   }
 }

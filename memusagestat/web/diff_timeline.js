@@ -3,7 +3,7 @@
 // of each run, when a run's files hold no rate of its clock) and bytes, run A and run B in
 // their colours (A dashed), with a legend. From each run's data file (DATA.md's timeline).
 /* exported DiffTimeline */
-/* global ReportFormat */
+/* global ReportFormat, TimeChart */
 "use strict";
 
 class DiffTimeline {
@@ -78,17 +78,7 @@ class DiffTimeline {
       );
     this.container.dataset.end = end;
     this.container.dataset.top = top;
-    const ticks = F.byteTicks(0, top, 5);
-    svg
-      .append("g")
-      .attr("class", "axis")
-      .attr("transform", `translate(${margin.left},0)`)
-      .call(d3.axisLeft(y).tickValues(ticks.values).tickFormat(ticks.label));
-    svg
-      .append("g")
-      .attr("class", "axis")
-      .attr("transform", `translate(0,${height - margin.bottom})`)
-      .call(d3.axisBottom(x).ticks(8).tickFormat(F.secondsTick));
+    TimeChart.axes(svg, x, y, height, margin, F.byteTicks(0, top, 5), "axis");
     for (const run of this.runs) {
       const t = run.timeline;
       // Each run starts from 0 at its start, as the report's timeline does.

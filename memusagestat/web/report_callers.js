@@ -6,7 +6,7 @@
 // window when the report has them. A row selected shows the function's callers and callees,
 // each with its share of the function's inclusive bytes. Made from `sites` and `frames` alone.
 /* exported CallersView */
-/* global ReportFormat, SourceView */
+/* global ReportFormat, SourceView, SortableTable */
 "use strict";
 
 class CallersView {
@@ -196,11 +196,12 @@ class CallersView {
   }
 
   sortBy(key) {
-    if (this.sortKey === key) this.descending = !this.descending;
-    else {
-      this.sortKey = key;
-      this.descending = key !== "name";
-    }
+    [this.sortKey, this.descending] = SortableTable.nextOrder(
+      this.sortKey,
+      this.descending,
+      key,
+      (k) => k === "name",
+    );
     this.render();
   }
 

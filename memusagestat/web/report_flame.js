@@ -4,7 +4,7 @@
 // the root) or bottom-up (the allocating function at the root). Click zooms into a frame; the
 // search highlights the frames whose function contains the text, with their share.
 /* exported FlameView */
-/* global ReportFormat */
+/* global ReportFormat, FlameChart */
 "use strict";
 
 class FlameView {
@@ -16,7 +16,7 @@ class FlameView {
     this.direction = "top-down";
     this.window = null;
     this.windowPeak = null;
-    this.chart = null;
+    this.flame = new FlameChart(container);
     if (!data.sites) {
       container.append(
         ReportFormat.missing(
@@ -88,16 +88,7 @@ class FlameView {
   // The call tree of the sites, each node's value the total of the stacks through it.
   tree() {
     const root = { name: "all", value: 0, children: [] };
-    const childOf = (node, name) => {
-      node.index = node.index || new Map();
-      let child = node.index.get(name);
-      if (!child) {
-        child = { name, value: 0, children: [] };
-        node.index.set(name, child);
-        node.children.push(child);
-      }
-      return child;
-    };
+    const grow = FlameChart.treeGrower(root, (name) => ({ name, value: 0, children: [] }));
     this.data.sites.forEach((site, index) => {
       const value = this.weight(index);
       if (!(value > 0)) return;
@@ -110,12 +101,9 @@ class FlameView {
       } else if (site.cut) {
         names.push("[stack cut]");
       }
-      root.value += value;
-      let node = root;
-      for (const name of names) {
-        node = childOf(node, name);
+      grow(names, (node) => {
         node.value += value;
-      }
+      });
     });
     if (this.metric === "peak" && this.followsWindow() && this.windowRest > 0) {
       root.value += this.windowRest;
@@ -125,11 +113,6 @@ class FlameView {
         children: [],
       });
     }
-    const strip = (node) => {
-      delete node.index;
-      node.children.forEach(strip);
-    };
-    strip(root);
     return root;
   }
 
@@ -150,50 +133,25 @@ class FlameView {
 
   draw() {
     this.caption();
-    this.container.replaceChildren();
-    if (this.chart) this.chart.destroy();
-    this.chart = null;
     const root = this.tree();
     this.container.dataset.total = root.value;
     this.container.dataset.metric = this.metric;
     this.container.dataset.direction = this.direction;
-    if (root.value === 0) {
-      this.container.append(
-        ReportFormat.element("p", { className: "empty" }, "No site has " + this.metricName() + "."),
-      );
-      return;
-    }
-    const width = Math.max(400, this.container.clientWidth || 1000);
-    this.drawnWidth = width;
-    const chart = flamegraph
-      .default()
-      .width(width)
-      .cellHeight(18)
-      .transitionDuration(250)
-      .minFrameSize(1)
-      .sort(true)
-      .inverted(true)
-      .setLabelHandler(
-        (d) =>
-          d.data.name +
-          ": " +
-          this.unitOf(d.value) +
-          " (" +
-          ReportFormat.percent(d.value, root.value) +
-          ")",
-      )
-      .setSearchMatch(
-        (d, term) => term !== "" && d.data.name.toLowerCase().includes(term.toLowerCase()),
-      )
-      .setSearchHandler((results, sum, total) => this.searched(results, sum, total))
-      .setDetailsElement(this.elements.details);
-    d3.select(this.container).datum(root).call(chart);
-    // A picture to assistive technology: the sites table holds the same figures and stacks.
-    d3.select(this.container)
-      .select("svg")
-      .attr("role", "img")
-      .attr("aria-label", "flame graph of the allocating stacks by " + this.metricName());
-    this.chart = chart;
+    this.flame.draw(root, {
+      empty: "No site has " + this.metricName() + ".",
+      label: (d) =>
+        d.data.name +
+        ": " +
+        this.unitOf(d.value) +
+        " (" +
+        ReportFormat.percent(d.value, root.value) +
+        ")",
+      searchMatch: (d, term) =>
+        term !== "" && d.data.name.toLowerCase().includes(term.toLowerCase()),
+      searched: (results, sum, total) => this.searched(results, sum, total),
+      details: this.elements.details,
+      name: "flame graph of the allocating stacks by " + this.metricName(),
+    });
     const term = this.elements.search.value.trim();
     if (term) this.search(term);
   }
@@ -219,10 +177,11 @@ class FlameView {
   }
 
   search(term) {
-    if (!this.chart) return;
-    if (term) this.chart.search(term);
+    const chart = this.flame.chart;
+    if (!chart) return;
+    if (term) chart.search(term);
     else {
-      this.chart.clear();
+      chart.clear();
       this.searched([], 0, 0);
     }
   }
@@ -247,12 +206,10 @@ class FlameView {
 
   // Drawn anew when its container's width changes (a resize of the window).
   resize() {
-    if (!this.chart || Math.max(400, this.container.clientWidth || 1000) === this.drawnWidth)
-      return;
-    this.draw();
+    if (this.flame.resized()) this.draw();
   }
 
   resetZoom() {
-    if (this.chart) this.chart.resetZoom();
+    this.flame.resetZoom();
   }
 }

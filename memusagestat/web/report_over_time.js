@@ -12,7 +12,7 @@
 // list among its largest). The top sites are the largest at the window's heap peak: at the
 // peak's column they are the window figures' and the sites table's bytes at the peak.
 /* exported OverTimeView */
-/* global ReportFormat */
+/* global ReportFormat, TimeChart */
 "use strict";
 
 function OverTimeView(data, section) {
@@ -94,31 +94,17 @@ function OverTimeView(data, section) {
     return svg;
   };
 
-  const axes = (svg, x, y, height, yTicks) => {
-    svg
-      .append("g")
-      .attr("transform", `translate(0,${height - margin.bottom})`)
-      .call(d3.axisBottom(x).ticks(8).tickFormat(F.secondsTick));
-    svg
-      .append("g")
-      .attr("transform", `translate(${margin.left},0)`)
-      .call(d3.axisLeft(y).tickValues(yTicks.values).tickFormat(yTicks.label));
-  };
+  const axes = (svg, x, y, height, yTicks) => TimeChart.axes(svg, x, y, height, margin, yTicks);
 
-  const legendItem = (svg, k, colour, text, title) => {
-    const item = svg
-      .append("g")
-      .attr("class", "legend")
-      .attr("transform", `translate(${width - margin.right + 8},${margin.top + 14 * k})`);
-    item.append("rect").attr("width", 10).attr("height", 10).attr("fill", colour);
-    item
-      .append("text")
-      .attr("x", 14)
-      .attr("y", 9)
-      .text(F.legendName(text, 28))
-      .append("title")
-      .text(title || text);
-  };
+  const legendItem = (svg, k, colour, text, title) =>
+    TimeChart.legendItem(
+      svg,
+      width - margin.right + 8,
+      margin.top + 14 * k,
+      colour,
+      F.legendName(text, 28),
+      title || text,
+    );
 
   const drawSites = (f, x) => {
     const height = 240;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The HTML report's page, assembled at build time (assemble_page.cmake): report.html with its
-// style, the libraries and its scripts inline, and one placeholder where the report's data goes.
+// The HTML report's page, assembled at build time (assemble_page.cmake) and embedded in the
+// program (embedded_pages.cpp): report.html with its style, the libraries and its scripts
+// inline, and one placeholder where the report's data goes.
 #pragma once
 
 #include <string_view>

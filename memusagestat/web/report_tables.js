@@ -3,7 +3,7 @@
 // long-lived blocks.
 /* exported SummaryView, WindowFiguresView, SitesTableView, ThreadsView, LeaksView,
    LongLivedView */
-/* global ReportFormat, SiteHistograms */
+/* global ReportFormat, SiteHistograms, SortableTable, TimeChart */
 "use strict";
 
 const missingSites = [
@@ -366,11 +366,12 @@ class SitesTableView {
   }
 
   sortBy(key) {
-    if (this.sortKey === key) this.descending = !this.descending;
-    else {
-      this.sortKey = key;
-      this.descending = key !== "site";
-    }
+    [this.sortKey, this.descending] = SortableTable.nextOrder(
+      this.sortKey,
+      this.descending,
+      key,
+      (k) => k === "site",
+    );
     this.render();
   }
 
@@ -397,41 +398,14 @@ class SitesTableView {
     }
     this.rows = rows;
     this.shown = 0;
-    const head = F.element(
-      "tr",
-      {},
-      ...this.columns.map(([k, label]) =>
-        F.element(
-          "th",
-          {
-            "data-column": k,
-            className:
-              (k === "site" ? "" : "num ") +
-              (k === key ? "sorted " + (this.descending ? "descending" : "ascending") : ""),
-            // Reached and sorted by keyboard as by the mouse.
-            tabIndex: 0,
-            scope: "col",
-            "aria-sort": k === key ? (this.descending ? "descending" : "ascending") : "none",
-          },
-          label,
-        ),
-      ),
+    const head = SortableTable.head(
+      this.columns,
+      key,
+      this.descending,
+      (k) => k === "site",
+      (k) => this.sortBy(k),
+      this.container,
     );
-    const onKey = (handle) => (event) => {
-      if (event.key !== "Enter" && event.key !== " ") return;
-      event.preventDefault();
-      handle(event);
-    };
-    const sort = (event) => {
-      const th = event.target.closest("th");
-      if (th) {
-        this.sortBy(th.dataset.column);
-        const again = this.container.querySelector(`th[data-column="${th.dataset.column}"]`);
-        if (again && event.type === "keydown") again.focus();
-      }
-    };
-    head.addEventListener("click", sort);
-    head.addEventListener("keydown", onKey(sort));
     this.body = F.element("tbody");
     // A click anywhere on a row opens it; the keyboard reaches its button (Enter and Space
     // click a button), which says to assistive technology whether the row is open.
@@ -446,8 +420,7 @@ class SitesTableView {
       F.element("thead", {}, head),
       this.body,
     );
-    this.more = F.element("button", { type: "button", className: "more" });
-    this.more.addEventListener("click", () => this.showMore());
+    this.more = SortableTable.moreButton(() => this.showMore());
     this.container.replaceChildren(table, this.more);
     this.showMore();
   }
@@ -457,12 +430,15 @@ class SitesTableView {
     const F = ReportFormat;
     const sites = this.data.sites;
     const rows = this.rows;
-    const end = Math.min(rows.length, this.shown + this.step);
-    const fragment = document.createDocumentFragment();
-    for (let k = this.shown; k < end; k++) {
-      const i = rows[k];
-      fragment.append(
-        F.element(
+    const end = SortableTable.showMore(
+      this.body,
+      this.more,
+      rows.length,
+      this.shown,
+      this.step,
+      (at) => {
+        const i = rows[at];
+        return F.element(
           "tr",
           { className: "site-row", "data-site": i },
           F.element(
@@ -479,10 +455,9 @@ class SitesTableView {
             .map(([k]) =>
               F.element("td", { className: "num", "data-column": k }, F.integer(this.value(i, k))),
             ),
-        ),
-      );
-    }
-    this.body.append(fragment);
+        );
+      },
+    );
     this.shown = end;
     const matching = this.window
       ? F.integer(rows.length) +
@@ -494,10 +469,6 @@ class SitesTableView {
         : F.integer(rows.length) + " of " + F.count(sites.length, "site", "sites") + " match";
     this.countOutput.textContent =
       matching + (rows.length > end ? "; the first " + F.integer(end) + " shown" : "");
-    const left = rows.length - end;
-    this.more.hidden = left === 0;
-    this.more.textContent =
-      "Show " + F.integer(Math.min(left, this.step)) + " more of " + F.integer(left);
   }
 
   toggle(row, site) {
@@ -629,14 +600,7 @@ function ThreadsView(data, section) {
       .attr("y", margin.top)
       .attr("height", height - margin.top - margin.bottom)
       .attr("display", "none");
-    svg
-      .append("g")
-      .attr("transform", `translate(0,${height - margin.bottom})`)
-      .call(d3.axisBottom(x).ticks(8).tickFormat(F.secondsTick));
-    svg
-      .append("g")
-      .attr("transform", `translate(${margin.left},0)`)
-      .call(d3.axisLeft(y).tickValues(yTicks.values).tickFormat(yTicks.label));
+    TimeChart.axes(svg, x, y, height, margin, yTicks);
     // Each thread's heap as the least and greatest value per pixel column (a line through
     // every event would be as long as the recording).
     const area = d3
@@ -670,23 +634,14 @@ function ThreadsView(data, section) {
         .attr("data-thread", t.thread)
         .attr("fill", colour(t.thread))
         .attr("d", area(columnsOf(t)));
-      // The legend: the thread's colour and its name, in the text's colour (readable on
-      // either theme's background).
-      const item = svg
-        .append("g")
-        .attr("class", "legend")
-        .attr("transform", `translate(${width - margin.right + 8},${margin.top + 14 * k})`);
-      item
-        .append("rect")
-        .attr("width", 10)
-        .attr("height", 10)
-        .attr("y", 2)
-        .attr("fill", colour(t.thread));
-      item
-        .append("text")
-        .attr("x", 14)
-        .attr("y", 11)
-        .text("#" + t.thread + " " + ((data.threadBySerial.get(t.thread) || {}).name || ""));
+      // The legend: the thread's colour and its name.
+      TimeChart.legendItem(
+        svg,
+        width - margin.right + 8,
+        margin.top + 14 * k + 2,
+        colour(t.thread),
+        "#" + t.thread + " " + ((data.threadBySerial.get(t.thread) || {}).name || ""),
+      );
     });
   };
   drawChart();

@@ -14,7 +14,6 @@
 #include "output/whole_file.h"
 #include "read/mapped_data_file.h"
 #include "read/summary_reader.h"
-#include "report_page.h"
 #include "reports/site_diff.h"
 #include "sites/definitions.h"
 #include "sites/site_names.h"
@@ -239,9 +238,7 @@ Status write_diff_page(const DiffPageRequest& request, const std::string& out_pa
                        std::vector<std::string>& warnings) {
     nlohmann::json data;
     if (Status built = build_diff_page_data(request, data, warnings); !built.ok()) return built;
-    return write_whole_file(out_path,
-                            page_with_data(memusage::report::diff_page_template(),
-                                           memusage::report::report_data_placeholder(), data));
+    return write_whole_file(out_path, page_with_data(memusage::report::diff_page_template(), data));
 }
 
 }  // namespace memusagestat

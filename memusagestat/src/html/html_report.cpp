@@ -10,12 +10,11 @@ using memusage::Failure;
 using memusage::Status;
 
 std::string report_html(const nlohmann::json& data) {
-    return page_with_data(memusage::report::report_page_template(),
-                          memusage::report::report_data_placeholder(), data);
+    return page_with_data(memusage::report::report_page_template(), data);
 }
 
-std::string page_with_data(std::string_view page, std::string_view placeholder,
-                           const nlohmann::json& data) {
+std::string page_with_data(std::string_view page, const nlohmann::json& data) {
+    const std::string_view placeholder = memusage::report::report_data_placeholder();
     // Names from the run's files are not always valid UTF-8: replaced, never refused.
     const std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     const size_t at = page.find(placeholder);

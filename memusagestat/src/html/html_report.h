@@ -16,9 +16,9 @@ namespace memusagestat {
 // The page with `data` in its place: JSON in which every "<" is written "\u003c", so that
 // no text of the run ("</script>" in a name) can end the element that holds it.
 std::string report_html(const nlohmann::json& data);
-// The same with another page of web/ (the two-run page), whose `placeholder` is replaced.
-std::string page_with_data(std::string_view page, std::string_view placeholder,
-                           const nlohmann::json& data);
+// The same with any page of web/ (the report's, the two-run page's: diff_page.h): both
+// hold the one placeholder (report_page.h) where the data goes.
+std::string page_with_data(std::string_view page, const nlohmann::json& data);
 
 // Builds the report of the request's files and writes it to `out_path`. Failing, a message
 // for the user; `warnings` as build_report_data's.
