@@ -138,9 +138,10 @@ inline bool find_described_block(void* user, OurBlock& block) {
     if (!plain && header->magic != magic_for(header, BlockKind::aligned_described)) return false;
     const BlockDescription& description = *description_of(reinterpret_cast<uintptr_t>(user));
     const uint64_t slot = description.site_slot;
-    void* real = plain ? static_cast<char*>(user) - kDescribedHeaderBytes
-                       : reinterpret_cast<void*>(
-                             static_cast<uintptr_t>(reinterpret_cast<const uint64_t*>(header)[-5]));
+    void* real = static_cast<char*>(user) - kDescribedHeaderBytes;
+    if (!plain)
+        real = reinterpret_cast<void*>(
+            static_cast<uintptr_t>(reinterpret_cast<const uint64_t*>(header)[-5]));
     block = OurBlock{real,
                      header->size,
                      !plain,
