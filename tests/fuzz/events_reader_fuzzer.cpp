@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         uint64_t total = 0;
         auto ended = [&](const memusagestat::BlockLife& life) { total += life.end - life.start; };
         while (reader.next(event)) replay.add(event, ended);
-        replay.finish(reader.end_time(), ended);
+        replay.finish(reader, reader.end_time(), ended);
         (void)reader.seconds_per_cycle();
         reader.rewind();
     }

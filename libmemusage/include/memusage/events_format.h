@@ -38,7 +38,11 @@ inline constexpr char kTrailerMagic[8] = {'M', 'U', 'E', 'V', 'E', 'N', 'D', '\n
 // Version 1 (one address delta chain for all threads, the tid at every switch) is not read.
 // 3: the header ends with the writing machine's stamp (machine_format.h); version 2 reads
 // as written on the reader's own kind of machine.
-inline constexpr uint32_t kVersion = 3;
+// 4: the described kinds (allocate/release/resize described, 8 to 10): a block with a site
+// is described, its release or resize saying its size, site, thread and times, so that a
+// reader keeps no table of the blocks alive for it. Versions 2 and 3 have kinds 1 to 7 only.
+inline constexpr uint32_t kVersion = 4;
+inline constexpr uint32_t kFirstDescribedVersion = 4;
 
 // Times are the cycle counter's (clock.h) shifted right by this: ~5 ns steps keep the
 // deltas between neighbouring events in one byte.
@@ -90,6 +94,23 @@ enum class Kind : uint8_t {
     // address. The block keeps its site. (realloc(NULL, n) is an allocate, realloc(p, 0) a
     // release.)
     resize = 6,  // varint time_delta, zigzag old address, zigzag new_address, varint size
+
+    // Described blocks (version 4 on). A described block is one whose allocate record, or
+    // the resize record that made it, is of a described kind; its release or resize record
+    // is of a described kind too, and says what the plain kinds leave to the reader's memory
+    // of the block. `owner`: the serial of the thread that allocated it (a Thread record's);
+    // `age`: the record's time less the time the block took this address and size (its
+    // allocate's, or the resize's that made it); `lived_before`: that time less the time of
+    // the block's first allocation (0 unless resized), both in the recording's time units.
+    // Blocks without a site keep the plain kinds.
+    allocate_described = 8,  // as allocate
+    // varint time_delta, zigzag address, varint size, varint site, varint owner, varint age,
+    // varint lived_before
+    release_described = 9,
+    // varint time_delta, zigzag old address, zigzag new_address, varint new size, varint old
+    // size, varint site, varint owner, varint age, varint lived_before. The new block is
+    // described.
+    resize_described = 10,
 };
 
 struct Trailer {
@@ -104,7 +125,7 @@ static_assert(sizeof(Trailer) == 48);
 
 // The longest varint of a 64-bit value, and the most a record of each kind takes.
 inline constexpr size_t kMaxVarint = 10;
-inline constexpr size_t kMaxRecordBytes = 1 + 4 * kMaxVarint;
+inline constexpr size_t kMaxRecordBytes = 1 + 9 * kMaxVarint;  // a described resize
 
 inline uint64_t zigzag(int64_t value) {
     return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);

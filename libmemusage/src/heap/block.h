@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "platform/bench_pieces.h"
+#include "record/block_description.h"
 
 namespace memusage {
 
@@ -25,6 +26,9 @@ enum class BlockKind : uint64_t {
     plain = 0xfeedbeebfeedbeebULL,    // the real block starts at the header
     aligned = 0xa11a11edfeedbeebULL,  // the real block's start is stored below the header
     sited = 0x5173d5173dfeedebULL,    // plain, with its allocation site in front (sites.h)
+    // Sited, with its description (record/block_description.h) in front: the event recording.
+    described = 0xde5c1bedfeedbeebULL,
+    aligned_described = 0xa11de5cbfeedbeebULL,  // aligned, likewise; its real start lower
 };
 
 inline BlockHeader* header_of(void* user) { return static_cast<BlockHeader*>(user) - 1; }
@@ -63,6 +67,17 @@ inline void set_grown_at(void* user, uint32_t grown_at) {
     slot = uint64_t{grown_at} << 32 | static_cast<uint32_t>(slot);
 }
 
+// Described blocks (record/block_description.h): with the event recording and allocation
+// sites on, a new block with a site carries its description below the site slot, a plain
+// one in a 48-byte header (blocks stay 16-byte aligned), an aligned one at an offset of at
+// least 64, its real start in the word below the description. Set once at start, before
+// any thread counts; a block's magic says which header it has, so a realloc of a sited
+// block that is not described (a block grown into the sample) keeps the sited header.
+inline constinit bool described_blocks = false;
+inline constexpr size_t kDescribedHeaderBytes = 48;
+inline constexpr size_t kDescribedAlignedLeast = 64;
+static_assert(kDescribedHeaderBytes == kDescriptionBelowUser);
+
 inline void* mark_sited(void* real, uint64_t size, uint32_t site) {
     auto* header = reinterpret_cast<BlockHeader*>(static_cast<char*>(real) + kSitedHeaderBytes) - 1;
     site_slot(header) = site;
@@ -82,13 +97,60 @@ inline void* mark_aligned(void* real, size_t offset, uint64_t size, uint32_t sit
     return user;
 }
 
+// A plain block with a site and its description. Its words below the site slot are the
+// record path's to write (recorder.h), once its event has a time; a realloc carries them.
+inline void* mark_described(void* real, uint64_t size, uint32_t site) {
+    auto* header =
+        reinterpret_cast<BlockHeader*>(static_cast<char*>(real) + kDescribedHeaderBytes) - 1;
+    site_slot(header) = site;
+    header->size = size;
+    header->magic = magic_for(header, BlockKind::described);
+    return header + 1;
+}
+
+// `real` must have `offset` bytes (at least kDescribedAlignedLeast, a multiple of 16)
+// before the user block.
+inline void* mark_aligned_described(void* real, size_t offset, uint64_t size, uint32_t site) {
+    void* user = static_cast<char*>(real) + offset;
+    BlockHeader* header = header_of(user);
+    site_slot(header) = site;
+    reinterpret_cast<uint64_t*>(header)[-5] = reinterpret_cast<uintptr_t>(real);
+    header->size = size;
+    header->magic = magic_for(header, BlockKind::aligned_described);
+    return user;
+}
+
 struct OurBlock {
     void* real;     // what the real allocator returned: what to free
     uint64_t size;  // what the program asked for
     bool aligned;
     uint32_t site = 0;      // the allocation site, 0 for none
     uint32_t grown_at = 0;  // the stack of the realloc that last grew it, 0 for none
+    // A described block: what its release or resize record says of it.
+    EndedBlock ended = {};
 };
+
+// The event recording's blocks, tested after the others: a run without it never gets here
+// for a block of its own.
+inline bool find_described_block(void* user, OurBlock& block) {
+    BlockHeader* header = header_of(user);
+    const bool plain = header->magic == magic_for(header, BlockKind::described);
+    if (!plain && header->magic != magic_for(header, BlockKind::aligned_described)) return false;
+    const BlockDescription& description = *description_of(reinterpret_cast<uintptr_t>(user));
+    const uint64_t slot = description.site_slot;
+    void* real = static_cast<char*>(user) - kDescribedHeaderBytes;
+    if (!plain)
+        real = reinterpret_cast<void*>(
+            static_cast<uintptr_t>(reinterpret_cast<const uint64_t*>(header)[-5]));
+    block = OurBlock{real,
+                     header->size,
+                     !plain,
+                     static_cast<uint32_t>(slot),
+                     grown_at_of(slot),
+                     EndedBlock{header->size, description.born, description.start,
+                                static_cast<uint32_t>(description.owner), true}};
+    return true;
+}
 
 // False for blocks that are not ours (allocated before we started, or by someone else),
 // and for ours once freed.
@@ -110,7 +172,7 @@ inline bool find_block(void* user, OurBlock& block) {
                          static_cast<uint32_t>(slot), grown_at_of(slot)};
         return true;
     }
-    return false;
+    return find_described_block(user, block);
 }
 
 // Freeing a block hands its header over to the real allocator: glibc's per-thread cache
@@ -159,7 +221,8 @@ inline void* freed_real_block(void* user) {
         uint64_t mark;
         memcpy(&mark, static_cast<char*>(user) + place, sizeof mark);
         uint64_t offset = mark ^ freed::mark_for(user);
-        if (offset >= sizeof(BlockHeader) && (offset & (offset - 1)) == 0 &&
+        const bool header_offset = (offset & (offset - 1)) == 0 || offset == kDescribedHeaderBytes;
+        if (offset >= sizeof(BlockHeader) && header_offset &&
             offset <= reinterpret_cast<uintptr_t>(user))
             return static_cast<char*>(user) - offset;
     }

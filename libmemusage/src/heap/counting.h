@@ -11,6 +11,7 @@
 #include <concepts>
 #include <cstdint>
 
+#include "heap/block.h"
 #include "heap/counting_extras.h"
 #include "platform/bench_pieces.h"
 #include "record/recorder.h"
@@ -25,7 +26,7 @@ namespace memusage {
 // outcome it counts. A new one goes here, into BasicCounting and into Uncounted.
 template <typename C>
 concept HeapCounter = requires(C counter, Call call, uint64_t size, int64_t change, uint32_t tag,
-                               bool moved, const void* block) {
+                               bool moved, const void* block, const EndedBlock& ended) {
     { counter.allocation_requested(call, size) } -> std::same_as<void>;
     { counter.impossible_request(call) } -> std::same_as<void>;
     { counter.failed(call) } -> std::same_as<void>;
@@ -42,6 +43,7 @@ concept HeapCounter = requires(C counter, Call call, uint64_t size, int64_t chan
     { counter.freed(size, block) } -> std::same_as<void>;
     { counter.site(size) } -> std::same_as<uint32_t>;
     { counter.keep_site(tag) } -> std::same_as<void>;
+    { counter.ending(ended) } -> std::same_as<void>;
     { counter.resized_site(tag, size, size) } -> std::same_as<uint32_t>;
     { counter.reweighed(tag, tag, size) } -> std::same_as<void>;
     { counter.grown_at(tag, tag, size, size) } -> std::same_as<uint32_t>;
@@ -100,7 +102,9 @@ class BasicCounting {
         if (__builtin_expect(!kShort && recorder_.new_blocks_need_more(), 0)) {
             if (recording_blocks())
                 return record_block(recorder_, log_, sp_, static_cast<int64_t>(size), site_,
-                                    address_of(block), 0, size);
+                                    BlockChange{.address = address_of(block),
+                                                .size = size,
+                                                .makes_described = makes_described()});
         }
         record(static_cast<int64_t>(size), site_);
     }
@@ -127,8 +131,8 @@ class BasicCounting {
         log_.stats.bytes_of(Call::free) += old_size;
         const uint32_t site = freed_site(block);
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(recorder_, log_, sp_, -static_cast<int64_t>(old_size), site, 0,
-                                address_of(block), 0);
+            return record_block(recorder_, log_, sp_, -static_cast<int64_t>(old_size), site,
+                                BlockChange{.old_address = address_of(block), .ended = ended_});
         record(-static_cast<int64_t>(old_size), site);
     }
     // "nomove" counts resizes done in place, whatever the label suggests. `old_block`
@@ -150,8 +154,14 @@ class BasicCounting {
         note_size(new_size > old_size ? new_size - old_size : old_size - new_size);
         int64_t change = static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size);
         if (__builtin_expect(recording_blocks(), 0))
-            return record_block(recorder_, log_, sp_, change, site_, address_of(new_block),
-                                address_of(old_block), new_size);
+            return record_block(
+                recorder_, log_, sp_, change, site_,
+                BlockChange{.address = address_of(new_block),
+                            .old_address = address_of(old_block),
+                            .size = new_size,
+                            .ended = ended_,
+                            .makes_described =
+                                old_block == nullptr ? makes_described() : ended_.described});
         record(change, site_);
     }
 
@@ -170,8 +180,8 @@ class BasicCounting {
         const uint32_t site = freed_site(block);
         if (__builtin_expect(recording_blocks(), 0)) {
             released(size);
-            return record_block(recorder_, log_, sp_, -static_cast<int64_t>(size), site, 0,
-                                address_of(block), 0);
+            return record_block(recorder_, log_, sp_, -static_cast<int64_t>(size), site,
+                                BlockChange{.old_address = address_of(block), .ended = ended_});
         }
         // The bytes leave the heap with the record: one test of the extras' flag, not two.
         record(-static_cast<int64_t>(size), site, size);
@@ -217,6 +227,14 @@ class BasicCounting {
     // An existing block, resized or freed: it keeps the site (and weight) it was allocated with.
     void keep_site(uint32_t tag) {
         if constexpr (with_sites()) site_ = site_word(SiteChange::resize, tag);
+    }
+    // An existing block about to be resized or freed: with the event recording on, a
+    // described block's description (heap/block.h), for its record. The general way only:
+    // the recording never takes the short ways.
+    void ending(const EndedBlock& ended) {
+        if constexpr (!kShort) {
+            if (__builtin_expect(ended.described, 0)) ended_ = ended;
+        }
     }
     // Sampled sites: a block of tag `tag` about to grow from `old_size` to `new_size` bytes
     // takes the weight of its new size, or enters the sample (sites.h). Its tag after the
@@ -317,15 +335,15 @@ class BasicCounting {
     // block's size now. Out of line, and chosen in the heap functions, so that record()
     // and the hooks carry none of it.
     bool recording_blocks() const { return !kShort && recorder_.logs_have_blocks(); }
+    // The new block of this call is described (heap/block.h's header_for: it has a site).
+    bool makes_described() const { return described_blocks && site_ != 0; }
     static uint64_t address_of(const void* block) { return reinterpret_cast<uintptr_t>(block); }
     // Static, as stack_use_measured(): a call that took the Counting's address would make it
     // live in memory, to be reloaded after every call the hot path makes.
     __attribute__((noinline)) static void record_block(Recorder& recorder, ThreadLog& log,
                                                        uintptr_t sp, int64_t heap_change,
-                                                       uint32_t site, uint64_t address,
-                                                       uint64_t old_address, uint64_t size) {
+                                                       uint32_t site, const BlockChange& block) {
         uint64_t stack = stack_use(log, sp);
-        BlockChange block{address, old_address, size};
         if (__builtin_expect(extras_on(), 0))
             return counting_extras::record(recorder, log, heap_change, stack, site, &block);
         recorder.record_with_block(log, heap_change, stack, site, block);
@@ -361,6 +379,7 @@ class BasicCounting {
     ThreadLog& log_;
     uintptr_t sp_;
     uint32_t site_ = 0;  // the site word (site_accounts.h) of this call's block
+    EndedBlock ended_;   // a described block this call resizes or frees (ending())
 };
 
 using Counting = BasicCounting<false>;
@@ -386,6 +405,7 @@ struct Uncounted {
     void freed(uint64_t, const void*) {}
     uint32_t site(uint64_t) { return 0; }
     void keep_site(uint32_t) {}
+    void ending(const EndedBlock&) {}
     uint32_t resized_site(uint32_t tag, uint64_t, uint64_t) { return tag; }
     void reweighed(uint32_t, uint32_t, uint64_t) {}
     uint32_t grown_at(uint32_t, uint32_t, uint64_t, uint64_t) { return 0; }

@@ -37,31 +37,58 @@ inline void* plain_block(size_t size) {
     return real != nullptr ? mark_plain(real, size) : nullptr;
 }
 
-// With allocation sites on, a block that has one carries it in a longer header.
-inline void* plain_block(size_t size, uint32_t site) {
-    if (__builtin_expect(site == 0, 1)) return plain_block(size);
-    size_t total;
-    if (!with_header(size, kSitedHeaderBytes, total)) return nullptr;
-    void* real = original::malloc(total);
-    return real != nullptr ? mark_sited(real, size, site) : nullptr;
+// Which header a plain block takes: none beyond the 16 bytes, the sited one, or the sited
+// one with the block's description (the event recording).
+enum class Header : uint8_t { plain, sited, described };
+// A new block's: described whenever the recording and sites are on and it has a site.
+inline Header header_for(uint32_t site) {
+    if (site == 0) return Header::plain;
+    return described_blocks ? Header::described : Header::sited;
+}
+// A resized block's: its site's, described when the block it resizes was.
+inline Header header_for(uint32_t tag, const OurBlock& old) {
+    if (tag == 0) return Header::plain;
+    return old.ended.described ? Header::described : Header::sited;
 }
 
 // What a plain block's header takes: where its real block starts.
-inline size_t header_bytes(uint32_t site) {
-    return site == 0 ? sizeof(BlockHeader) : kSitedHeaderBytes;
+inline size_t header_bytes(Header header) {
+    return header == Header::plain   ? sizeof(BlockHeader)
+           : header == Header::sited ? kSitedHeaderBytes
+                                     : kDescribedHeaderBytes;
 }
-inline void* mark_plain_or_sited(void* real, uint64_t size, uint32_t site) {
-    return site == 0 ? mark_plain(real, size) : mark_sited(real, size, site);
+inline void* mark_header(void* real, uint64_t size, uint32_t site, Header header) {
+    if (header == Header::plain) return mark_plain(real, size);
+    return header == Header::sited ? mark_sited(real, size, site)
+                                   : mark_described(real, size, site);
+}
+
+// With allocation sites on, a block that has one carries it in a longer header.
+inline void* plain_block(size_t size, uint32_t site, Header header) {
+    size_t total;
+    if (!with_header(size, header_bytes(header), total)) return nullptr;
+    void* real = original::malloc(total);
+    return real != nullptr ? mark_header(real, size, site, header) : nullptr;
+}
+inline void* plain_block(size_t size, uint32_t site) {
+    if (__builtin_expect(site == 0, 1)) return plain_block(size);
+    return plain_block(size, site, header_for(site));
 }
 
 // Alignments up to 16 are what malloc gives anyway; larger ones put the header and
-// the real block's start in an alignment-sized gap in front of the block.
+// the real block's start in an alignment-sized gap in front of the block (a described
+// block's, at least kDescribedAlignedLeast).
 inline void* aligned_block(size_t alignment, size_t size, uint32_t site) {
     if (alignment <= 16) return plain_block(size, site);
+    const bool described = header_for(site) == Header::described;
+    const size_t offset =
+        described && alignment < kDescribedAlignedLeast ? kDescribedAlignedLeast : alignment;
     size_t total;
-    if (!with_header(size, alignment, total)) return nullptr;
+    if (!with_header(size, offset, total)) return nullptr;
     void* real = original::memalign(alignment, total);
-    return real != nullptr ? mark_aligned(real, alignment, size, site) : nullptr;
+    if (real == nullptr) return nullptr;
+    return described ? mark_aligned_described(real, offset, size, site)
+                     : mark_aligned(real, alignment, size, site);
 }
 
 inline void free_real(void* user, const OurBlock& block) {
@@ -115,9 +142,10 @@ __attribute__((always_inline)) inline void* allocate_zeroed(Counter counter, siz
     if (bytes < kAlwaysMapped) {
         block = detail::plain_block(bytes, site);
         if (block != nullptr) memset(block, 0, bytes);
-    } else if (detail::with_header(bytes, detail::header_bytes(site), total)) {
+    } else if (const detail::Header header = detail::header_for(site);
+               detail::with_header(bytes, detail::header_bytes(header), total)) {
         void* real = original::calloc(1, total);
-        if (real != nullptr) block = detail::mark_plain_or_sited(real, bytes, site);
+        if (real != nullptr) block = detail::mark_header(real, bytes, site, header);
     }
     return detail::counted(counter, Call::calloc, bytes, block);
 }
@@ -138,6 +166,7 @@ __attribute__((always_inline)) inline void* reallocate(Counter counter, void* bl
     OurBlock old;
     if (!find_block(block, old)) return original::realloc(block, size);
     counter.keep_site(old.site);  // a resized block stays at the site that allocated it
+    counter.ending(old.ended);
     if (size == 0) {
         counter.realloc_call();
         counter.regrown(old.site, old.grown_at, old.size, 0, 0, 0);
@@ -155,14 +184,15 @@ __attribute__((always_inline)) inline void* reallocate(Counter counter, void* bl
     void* resized = nullptr;
     bool moved = true;
     size_t total;
+    const detail::Header header = detail::header_for(tag, old);
     if (old.aligned) {
         // realloc promises malloc's alignment only; a plain block keeps things simple.
-        resized = detail::plain_block(size, tag);
+        resized = detail::plain_block(size, tag, header);
         if (resized != nullptr) {
             memcpy(resized, block, old.size < size ? old.size : size);
             detail::free_real(block, old);
         }
-    } else if (detail::with_header(size, detail::header_bytes(tag), total)) {
+    } else if (detail::with_header(size, detail::header_bytes(header), total)) {
         void* real = original::realloc(old.real, total);
         if (real != nullptr) {
             moved = real != old.real;
@@ -170,7 +200,7 @@ __attribute__((always_inline)) inline void* reallocate(Counter counter, void* bl
             if (__builtin_expect(old.site == 0 && tag != 0, 0))
                 memmove(static_cast<char*>(real) + kSitedHeaderBytes,
                         static_cast<char*>(real) + sizeof(BlockHeader), body_bytes(old.size));
-            resized = detail::mark_plain_or_sited(real, size, tag);
+            resized = detail::mark_header(real, size, tag, header);
         }
     }
     if (resized == nullptr) {
@@ -227,6 +257,7 @@ __attribute__((always_inline)) inline void release(Counter counter, void* block)
     if (__builtin_expect(ours.grown_at != 0, 0))
         counter.regrown(ours.site, ours.grown_at, ours.size, 0, 0, 0);
     counter.keep_site(ours.site);
+    counter.ending(ours.ended);
     counter.freed(ours.size, block);
     original::free(ours.real);
 }

@@ -326,6 +326,8 @@ void open_events_file() {
             setenv(kEventsOwnerVariable, pid, 1);
             events_file.report_write_errors_to(warn_on_stderr);
             recorder.record_events(&events_file);
+            // Blocks with a site describe themselves to their release (heap/block.h).
+            described_blocks = sites::enabled;
             break;
         }
         case OpenResult::busy:

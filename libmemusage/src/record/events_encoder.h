@@ -38,7 +38,8 @@ class EventsEncoder {
 
     // One heap event of thread `serial` (from 1), at `time` (shifted; an earlier time
     // than the previous record's is taken as that one: cores' counters disagree by a
-    // few cycles). `site` goes with an allocate. Nothing for a change of no block.
+    // few cycles). `site` goes with an allocate, and with a described block's release or
+    // resize. Nothing for a change of no block.
     uint8_t* event(uint8_t* out, uint64_t serial, uint64_t tid, uint64_t time,
                    const BlockChange& block, uint32_t site) {
         using events_format::Kind;
@@ -47,22 +48,30 @@ class EventsEncoder {
         uint64_t delta = time > time_ ? time - time_ : 0;
         time_ += delta;
         if (block.old_address == 0) {
-            *out++ = static_cast<uint8_t>(Kind::allocate);
+            *out++ = static_cast<uint8_t>(block.makes_described ? Kind::allocate_described
+                                                                : Kind::allocate);
             out = put_varint(out, delta);
             out = put_varint(out, address_delta(block.address));
             out = put_varint(out, block.size);
             return put_varint(out, site);
         }
+        const bool described = block.ended.described;
         if (block.address == 0) {
-            *out++ = static_cast<uint8_t>(Kind::release);
+            *out++ = static_cast<uint8_t>(described ? Kind::release_described : Kind::release);
             out = put_varint(out, delta);
-            return put_varint(out, address_delta(block.old_address));
+            out = put_varint(out, address_delta(block.old_address));
+            if (!described) return out;
+            out = put_varint(out, block.ended.size);
+            return describe_ended(out, block.ended, site);
         }
-        *out++ = static_cast<uint8_t>(Kind::resize);
+        *out++ = static_cast<uint8_t>(described ? Kind::resize_described : Kind::resize);
         out = put_varint(out, delta);
         out = put_varint(out, address_delta(block.old_address));
         out = put_varint(out, address_delta(block.address));
-        return put_varint(out, block.size);
+        out = put_varint(out, block.size);
+        if (!described) return out;
+        out = put_varint(out, block.ended.size);
+        return describe_ended(out, block.ended, site);
     }
 
     // A thread's name (at most kNameBytes - 1 bytes are kept).
@@ -111,6 +120,16 @@ class EventsEncoder {
         serial_ = serial;
         current_ = entry;
         return out;
+    }
+    // A described block's site, owner, age and lived_before (events_format.h), its times
+    // from the record's (time_, after the delta): never below 0, should cores' counters
+    // have disagreed.
+    uint8_t* describe_ended(uint8_t* out, const EndedBlock& ended, uint32_t site) const {
+        using events_format::put_varint;
+        out = put_varint(out, site);
+        out = put_varint(out, ended.owner);
+        out = put_varint(out, time_ > ended.start ? time_ - ended.start : 0);
+        return put_varint(out, ended.start > ended.born ? ended.start - ended.born : 0);
     }
     uint64_t address_delta(uint64_t address) {
         uint64_t& base = bases_[current_].address;

@@ -35,7 +35,9 @@ void Recorder::record_with_block(ThreadLog& log, int64_t heap_change, uint64_t s
                                  const BlockChange& block) {
     if (record_directly(log, heap_change, stack, site, nullptr, &block)) return;
     uint32_t n = log.published.load(std::memory_order_relaxed);
-    log.events[n] = Event{ordered_cycle_counter(), heap_change, saturated(stack), site};
+    const uint64_t time = ordered_cycle_counter();
+    describe_made_block(log, block, time);
+    log.events[n] = Event{time, heap_change, saturated(stack), site};
     log.blocks()[n] = block;
     log.published.store(n + 1, std::memory_order_release);
     log.recording.store(false, std::memory_order_release);

@@ -14,6 +14,7 @@
 #include "memusage/stats.h"
 #include "memusage/summary.h"
 #include "platform/clock.h"
+#include "record/block_description.h"
 #include "record/data_file.h"
 #include "record/data_file_output.h"
 #include "record/direct_recording.h"
@@ -208,9 +209,12 @@ class Recorder {
                             : !kOnlyCounting && stamp_direct_ ? cycle_counter()
                                                               : 0;
             // Before the stream, as in the merge (emit_run).
-            if (block != nullptr && recording_.file() != nullptr)
-                recording_.file()->add(log.serial + 1, static_cast<uint64_t>(log.owner_thread),
-                                       time, site, *block);
+            if (block != nullptr) {
+                describe_made_block(log, *block, time);
+                if (recording_.file() != nullptr)
+                    recording_.file()->add(log.serial + 1, static_cast<uint64_t>(log.owner_thread),
+                                           time, site, *block);
+            }
             if (__builtin_expect(
                     stream_.add<kOnlyCounting>(heap_change, saturated(stack), time, site), 0))
                 write_output();
@@ -221,6 +225,23 @@ class Recorder {
         if (__builtin_expect(signal_time == nullptr && direct_.active(), 0))
             stop_others_recording_directly(log);
         return false;
+    }
+    // A described block the event made (record/block_description.h) takes the event's own
+    // time, as its record will have it, and its owner as the recording's thread records name
+    // it (the merge's serial: a nested log's events are its thread's); a resize's keeps the
+    // birth and owner of the block it ended.
+    static void describe_made_block(const ThreadLog& log, const BlockChange& block, uint64_t time) {
+        if (!block.makes_described) return;
+        BlockDescription& description = *description_of(block.address);
+        const uint64_t shifted = time >> events_format::kTimeShift;
+        description.start = shifted;
+        if (block.old_address != 0 && block.ended.described) {
+            description.born = block.ended.born;
+            description.owner = block.ended.owner;
+        } else {
+            description.born = shifted;
+            description.owner = (log.parent != nullptr ? log.parent->serial : log.serial) + 1;
+        }
     }
     // The hot path's two calls out, each with the recorder as its only argument: kept
     // that small so that the inlined recording has nothing to keep across them.

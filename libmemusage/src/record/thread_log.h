@@ -12,6 +12,7 @@
 
 #include "memusage/stats.h"
 #include "platform/stacks.h"
+#include "record/block_description.h"
 
 namespace memusage {
 
@@ -25,11 +26,16 @@ static_assert(sizeof(Event) == 24, "a log holds as many events as before sites")
 
 // What a heap event did to which block, kept beside its Event only while the event
 // recording (MEMUSAGE_EVENTS) is on. allocate: address only; release: old_address only;
-// resize: both; neither: no heap block (a profiling tick, a traced map).
+// resize: both; neither: no heap block (a profiling tick, a traced map). A described block
+// (record/block_description.h): `ended` is what its release or resize record says of it,
+// and `makes_described` says that the block the event made is one, whose header the record
+// path stamps with the event's time.
 struct BlockChange {
-    uint64_t address;      // the block after the event
-    uint64_t old_address;  // the block before it
-    uint64_t size;         // allocate and resize: the block's size now
+    uint64_t address = 0;      // the block after the event
+    uint64_t old_address = 0;  // the block before it
+    uint64_t size = 0;         // allocate and resize: the block's size now
+    EndedBlock ended = {};
+    bool makes_described = false;
 };
 
 // The live figures' copies from the program's calls (publish/publisher.h): a thread looks

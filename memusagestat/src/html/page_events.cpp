@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "html/extremes_thinner.h"
 #include "html/heap_buckets.h"
@@ -50,8 +51,11 @@ class BlockKeeper {
     uint64_t total() const { return total_; }
     std::vector<BlockRow> take() {
         cut_to_bound();
-        std::sort(kept_.begin(), kept_.end(),
-                  [](const BlockRow& a, const BlockRow& b) { return a.born < b.born; });
+        // Whole orders, ties and all: the replay gives the lives of the blocks alive at the
+        // end in an order of its own (block_replay.h).
+        std::sort(kept_.begin(), kept_.end(), [](const BlockRow& a, const BlockRow& b) {
+            return std::tie(a.born, a.address, a.died) < std::tie(b.born, b.address, b.died);
+        });
         return std::move(kept_);
     }
 
@@ -59,8 +63,10 @@ class BlockKeeper {
     void cut_to_bound() {
         if (kept_.size() <= bound_) return;
         const auto nth = kept_.begin() + static_cast<ptrdiff_t>(bound_ - 1);
-        std::nth_element(kept_.begin(), nth, kept_.end(),
-                         [](const BlockRow& a, const BlockRow& b) { return a.area > b.area; });
+        std::nth_element(kept_.begin(), nth, kept_.end(), [](const BlockRow& a, const BlockRow& b) {
+            return a.area != b.area ? a.area > b.area
+                                    : std::tie(a.born, a.address) < std::tie(b.born, b.address);
+        });
         threshold_ = nth->area;
         kept_.resize(bound_);
     }
@@ -270,7 +276,7 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
     while (feed.next(event)) pass.add(event);
     pass.thinner.finish();
     const uint64_t end = reader.end_time();
-    pass.replay.finish(end, [&](const BlockLife& life) { pass.block_ended(life); });
+    pass.replay.finish(reader, end, [&](const BlockLife& life) { pass.block_ended(life); });
 
     pass.buckets.finish_counts();
     add_site_peaks(reader, input, pass.buckets);

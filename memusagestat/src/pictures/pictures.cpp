@@ -291,6 +291,9 @@ Status draw_block_map(const std::string& events_path, const std::string& sites_p
     BlockPainting painting{folding, placement, buffer, colours.colour};
     const BlockReplay::Ended ended = [&](const BlockLife& life) { painting(life); };
     BlockReplay replay;
+    // The map places blocks by their events' positions, which a described block's record
+    // cannot say of its start: every block through the table.
+    recording.reader.read_descriptions(false);
     recording.reader.rewind();
     RecordedEvent event;
     uint64_t index = 0;
@@ -298,7 +301,7 @@ Status draw_block_map(const std::string& events_path, const std::string& sites_p
         event.time = placement.position(index++, event.time);
         replay.add(event, ended);
     }
-    replay.finish(placement.span(), ended);
+    replay.finish(recording.reader, placement.span(), ended);
     buffer.finish();
 
     spec.blocks = painting.blocks;

@@ -39,7 +39,8 @@ void BlockReplay::release_index() {
 
 size_t BlockReplay::memory_bytes() const {
     return capacity_ * sizeof(uint32_t) +
-           chunks_.size() * (size_t{1} << kChunkBits) * sizeof(Entry) + far_.memory_bytes();
+           chunks_.size() * (size_t{1} << kChunkBits) * sizeof(Entry) + far_.memory_bytes() +
+           described_.memory_bytes();
 }
 
 void BlockReplay::prefetch_cluster(uint64_t address) const {
@@ -159,7 +160,43 @@ BlockLife BlockReplay::end_life(const Entry& entry, uint64_t when, bool freed, b
                      whole.start,   when,       freed,      resized};
 }
 
+// A described block's event: its bit, and the life its record says, without the table. An
+// allocate at an address the table holds ends that block there, as the table's own would.
+int BlockReplay::step_described(const RecordedEvent& event, BlockLife (&ended)[2]) {
+    int count = 0;
+    const bool ends = event.kind != RecordedEvent::Kind::allocate;
+    const uint64_t ended_at =
+        event.kind == RecordedEvent::Kind::resize ? event.old_address : event.address;
+    if (ends && !described_.clear(ended_at)) {
+        ++unknown_blocks_;
+    } else if (ends) {
+        --described_alive_;
+        heap_ -= static_cast<int64_t>(event.old_size);
+        const bool resized = event.kind == RecordedEvent::Kind::resize;
+        ended[count++] = BlockLife{ended_at,    event.old_size, event.site, event.owner, event.born,
+                                   event.start, event.time,     true,       resized};
+    }
+    if (!makes_described(event)) return count;
+    if (size_ != 0) {
+        if (uint32_t* slot = find(event.address); slot != nullptr) {
+            ++unknown_blocks_;
+            ended[count++] = end_life(entry(*slot - 1), event.time, true, false);
+            erase(slot);
+        }
+    }
+    // Made twice without a free between: the recording missed it, and its life with it.
+    if (!described_.set(event.address)) {
+        ++unknown_blocks_;
+    } else {
+        ++described_alive_;
+    }
+    ++described_made_;
+    heap_ += static_cast<int64_t>(event.size);
+    return count;
+}
+
 int BlockReplay::step(const RecordedEvent& event, BlockLife (&ended)[2]) {
+    if (event.described) return step_described(event, ended);
     int count = 0;
     switch (event.kind) {
         case RecordedEvent::Kind::allocate: {
@@ -216,7 +253,39 @@ int BlockReplay::step(const RecordedEvent& event, BlockLife (&ended)[2]) {
     return count;
 }
 
-void BlockReplay::finish(uint64_t end_time, const Ended& ended) {
+// A described block's life is in the record that ends it; for those never ended, the record
+// that made one is the latest making one at its address, its bit still set: read backwards,
+// chunk by chunk, each creation whose bit is set is a block alive at the end (its bit then
+// cleared). The creations the reader gave beyond those replayed (ReplayFeed reads ahead) were
+// never replayed: the latest that many are passed over.
+void BlockReplay::finish_described(EventsReader& reader, uint64_t end_time, const Ended& ended) {
+    uint64_t beyond =
+        reader.described_made() > described_made_ ? reader.described_made() - described_made_ : 0;
+    std::vector<RecordedEvent> chunk;
+    for (size_t index = reader.chunks_seen(); index-- > 0 && described_alive_ > 0;) {
+        reader.read_chunk(index, chunk);
+        for (auto event = chunk.rbegin(); event != chunk.rend() && described_alive_ > 0; ++event) {
+            if (!makes_described(*event)) continue;
+            if (beyond > 0) {
+                --beyond;
+                continue;
+            }
+            if (!described_.clear(event->address)) continue;
+            --described_alive_;
+            heap_ -= static_cast<int64_t>(event->size);
+            const bool resized = event->kind == RecordedEvent::Kind::resize;
+            const uint64_t start = event->time;
+            ended(BlockLife{event->address, event->size, event->site,
+                            resized ? event->owner : event->thread, resized ? event->born : start,
+                            start, end_time > start ? end_time : start, false, false});
+        }
+    }
+    described_.reset();
+    described_alive_ = 0;
+    described_made_ = 0;
+}
+
+void BlockReplay::finish(EventsReader& reader, uint64_t end_time, const Ended& ended) {
     std::vector<uint32_t> left;
     left.reserve(size_);
     for (size_t i = 0; i < capacity_; ++i)
@@ -243,6 +312,7 @@ void BlockReplay::finish(uint64_t end_time, const Ended& ended) {
     based_ = false;
     far_.drain([](uint64_t, const Whole&) {});
     allocate_index(kInitialSlots);
+    finish_described(reader, end_time, ended);
 }
 
 }  // namespace memusagestat

@@ -2,6 +2,9 @@
 // Replays an event recording into block lives: from each block's allocation to its free (or
 // to the end of the recording), at one address and size. Holds only the blocks alive at the
 // moment, never the events, so a recording of any length replays in the memory its heap used.
+// A described block (events_format.h, version 4) is held in no table at all: its release or
+// resize record says its whole life, and a bit per address (live_bitmap.h) says which are
+// alive; the lives of those alive at the end are read from the recording again, backwards.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +14,7 @@
 
 #include "read/address_map.h"
 #include "read/events_reader.h"
+#include "read/live_bitmap.h"
 
 namespace memusagestat {
 
@@ -45,26 +49,30 @@ class BlockReplay {
     // apart (ReplayFeed): first the index slots where its addresses' searches begin, then,
     // once those have come in, the entries they name. Mere hints: any event, at any time.
     void prefetch_slots(const RecordedEvent& event) const {
+        if (event.described) return;  // in no table
         __builtin_prefetch(&index_[home(event.address)], 1);
         if (event.kind == RecordedEvent::Kind::resize)
             __builtin_prefetch(&index_[home(event.old_address)], 1);
     }
     void prefetch_entries(const RecordedEvent& event) const {
+        if (event.described) return;
         prefetch_cluster(event.address);
         if (event.kind == RecordedEvent::Kind::resize) prefetch_cluster(event.old_address);
     }
 
-    // The recording is over at `end_time`: every block still alive ends there, unfreed, in
-    // the order they began.
-    void finish(uint64_t end_time, const Ended& ended);
+    // The recording `reader` is over at `end_time` (a pass read it to its end or to where
+    // it is damaged): every block still alive ends there, unfreed, the table's in the order
+    // they began, then the described ones latest first (read from `reader` backwards).
+    void finish(EventsReader& reader, uint64_t end_time, const Ended& ended);
 
     int64_t heap() const { return heap_; }  // bytes held by the blocks alive now
-    size_t blocks_alive() const { return size_; }
+    size_t blocks_alive() const { return size_ + described_alive_; }
     // Frees and resizes of blocks the recording never showed being allocated (the file is
     // damaged or began late): skipped, and counted here.
     uint64_t unknown_blocks() const { return unknown_blocks_; }
 
-    // The live blocks' table's own bytes: its index, its entries and its far blocks' map.
+    // The live blocks' table's own bytes: its index, its entries and its far blocks' map,
+    // and the described blocks' bitmap.
     size_t memory_bytes() const;
 
   private:
@@ -93,6 +101,9 @@ class BlockReplay {
     static constexpr unsigned kChunkBits = 16;
 
     int step(const RecordedEvent& event, BlockLife (&ended)[2]);
+    int step_described(const RecordedEvent& event, BlockLife (&ended)[2]);
+    // The described blocks alive at the end, from the creations read backwards.
+    void finish_described(EventsReader& reader, uint64_t end_time, const Ended& ended);
 
     Entry& entry(uint32_t index) {
         return chunks_[index >> kChunkBits][index & ((uint32_t{1} << kChunkBits) - 1)];
@@ -135,6 +146,10 @@ class BlockReplay {
     AddressMap<Whole> far_;  // the blocks that do not fit an entry
     int64_t heap_ = 0;
     uint64_t unknown_blocks_ = 0;
+    // Described blocks: which addresses hold one, how many, and how many were made.
+    LiveBitmap described_;
+    size_t described_alive_ = 0;
+    uint64_t described_made_ = 0;
 };
 
 }  // namespace memusagestat

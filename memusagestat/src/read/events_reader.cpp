@@ -89,6 +89,7 @@ Status EventsReader::parse_header() {
         header.time_shift > 32)
         return Failure{"events file header is damaged"};
     machine_ = header.machine;
+    version_ = header.version;
     time_shift_ = header.time_shift;
     has_sites_ = (header.flags & format::kHasSites) != 0;
     pid_ = header.pid;
@@ -123,7 +124,54 @@ void EventsReader::rewind() {
     cursor_ = begin_;
     released_to_ = begin_;
     in_chunk_ = false;
+    described_made_ = 0;
     problem_.clear();
+}
+
+void EventsReader::read_chunk(size_t index, std::vector<RecordedEvent>& out) {
+    out.clear();
+    if (index >= chunk_starts_.size()) return;
+    // The pass's state, put back after.
+    const uint8_t *cursor = cursor_, *end = end_, *released_to = released_to_;
+    const bool in_chunk = in_chunk_;
+    const uint64_t time = time_, address = address_, last_event_time = last_event_time_;
+    const uint64_t last_clock_time = last_clock_time_, last_clock_ns = last_clock_ns_;
+    const uint64_t described_made = described_made_;
+    const uint32_t thread = thread_;
+    ThreadState* const current = current_;
+    const ThreadState no_thread = no_thread_;
+    std::string problem = std::move(problem_);
+    current_->address = address_;
+
+    cursor_ = data_ + chunk_starts_[index];
+    if (index + 1 < chunk_starts_.size()) end_ = data_ + chunk_starts_[index + 1];
+    released_to_ = cursor_;
+    in_chunk_ = false;
+    RecordedEvent event;
+    while (next(event)) out.push_back(event);
+    // Its pages go back as the pass's did.
+    if (map_ != nullptr) {
+        const long page = ::sysconf(_SC_PAGESIZE);
+        auto from = (reinterpret_cast<uintptr_t>(data_ + chunk_starts_[index]) + page - 1) &
+                    ~static_cast<uintptr_t>(page - 1);
+        auto to = reinterpret_cast<uintptr_t>(end_) & ~static_cast<uintptr_t>(page - 1);
+        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    }
+
+    cursor_ = cursor;
+    end_ = end;
+    released_to_ = released_to;
+    in_chunk_ = in_chunk;
+    time_ = time;
+    last_event_time_ = last_event_time;
+    last_clock_time_ = last_clock_time;
+    last_clock_ns_ = last_clock_ns;
+    described_made_ = described_made;
+    thread_ = thread;
+    no_thread_ = no_thread;
+    current_ = current;
+    address_ = address;
+    problem_ = std::move(problem);
 }
 
 uint64_t EventsReader::end_time() const {
@@ -160,6 +208,8 @@ bool EventsReader::cut_short(const uint8_t* record_start, const char* why) {
 
 bool EventsReader::read_clock() {
     const uint8_t* start = cursor_++;
+    const auto offset = static_cast<std::size_t>(start - data_);
+    if (chunk_starts_.empty() || offset > chunk_starts_.back()) chunk_starts_.push_back(offset);
     uint64_t time, ns;
     if (!format::get_varint(&cursor_, end_, time) || !format::get_varint(&cursor_, end_, ns))
         return cut_short(start, "a clock reading runs past the end");
@@ -298,10 +348,43 @@ EventsReader::Bookkeeping EventsReader::read_bookkeeping(format::Kind kind) {
     return Bookkeeping::none;
 }
 
+bool EventsReader::read_description(RecordedEvent& event) {
+    uint64_t site = 0, owner = 0, age = 0, lived_before = 0;
+    if (!format::get_varint(&cursor_, end_, event.old_size) ||
+        !format::get_varint(&cursor_, end_, site) || !format::get_varint(&cursor_, end_, owner) ||
+        !format::get_varint(&cursor_, end_, age) ||
+        !format::get_varint(&cursor_, end_, lived_before))
+        return false;
+    // In the recording's units: never before the run's start.
+    const uint64_t shifted = event.time >> time_shift_;
+    if (site > UINT32_MAX || owner > UINT32_MAX || age > shifted || lived_before > shifted - age)
+        return false;
+    if (!read_descriptions_) {
+        event.described = false;
+        event.old_size = 0;
+        return true;
+    }
+    event.site = static_cast<uint32_t>(site);
+    event.owner = static_cast<uint32_t>(owner);
+    event.start = (shifted - age) << time_shift_;
+    event.born = (shifted - age - lived_before) << time_shift_;
+    return true;
+}
+
 bool EventsReader::read_block_event(format::Kind kind, RecordedEvent& event) {
     const uint8_t* record_start = cursor_++;
     event = RecordedEvent{};
     event.thread = thread_;
+    const bool described_kind =
+        version_ >= format::kFirstDescribedVersion &&
+        (kind == format::Kind::allocate_described || kind == format::Kind::release_described ||
+         kind == format::Kind::resize_described);
+    if (described_kind) {
+        event.described = read_descriptions_;
+        kind = kind == format::Kind::allocate_described  ? format::Kind::allocate
+               : kind == format::Kind::release_described ? format::Kind::release
+                                                         : format::Kind::resize;
+    }
     bool whole = read_time(event.time);
     if (kind == format::Kind::allocate) {
         uint64_t site = 0;
@@ -313,13 +396,15 @@ bool EventsReader::read_block_event(format::Kind kind, RecordedEvent& event) {
         event.site = static_cast<uint32_t>(site);
     } else if (kind == format::Kind::release) {
         event.kind = RecordedEvent::Kind::release;
-        whole = whole && read_address(event.address);
+        whole =
+            whole && read_address(event.address) && (!described_kind || read_description(event));
     } else if (kind == format::Kind::resize) {
         uint64_t moved = 0;
         event.kind = RecordedEvent::Kind::resize;
         whole = whole && read_address(event.old_address) &&
                 format::get_varint(&cursor_, end_, moved) &&
-                format::get_varint(&cursor_, end_, event.size);
+                format::get_varint(&cursor_, end_, event.size) &&
+                (!described_kind || read_description(event));
         event.address = event.old_address + static_cast<uint64_t>(format::unzigzag(moved));
         address_ = event.address;
     } else {
@@ -333,6 +418,7 @@ bool EventsReader::read_block_event(format::Kind kind, RecordedEvent& event) {
         return fail("unknown record kind");
     }
     if (!whole) return cut_short(record_start, "a record is cut short or out of range");
+    if (makes_described(event)) ++described_made_;
     return true;
 }
 

@@ -25,9 +25,24 @@ struct RecordedEvent {
     uint64_t address = 0;      // the block (for a resize, its new address)
     uint64_t old_address = 0;  // resize only
     uint64_t size = 0;         // allocate and resize: the block's size now; release: 0
-    uint32_t site = 0;         // allocate only: the sites file's SiteRecord::id; 0 for none
-    uint32_t thread = 0;       // the thread's serial; 0 before a chunk names its thread
+    // allocate: the sites file's SiteRecord::id; 0 for none. A described release or resize:
+    // the block's.
+    uint32_t site = 0;
+    uint32_t thread = 0;  // the thread's serial; 0 before a chunk names its thread
+    // A described block's (events_format.h, version 4): an allocate of one, or its release
+    // or resize, whose record says what the fields below say of the block it ends.
+    bool described = false;
+    // A described release or resize: the block it ends, its allocating thread, its size,
+    // its first allocation and when it took that address and size (cycle counter).
+    uint32_t owner = 0;
+    uint64_t old_size = 0;
+    uint64_t born = 0, start = 0;
 };
+
+// Whether `event` made a described block (an allocate of one, or a described resize).
+inline bool makes_described(const RecordedEvent& event) {
+    return event.described && event.kind != RecordedEvent::Kind::release;
+}
 
 struct ThreadInfo {
     uint32_t serial = 0;
@@ -57,6 +72,18 @@ class EventsReader {
     bool next(RecordedEvent& event);
     // Back to the first event, for another pass.
     void rewind();
+
+    // false: the described kinds are read as the plain ones (their descriptions left out),
+    // as a reader that keeps a table of every block would need them; for tests.
+    void read_descriptions(bool read) { read_descriptions_ = read; }
+    // The chunks the passes have come to so far, in the file's order.
+    size_t chunks_seen() const { return chunk_starts_.size(); }
+    // Chunk `index`'s events, as next() gives them, into `out`, read again on its own (a
+    // chunk owes nothing to those before it): for going over a recording backwards once a
+    // pass is over. The pass's state (where it is, problem(), the end time) is left as it was.
+    void read_chunk(size_t index, std::vector<RecordedEvent>& out);
+    // Events making a described block (makes_described) the pass has given so far.
+    uint64_t described_made() const { return described_made_; }
 
     // Why the last pass stopped before the end of the file; empty if it did not.
     const std::string& problem() const { return problem_; }
@@ -92,6 +119,9 @@ class EventsReader {
     // The block event at the cursor (allocate, release, resize); false at damage or at the
     // end a killed run left.
     bool read_block_event(memusage::events_format::Kind kind, RecordedEvent& event);
+    // The rest of a described release or resize (events_format.h): the ended block's size,
+    // site, owner, age, lived_before.
+    bool read_description(RecordedEvent& event);
     bool read_clock();
     bool read_thread();
     bool read_thread_again();
@@ -135,6 +165,11 @@ class EventsReader {
 
     std::string problem_;
     std::vector<ThreadInfo> threads_;
+
+    uint32_t version_ = 0;
+    bool read_descriptions_ = true;
+    uint64_t described_made_ = 0;            // this pass's (described_made())
+    std::vector<std::size_t> chunk_starts_;  // offsets from data_ of the chunks come to
 };
 
 }  // namespace memusagestat

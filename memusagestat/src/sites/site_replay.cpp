@@ -125,7 +125,9 @@ Status open_sites_recording(EventsReader& reader, const std::string& events_path
 }
 
 // Each ended block life into its shown site's lifetimes (RunLifetimes::sites), or into
-// the blocks the runtime keeps.
+// the blocks the runtime keeps. Lifetimes are summed in whole cycles and made seconds once
+// (settle()): the sums do not depend on the order the lives come in (the replay gives the
+// lives of blocks alive at the end in an order of its own).
 class EndedBlocks {
   public:
     EndedBlocks(const SitesProfile& profile, const SiteIdTable<SiteOfId>& of_id,
@@ -133,7 +135,8 @@ class EndedBlocks {
         : of_id_(of_id),
           long_lived_(long_lived),
           seconds_per_cycle_(seconds_per_cycle),
-          lifetimes_(lifetimes) {
+          lifetimes_(lifetimes),
+          cycles_(lifetimes.sites.size()) {
         // The standard streams' buffers, by address: the runtime's blocks at sites that are
         // not the runtime's whole (definitions.h, kept_of_site).
         for (const SitesProfile::StreamBuffer& buffer : profile.standard_stream_buffers)
@@ -144,8 +147,9 @@ class EndedBlocks {
         if (site == kNoSite || life.resized_away) return;
         SiteLifetime& figures = lifetimes_.sites[site];
         const double lived = seconds(life.born, life.end);
+        const uint64_t cycles = life.end > life.born ? life.end - life.born : 0;
         ++figures.blocks;
-        figures.total_lifetime += lived;
+        cycles_[site].total += cycles;
         if (!life.freed) {
             figures.bytes_at_end += life.size;
             ++figures.blocks_at_end;
@@ -158,14 +162,25 @@ class EndedBlocks {
             ++figures.long_lived_blocks;
             figures.long_lived_bytes += life.size;
             figures.long_lived_freed += life.freed;
-            figures.long_lived_total += lived;
+            cycles_[site].long_lived += cycles;
             if (lived > figures.long_lived_longest) figures.long_lived_longest = lived;
+        }
+    }
+
+    // Every life ended: the summed lifetimes into seconds.
+    void settle() {
+        for (size_t site = 0; site < cycles_.size(); ++site) {
+            lifetimes_.sites[site].total_lifetime = seconds_of(cycles_[site].total);
+            lifetimes_.sites[site].long_lived_total = seconds_of(cycles_[site].long_lived);
         }
     }
 
   private:
     double seconds(uint64_t from, uint64_t to) const {
         return seconds_between(from, to, seconds_per_cycle_);
+    }
+    double seconds_of(unsigned __int128 cycles) const {
+        return static_cast<double>(cycles) * seconds_per_cycle_;
     }
     bool runtime_keeps(const BlockLife& life) const {
         return of_id_[life.site].kept_by_runtime ||
@@ -177,6 +192,10 @@ class EndedBlocks {
     double seconds_per_cycle_;
     RunLifetimes& lifetimes_;
     std::unordered_set<uint64_t> standard_buffers_;
+    struct Cycles {
+        unsigned __int128 total = 0, long_lived = 0;  // a run's block lives may pass 2^64
+    };
+    std::vector<Cycles> cycles_;  // by shown site
 };
 
 // Every stride-th event's heap; when they fill twice the bound, every other one is
@@ -301,8 +320,9 @@ Status replay_sites(const std::string& events_path, const SitesProfile& profile,
             "the recording is incomplete (the run was killed): it ends at the "
             "last events it wrote out";
     const uint64_t end = reader.end_time();
-    replay.finish(end,
+    replay.finish(reader, end,
                   [&](const BlockLife& life) { on_ended(life, holdings.shown_of(life.site)); });
+    on_ended.settle();
     lifetimes.duration = seconds(reader.start_time(), end);
     lifetimes.peak_time = seconds(reader.start_time(), peak_time);
     lifetimes.peak_bytes_churned = peak_churned;

@@ -28,12 +28,13 @@ RecordedEvent resize(uint64_t time, uint64_t from, uint64_t to, uint64_t size) {
 
 struct Replayed {
     BlockReplay replay;
+    EventsReader no_recording;  // these events are no recording's: none is read again
     std::vector<BlockLife> lives;
     void add(const RecordedEvent& event) {
         replay.add(event, [&](const BlockLife& life) { lives.push_back(life); });
     }
     void finish(uint64_t end) {
-        replay.finish(end, [&](const BlockLife& life) { lives.push_back(life); });
+        replay.finish(no_recording, end, [&](const BlockLife& life) { lives.push_back(life); });
     }
 };
 

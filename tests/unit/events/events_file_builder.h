@@ -100,6 +100,38 @@ class EventsFileBuilder {
         ++events_;
         return *this;
     }
+    // The described kinds (version 4): times in shifted units; `start` and `born` are the
+    // ended block's, written as the record's age and lived_before.
+    EventsFileBuilder& allocate_described(uint64_t time, uint64_t address, uint64_t size,
+                                          uint64_t site) {
+        allocate(time, address, size, site);
+        bytes_[last_kind_] = static_cast<uint8_t>(format::Kind::allocate_described);
+        return *this;
+    }
+    EventsFileBuilder& release_described(uint64_t time, uint64_t address, uint64_t size,
+                                         uint64_t site, uint64_t owner, uint64_t start,
+                                         uint64_t born) {
+        release(time, address);
+        bytes_[last_kind_] = static_cast<uint8_t>(format::Kind::release_described);
+        varint(size);
+        description(time, site, owner, start, born);
+        return *this;
+    }
+    EventsFileBuilder& resize_described(uint64_t time, uint64_t old_address, uint64_t address,
+                                        uint64_t size, uint64_t old_size, uint64_t site,
+                                        uint64_t owner, uint64_t start, uint64_t born) {
+        resize(time, old_address, address, size);
+        bytes_[last_kind_] = static_cast<uint8_t>(format::Kind::resize_described);
+        varint(old_size);
+        description(time, site, owner, start, born);
+        return *this;
+    }
+    // The header's version, as an older collector wrote it.
+    EventsFileBuilder& version(uint32_t version) {
+        std::memcpy(bytes_.data() + offsetof(format::FileHeader, version), &version,
+                    sizeof version);
+        return *this;
+    }
     EventsFileBuilder& raw(std::initializer_list<uint8_t> bytes) {
         for (uint8_t byte : bytes) bytes_.push_back(byte);
         return *this;
@@ -134,7 +166,16 @@ class EventsFileBuilder {
         auto* from = static_cast<const uint8_t*>(data);
         bytes_.insert(bytes_.end(), from, from + size);
     }
-    void kind(format::Kind kind) { bytes_.push_back(static_cast<uint8_t>(kind)); }
+    void kind(format::Kind kind) {
+        last_kind_ = bytes_.size();
+        bytes_.push_back(static_cast<uint8_t>(kind));
+    }
+    void description(uint64_t time, uint64_t site, uint64_t owner, uint64_t start, uint64_t born) {
+        varint(site);
+        varint(owner);
+        varint(time - start);
+        varint(start - born);
+    }
     void varint(uint64_t value) {
         uint8_t buffer[format::kMaxVarint];
         append(buffer, static_cast<size_t>(format::put_varint(buffer, value) - buffer));
@@ -151,6 +192,7 @@ class EventsFileBuilder {
     }
 
     std::vector<uint8_t> bytes_;
+    size_t last_kind_ = 0;  // where the last record's kind byte is
     uint64_t time_ = 0, events_ = 0;
     uint64_t thread_ = 0;                 // 0: before the chunk's first Thread record
     std::map<uint64_t, uint64_t> bases_;  // by thread: its address base in the chunk

@@ -65,7 +65,8 @@ Lives replayed(EventsReader& reader, BlockReplay& replay, Next&& next) {
         out.events.push_back(event);
         replay.add(event, [&](const BlockLife& life) { out.lives.push_back(life); });
     }
-    replay.finish(reader.end_time(), [&](const BlockLife& life) { out.lives.push_back(life); });
+    replay.finish(reader, reader.end_time(),
+                  [&](const BlockLife& life) { out.lives.push_back(life); });
     out.problem = reader.problem();
     return out;
 }
