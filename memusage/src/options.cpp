@@ -547,6 +547,18 @@ Status looking_error(const DriverOptions& options, const po::parsed_options& par
     return Failure{error};
 }
 
+// What --attach takes beyond --color: the data file, the threads' table, and the reports the
+// detach makes from the sites file and the event recording.
+bool attach_takes(const std::string& key) {
+    static constexpr std::string_view kTaken[] = {
+        "data",   "threads",       "sites",  "sites-sample",  "sites-file", "events",
+        "leaks",  "leak-exitcode", "folded", "folded-metric", "dhat",       "pprof",
+        "massif", "long-lived",    "html",   "source-dir"};
+    for (std::string_view taken : kTaken)
+        if (key == taken) return true;
+    return false;
+}
+
 // --attach or --detach with what they cannot take: failing, the message.
 Status attaching_error(const DriverOptions& options, const po::parsed_options& parsed) {
     const std::string attaching = options.attach_pid ? "--attach" : "--detach";
@@ -559,12 +571,15 @@ Status attaching_error(const DriverOptions& options, const po::parsed_options& p
     for (const po::option& option : parsed.options) {
         const std::string& key = option.string_key;
         if (key.empty() || key == "attach" || key == "detach" || key == "color") continue;
-        if (options.attach_pid && (key == "data" || key == "threads")) continue;
+        if (options.attach_pid && attach_takes(key)) continue;
         std::string typed = option.original_tokens.empty() ? "--" + key : option.original_tokens[0];
         typed = typed.starts_with("--") ? typed.substr(0, typed.find('=')) : typed.substr(0, 2);
         std::string message = "memusage: " + attaching + " does not take ";
         message += typed;
-        if (options.attach_pid) message += " (an attached process takes -d, --threads and --color)";
+        if (options.attach_pid)
+            message +=
+                " (an attached process takes -d, --threads, --color, the allocation sites' "
+                "reports and exports, --events and --html)";
         return Failure{message};
     }
     return {};
