@@ -194,11 +194,14 @@ constexpr std::array kDriverOptions = {
     DriverOption{"watch", 0, Value::required, "=PID",
                  "Show the figures of running process PID (no PROGRAM)", set_pid<&O::watch_pid>},
     DriverOption{"attach", 0, Value::required, "=PID",
-                 "Profile running process PID from now on (no PROGRAM;\nx86_64): with -d and "
-                 "--threads",
+                 "Profile running process PID from now on (no PROGRAM;\nx86_64): with -d, "
+                 "--threads, the sites' reports and\nexports, --events and --html, made at "
+                 "--detach",
                  set_pid<&O::attach_pid>},
     DriverOption{"detach", 0, Value::required, "=PID",
-                 "Give an attached process back and print its summary", set_pid<&O::detach_pid>},
+                 "Give an attached process back and print its summary\n(and the reports the "
+                 "attach asked for)",
+                 set_pid<&O::detach_pid>},
     DriverOption{"sites", 0, Value::optional, "[=N]",
                  "After the summary, report the top N (10) allocation\nsites: by bytes at the "
                  "heap peak, leaked, allocated;\nthen the stack peaks, as --stack-peak",
