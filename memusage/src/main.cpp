@@ -425,12 +425,65 @@ void write_html(const ReportFunctions* reports, const DriverOptions& options, co
     if (!written.ok() && status == 0) status = kGraphError;
 }
 
+// --attach: the reports asked for checked first, as before a run, so that a request that
+// cannot be met costs no attach.
+int attach_with_reports(const DriverOptions& options) {
+    if (needs_report_module(options)) {
+        const ReportFunctions* reports = load_report_module();
+        if (reports == nullptr) return kSetupError;
+        if (Status request = reports->sites_request_error(options); !request.ok()) {
+            complain(request.error());
+            return kUsageError;
+        }
+    }
+    return attach::attach_to(*options.attach_pid, options);
+}
+
+// --detach: the summary, then the reports the attach asked for, made from the files the
+// collector wrote as for a program memusage ran, in the attach's working directory.
+int detach_with_reports(pid_t pid) {
+    attach::AttachedRun attached;
+    int status = attach::detach_from(pid, attached);
+    if (status != 0 || attached.arguments.empty()) return status;
+    ::signal(SIGPIPE, SIG_IGN);
+    ::signal(SIGXFSZ, SIG_IGN);
+    ParsedCommandLine asked = parse_command_line(attached.arguments);
+    const ReportFunctions* reports = load_report_module();
+    if (asked.action == DriverAction::run && reports != nullptr &&
+        (attached.directory.empty() || ::chdir(attached.directory.c_str()) == 0)) {
+        const DriverOptions& options = asked.options;
+        RunFiles files;
+        files.data_path = attached.data_path;
+        files.sites_path = attached.sites_path;
+        files.run_options = options;
+        files.run_options.events_path = attached.events_path;
+        files.run_options.summary_path = attached.summary_path;
+        RunTimes times;
+        times.start_ns = attached.attach_ns;
+        timespec now{};
+        ::clock_gettime(CLOCK_REALTIME, &now);
+        times.duration_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000u +
+                            static_cast<uint64_t>(now.tv_nsec) - attached.attach_ns;
+        // Still running, as far as --leak-exitcode goes: it turns the detach's status.
+        const ProgramOutcome outcome{ProgramOutcome::Kind::exited, 0, false};
+        if (wants_sites(options))
+            write_sites_outputs(reports, options, files, times, outcome, status);
+        if (wants_html(options)) write_html(reports, options, files, status);
+    } else {
+        if (reports != nullptr)
+            complain("the reports of the attach cannot be made in " + attached.directory);
+        status = kSetupError;
+    }
+    for (const std::string& file : attached.private_files) ::unlink(file.c_str());
+    return status;
+}
+
 int run(const DriverOptions& given) {
     DriverOptions options = given;
     if (options.list_processes) return list_processes();
     if (options.watch_pid) return watch(*options.watch_pid);
-    if (options.attach_pid) return attach::attach_to(*options.attach_pid, options);
-    if (options.detach_pid) return attach::detach_from(*options.detach_pid);
+    if (options.attach_pid) return attach_with_reports(options);
+    if (options.detach_pid) return detach_with_reports(*options.detach_pid);
     const ReportFunctions* reports = nullptr;
     if (std::optional<int> status = refused_request(options, reports)) return *status;
     std::string collector_path;

@@ -194,11 +194,14 @@ constexpr std::array kDriverOptions = {
     DriverOption{"watch", 0, Value::required, "=PID",
                  "Show the figures of running process PID (no PROGRAM)", set_pid<&O::watch_pid>},
     DriverOption{"attach", 0, Value::required, "=PID",
-                 "Profile running process PID from now on (no PROGRAM;\nx86_64): with -d and "
-                 "--threads",
+                 "Profile running process PID from now on (no PROGRAM;\nx86_64): with -d, "
+                 "--threads, the sites' reports and\nexports, --events and --html, made at "
+                 "--detach",
                  set_pid<&O::attach_pid>},
     DriverOption{"detach", 0, Value::required, "=PID",
-                 "Give an attached process back and print its summary", set_pid<&O::detach_pid>},
+                 "Give an attached process back and print its summary\n(and the reports the "
+                 "attach asked for)",
+                 set_pid<&O::detach_pid>},
     DriverOption{"sites", 0, Value::optional, "[=N]",
                  "After the summary, report the top N (10) allocation\nsites: by bytes at the "
                  "heap peak, leaked, allocated;\nthen the stack peaks, as --stack-peak",
@@ -547,6 +550,18 @@ Status looking_error(const DriverOptions& options, const po::parsed_options& par
     return Failure{error};
 }
 
+// What --attach takes beyond --color: the data file, the threads' table, and the reports the
+// detach makes from the sites file and the event recording.
+bool attach_takes(const std::string& key) {
+    static constexpr std::string_view kTaken[] = {
+        "data",   "threads",       "sites",  "sites-sample",  "sites-file", "events",
+        "leaks",  "leak-exitcode", "folded", "folded-metric", "dhat",       "pprof",
+        "massif", "long-lived",    "html",   "source-dir"};
+    for (std::string_view taken : kTaken)
+        if (key == taken) return true;
+    return false;
+}
+
 // --attach or --detach with what they cannot take: failing, the message.
 Status attaching_error(const DriverOptions& options, const po::parsed_options& parsed) {
     const std::string attaching = options.attach_pid ? "--attach" : "--detach";
@@ -559,12 +574,15 @@ Status attaching_error(const DriverOptions& options, const po::parsed_options& p
     for (const po::option& option : parsed.options) {
         const std::string& key = option.string_key;
         if (key.empty() || key == "attach" || key == "detach" || key == "color") continue;
-        if (options.attach_pid && (key == "data" || key == "threads")) continue;
+        if (options.attach_pid && attach_takes(key)) continue;
         std::string typed = option.original_tokens.empty() ? "--" + key : option.original_tokens[0];
         typed = typed.starts_with("--") ? typed.substr(0, typed.find('=')) : typed.substr(0, 2);
         std::string message = "memusage: " + attaching + " does not take ";
         message += typed;
-        if (options.attach_pid) message += " (an attached process takes -d, --threads and --color)";
+        if (options.attach_pid)
+            message +=
+                " (an attached process takes -d, --threads, --color, the allocation sites' "
+                "reports and exports, --events and --html)";
         return Failure{message};
     }
     return {};

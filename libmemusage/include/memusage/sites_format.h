@@ -83,6 +83,10 @@ inline constexpr uint32_t kHasGrownAt = 256;
 // Version 6 on: the collector's table of GrownAtRecords filled up: some grown blocks are
 // counted at their site but in no record.
 inline constexpr uint32_t kGrownAtTableFull = 512;
+// The collector was attached to a running process (memusage --attach): the figures count the
+// blocks allocated since the attach, and "at exit" is at the detach (or the process's exit,
+// if that came first). A reader of an older version ignores it.
+inline constexpr uint32_t kSinceAttach = 1024;
 
 struct FileHeader {
     char magic[8];

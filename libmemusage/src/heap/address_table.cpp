@@ -30,16 +30,17 @@ size_t AddressTable::index_of(uintptr_t key) const {
     return static_cast<size_t>(((key >> 4) * 0x9e3779b97f4a7c15ULL) >> shift_) & mask_;
 }
 
-bool AddressTable::insert(const void* address, uint64_t size) {
+bool AddressTable::insert(const void* address, const Block& block) {
     const auto key = reinterpret_cast<uintptr_t>(address);
     size_t index = index_of(key);
     for (size_t probe = 0; probe < kMaxProbes; ++probe, index = (index + 1) & mask_) {
         Slot& slot = slots_[index];
         uintptr_t seen = slot.key.load(std::memory_order_relaxed);
         if (seen != kEmpty && seen != kTombstone) continue;
-        // Its size is read only by the block's free, which comes after the block is handed out.
+        // What it holds is read only by the block's free, which comes after the block is
+        // handed out.
         if (slot.key.compare_exchange_strong(seen, key, std::memory_order_acq_rel)) {
-            slot.size = size;
+            slot.block = block;
             count_.fetch_add(1, std::memory_order_relaxed);
             return true;
         }
@@ -47,7 +48,7 @@ bool AddressTable::insert(const void* address, uint64_t size) {
     return false;
 }
 
-bool AddressTable::remove(const void* address, uint64_t& size) {
+bool AddressTable::remove(const void* address, Block& block) {
     const auto key = reinterpret_cast<uintptr_t>(address);
     size_t index = index_of(key);
     for (size_t probe = 0; probe < kMaxProbes; ++probe, index = (index + 1) & mask_) {
@@ -55,7 +56,7 @@ bool AddressTable::remove(const void* address, uint64_t& size) {
         uintptr_t seen = slot.key.load(std::memory_order_acquire);
         if (seen == kEmpty) return false;
         if (seen != key) continue;
-        size = slot.size;
+        block = slot.block;
         slot.key.store(kTombstone, std::memory_order_release);
         count_.fetch_sub(1, std::memory_order_relaxed);
         return true;

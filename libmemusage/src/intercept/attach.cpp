@@ -2,9 +2,9 @@
 // The attached collector (libmemusage-attach.so): loaded into a process already running
 // (memusage --attach), it is started by memusage_attach, takes over the allocation functions
 // of every module by their offset-table entries (got_patch.h), counts the blocks handed out
-// since then without a header (their sizes in an AddressTable), and gives every entry back
-// on memusage_detach. A block allocated before the attach is not in the table: its free and
-// its resize go to the C library uncounted.
+// since then without a header (their sizes and sites in an AddressTable), and gives every
+// entry back on memusage_detach. A block allocated before the attach is not in the table: its
+// free and its resize go to the C library uncounted.
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +27,7 @@ using collector::CountingScope;
 
 namespace {
 
-// 2^23 blocks live at once at most (128 MiB reserved, touched as used).
+// 2^23 blocks live at once at most (192 MiB reserved, touched as used).
 constexpr size_t kTableSlots = size_t{1} << 23;
 constinit AddressTable table;
 
@@ -79,13 +79,13 @@ int find_linker(dl_phdr_info* info, size_t, void*) {
     return 0;
 }
 
-// The block `block` of `size` bytes, handed out by the real function: counted, or (no room
-// left in the table) not, so that its free is not counted either.
-void* counted_block(Counting* counting, Call call, uint64_t size, void* block) {
+// The block `block` of `size` bytes at site `site` (0: none), handed out by the real function:
+// counted, or (no room left in the table) not, so that its free is not counted either.
+void* counted_block(Counting* counting, Call call, uint64_t size, uint32_t site, void* block) {
     if (block == nullptr) {
         counting->admission_unused(size);
         counting->failed(call);
-    } else if (table.insert(block, size)) {
+    } else if (table.insert(block, {size, site, 0})) {
         counting->allocated(size, block);
     } else {
         counting->admission_unused(size);
@@ -100,7 +100,9 @@ void* attached_malloc(size_t size) {
     if (counting == nullptr) return original::malloc(size);
     counting->allocation_requested(Call::malloc, size);
     if (!counting->admit(Call::malloc, size)) return nullptr;
-    return counted_block(counting, Call::malloc, size, original::malloc(size));
+    // The calling stack, taken before the real allocator's lock.
+    const uint32_t site = counting->site(size);
+    return counted_block(counting, Call::malloc, size, site, original::malloc(size));
 }
 
 void* attached_calloc(size_t count, size_t size) {
@@ -116,46 +118,58 @@ void* attached_calloc(size_t count, size_t size) {
     }
     counting->allocation_requested(Call::calloc, bytes);
     if (!counting->admit(Call::calloc, bytes)) return nullptr;
-    return counted_block(counting, Call::calloc, bytes, original::calloc(count, size));
+    const uint32_t site = counting->site(bytes);
+    return counted_block(counting, Call::calloc, bytes, site, original::calloc(count, size));
 }
 
 void attached_free(void* block) {
     if (from_linker(MEMUSAGE_CALLER)) return original::free(block);
     CountingScope scope;
     Counting* counting = scope.counting();
-    uint64_t size;
+    AddressTable::Block held;
     if (block == nullptr) {
         if (counting != nullptr) counting->free_null();
-    } else if (table.remove(block, size) && counting != nullptr) {
+    } else if (table.remove(block, held) && counting != nullptr) {
         // Removed before the real free: the address may be handed out again at once.
-        counting->freed(size, block);
+        if (held.grown_at != 0) counting->regrown(held.site, held.grown_at, held.size, 0, 0, 0);
+        counting->keep_site(held.site);  // freed at the site that allocated it
+        counting->freed(held.size, block);
     }
     original::free(block);
 }
 
-// A resize of a counted block: its old entry leaves the table before the real realloc (which
-// may free it), and comes back if that fails.
-void* resized(Counting* counting, void* block, uint64_t old_size, size_t size) {
+// A resize of a counted block `old` (at `block`): its entry has left the table before the
+// real realloc (which may free it), and comes back if that fails. As tracked_heap.h's
+// reallocate: the block keeps its site, and where it grows is the realloc's stack.
+void* resized(Counting* counting, void* block, const AddressTable::Block& old, size_t size) {
+    counting->keep_site(old.site);
     if (size == 0) {
         counting->realloc_call();
-        counting->realloc_freed(old_size, block);
+        counting->regrown(old.site, old.grown_at, old.size, 0, 0, 0);
+        counting->realloc_freed(old.size, block);
         return original::realloc(block, 0);
     }
-    counting->resize_requested(Call::realloc, old_size, size);
-    const uint64_t growth = size > old_size ? size - old_size : 0;
+    counting->resize_requested(Call::realloc, old.size, size);
+    const uint64_t growth = size > old.size ? size - old.size : 0;
     if (!counting->admit(Call::realloc, growth)) {
-        table.insert(block, old_size);
+        table.insert(block, old);
         return nullptr;
     }
+    const uint32_t tag = counting->resized_site(old.site, old.size, size);
+    const uint32_t grown_at = counting->grown_at(old.site, old.grown_at, old.size, size);
     void* result = original::realloc(block, size);
     if (result == nullptr) {
-        table.insert(block, old_size);
+        table.insert(block, old);
         counting->admission_unused(growth);
         counting->failed(Call::realloc);
-    } else if (table.insert(result, size)) {
-        counting->reallocated(old_size, size, result != block, block, result);
+    } else if (table.insert(result, {size, tag, tag != 0 ? grown_at : 0})) {
+        counting->reweighed(old.site, tag, old.size);
+        counting->regrown(old.site, old.grown_at, old.size, tag, grown_at, size);
+        counting->keep_site(tag);
+        counting->reallocated(old.size, size, result != block, block, result);
     } else {
-        counting->realloc_freed(old_size, block);
+        counting->regrown(old.site, old.grown_at, old.size, 0, 0, 0);
+        counting->realloc_freed(old.size, block);
     }
     return result;
 }
@@ -164,17 +178,18 @@ void* attached_realloc(void* block, size_t size) {
     if (from_linker(MEMUSAGE_CALLER)) return original::realloc(block, size);
     CountingScope scope;
     Counting* counting = scope.counting();
-    uint64_t old_size;
-    if (counting == nullptr || (block != nullptr && !table.remove(block, old_size)))
+    AddressTable::Block old;
+    if (counting == nullptr || (block != nullptr && !table.remove(block, old)))
         return original::realloc(block, size);  // not counting, or a block from before
-    if (block != nullptr) return resized(counting, block, old_size, size);
+    if (block != nullptr) return resized(counting, block, old, size);
     counting->resize_requested(Call::realloc, 0, size);
     if (!counting->admit(Call::realloc, size)) return nullptr;
+    const uint32_t site = counting->site(size);
     void* fresh = original::realloc(nullptr, size);
     if (fresh == nullptr) {
         counting->admission_unused(size);
         counting->failed(Call::realloc);
-    } else if (table.insert(fresh, size)) {
+    } else if (table.insert(fresh, {size, site, 0})) {
         counting->reallocated(0, size, true, nullptr, fresh);
     }
     return fresh;
@@ -197,7 +212,8 @@ void* aligned(size_t size, Allocate allocate) {
     if (counting == nullptr) return allocate();
     counting->allocation_requested(Call::aligned, size);
     if (!counting->admit(Call::aligned, size)) return nullptr;
-    return counted_block(counting, Call::aligned, size, allocate());
+    const uint32_t site = counting->site(size);
+    return counted_block(counting, Call::aligned, size, site, allocate());
 }
 
 void* attached_memalign(size_t alignment, size_t size) {

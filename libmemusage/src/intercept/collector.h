@@ -11,6 +11,7 @@
 #include "heap/mapping_set.h"
 #include "memusage/summary.h"
 #include "platform/bench_pieces.h"
+#include "platform/build_variant.h"
 #include "platform/clock.h"
 #include "platform/config.h"
 #include "platform/stacks.h"
@@ -50,13 +51,6 @@ State initialize_from(const char* (*lookup)(const char*), int report_fd);
 bool finish();
 // The live figures as an attached collector starts.
 void start_publishing();
-
-// This build is the one loaded into running processes (libmemusage-attach.so).
-#if defined(MEMUSAGE_ATTACH_VARIANT)
-inline constexpr bool kAttachVariant = true;
-#else
-inline constexpr bool kAttachVariant = false;
-#endif
 
 // The summary of `stats` on `fd` (-1: the standard error the program started with),
 // coloured as the run's settings say; also what the in-process API prints.

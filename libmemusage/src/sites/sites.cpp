@@ -10,6 +10,7 @@
 #include <atomic>
 
 #include "memusage/sites_format.h"
+#include "platform/build_variant.h"
 #include "platform/clock.h"
 #include "platform/config.h"
 #include "platform/owned_file.h"
@@ -138,8 +139,10 @@ const char* start(const char* path, long owner, uint64_t interval, const uint64_
         return "out of memory for the allocation sites tables";
     }
     have_unwinder = unwind::load(verify);
-    // Without room for them, the sites go on without stack peaks.
-    stack_peaks::start();
+    // Without room for them, the sites go on without stack peaks. An attached collector keeps
+    // none: it measures a thread's stack from its first call since the attach, not from
+    // where the thread began.
+    if (!kAttachVariant) stack_peaks::start();
     sample_interval = interval;
     seed_base = seed != nullptr ? *seed : cycle_counter() ^ (static_cast<uint64_t>(getpid()) << 32);
     enabled = true;
@@ -186,6 +189,7 @@ constexpr uint32_t kCacheEntries = 256;
 MEMUSAGE_SITES_SCRATCH uint64_t stack_cache[kCacheEntries];
 
 uint32_t intern_cached(const uintptr_t* frames, uint32_t depth, uint64_t hash) {
+    if constexpr (!kSitesScratchPerThread) return stacks.intern(frames, depth, hash);
     uint64_t& entry = stack_cache[hash % kCacheEntries];
     uint64_t check = hash & ~uint64_t{kStackIdMask};
     uint64_t cached = entry;
@@ -215,7 +219,7 @@ MEMUSAGE_SITES_SCRATCH row_walk::SpineScratch spine_scratch;
 uint32_t capture_site() {
     unwinder_abi::StartRegisters start = unwinder_abi::start_registers();
     // A signal handler's capture inside this one's memo work leaves the memo alone.
-    bool memo_free = unwind::detail::walks_rows && !stack_memo::busy;
+    bool memo_free = kSitesScratchPerThread && unwind::detail::walks_rows && !stack_memo::busy;
     if (memo_free) {
         stack_memo::busy = true;
         std::atomic_signal_fence(std::memory_order_seq_cst);

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "memusage/sites_format.h"
+#include "platform/build_variant.h"
 #include "platform/machine.h"
 #include "platform/pages.h"
 #include "sites/stack_peaks.h"
@@ -309,7 +310,8 @@ bool SitesFile::write(const StackTable& stacks, const SiteAccounts& accounts, ui
         header.flags = flags | (stacks.overflowed() ? format::kStackTableFull : 0) |
                        format::kHasSiteExtras | format::kHasStandardStreamBuffers |
                        format::kHasHeapAtExit | format::kHasGrownAt |
-                       (accounts.grown_pairs_full() ? format::kGrownAtTableFull : 0);
+                       (accounts.grown_pairs_full() ? format::kGrownAtTableFull : 0) |
+                       (kAttachVariant ? format::kSinceAttach : 0);
         header.heap_at_exit = accounts.heap_at_end();
         header.max_depth = format::kMaxDepth;
         header.pid = static_cast<uint64_t>(getpid());

@@ -43,6 +43,11 @@ std::string report_path(uid_t owner, pid_t pid) {
     return work_directory(owner) + "/report-" + std::to_string(pid) + ".txt";
 }
 
+// What the attach asked for beyond the summary, for the detach (AttachedRun).
+std::string request_path(uid_t owner, pid_t pid) {
+    return work_directory(owner) + "/request-" + std::to_string(pid);
+}
+
 Status make_work_directory(uid_t owner) {
     const std::string directory = work_directory(owner);
     mkdir(directory.c_str(), 0700);
@@ -137,18 +142,91 @@ std::string attached_collector_path() {
     return std::filesystem::path(preloaded.value()).parent_path() / kAttachedCollector;
 }
 
+std::string absolute(const std::string& path) {
+    std::error_code error;
+    return std::filesystem::absolute(path, error).string();
+}
+
+// Where the collector writes the files the reports need: those the options name, else
+// files of the work directory, removed once the detach has made the reports.
+AttachedRun place_files(const DriverOptions& options, uid_t owner, pid_t pid) {
+    AttachedRun run;
+    const std::string stem = work_directory(owner) + "/run-" + std::to_string(pid);
+    auto place = [&](std::string& path, const std::string& named, bool needed, const char* suffix) {
+        if (!named.empty())
+            path = absolute(named);
+        else if (needed)
+            run.private_files.push_back(path = stem + suffix);
+    };
+    const bool html = wants_html(options);
+    place(run.data_path, options.data_path, html, ".dat");
+    place(run.sites_path, options.sites_path, wants_sites(options) || html, ".sites");
+    place(run.events_path, options.events_path, wants_events(options) || html, ".events");
+    place(run.summary_path, {}, html, ".summary");
+    if (wants_sites(options) || html) run.arguments = options.arguments;
+    std::error_code error;
+    run.directory = std::filesystem::current_path(error).string();
+    run.attach_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              std::chrono::system_clock::now().time_since_epoch())
+                                              .count());
+    return run;
+}
+
 // The collector's settings, one "NAME=VALUE" a line, as a run's environment would have them.
-Result<std::string> settings_for(const DriverOptions& options, const std::string& report) {
-    std::string data_path;
-    if (!options.data_path.empty()) {
-        std::error_code error;
-        data_path = std::filesystem::absolute(options.data_path, error).string();
-    }
+std::string settings_for(const DriverOptions& options, const AttachedRun& run,
+                         const std::string& report) {
+    DriverOptions collected = options;
+    collected.events_path = run.events_path;
+    collected.summary_path = run.summary_path;
     std::string text;
-    for (const std::string& entry : child_environment({}, options, "", data_path))
+    for (const std::string& entry :
+         child_environment({}, collected, "", run.data_path, run.sites_path))
         if (entry.starts_with("MEMUSAGE_")) text += entry + "\n";
     text += "MEMUSAGE_NO_TIMER=yes\nMEMUSAGE_ATTACH_REPORT=" + report + "\n";
     return text;
+}
+
+// The request, its fields ended by nulls: a version, the directory, the four files, the
+// time, the private files' count and names, then the arguments.
+constexpr std::string_view kRequestVersion = "memusage-attach-request-1";
+
+Status save_request(const std::string& path, const AttachedRun& run) {
+    std::string text;
+    auto add = [&](const std::string& field) { text += field + '\0'; };
+    add(std::string(kRequestVersion));
+    for (const std::string* field :
+         {&run.directory, &run.data_path, &run.sites_path, &run.events_path, &run.summary_path})
+        add(*field);
+    add(std::to_string(run.attach_ns));
+    add(std::to_string(run.private_files.size()));
+    for (const std::string& file : run.private_files) add(file);
+    for (const std::string& argument : run.arguments) add(argument);
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << text;
+    if (!file.flush()) return Failure{"memusage: cannot write " + path};
+    return {};
+}
+
+// The request saved at the attach, if any (and removed); false when it is not one.
+bool take_request(const std::string& path, AttachedRun& run) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) return true;  // the attach asked for the summary only
+    std::vector<std::string> fields;
+    for (std::string field; std::getline(file, field, '\0');) fields.push_back(field);
+    unlink(path.c_str());
+    if (fields.size() < 8 || fields[0] != kRequestVersion) return false;
+    run.directory = fields[1];
+    run.data_path = fields[2];
+    run.sites_path = fields[3];
+    run.events_path = fields[4];
+    run.summary_path = fields[5];
+    char* end = nullptr;
+    run.attach_ns = std::strtoull(fields[6].c_str(), &end, 10);
+    const unsigned long long count = std::strtoull(fields[7].c_str(), &end, 10);
+    if (count > fields.size() - 8) return false;
+    run.private_files.assign(fields.begin() + 8, fields.begin() + 8 + static_cast<long>(count));
+    run.arguments.assign(fields.begin() + 8 + static_cast<long>(count), fields.end());
+    return true;
 }
 
 // A copy of the collector of its own for this attach: a process given back keeps its last
@@ -175,6 +253,11 @@ Result<uintptr_t> function_in(const std::vector<MappedRange>& maps, const std::s
     if (found == facts.value().functions.end() || base == 0)
         return Failure{std::string("memusage: no ") + name + " in " + file};
     return static_cast<uintptr_t>(base + found->second.address);
+}
+
+std::string unreadable_request(pid_t pid) {
+    return "memusage: what the attach to process " + std::to_string(pid) +
+           " asked for beyond the summary cannot be read: no reports";
 }
 
 int fail(const std::string& message) {
@@ -235,25 +318,30 @@ int attach_to(pid_t pid, const DriverOptions& options) {
     Result<std::vector<BusyRange>> busy = busy_ranges(maps, libc_path, false);
     if (!busy.ok()) return fail(busy.error());
     const std::string report = report_path(owner, pid);
-    Result<std::string> settings = settings_for(options, report);
+    const AttachedRun run = place_files(options, owner, pid);
+    const std::string settings = settings_for(options, run, report);
     Result<std::string> copy = copy_collector(collector, owner, pid);
     if (!copy.ok()) return fail(copy.error());
     Status loaded;
     {
         StoppedProcess process(pid);
         loaded = process.stop(busy.value());
-        if (loaded.ok())
-            loaded = load_and_start(process, pid, libc_path, copy.value(), settings.value());
+        if (loaded.ok()) loaded = load_and_start(process, pid, libc_path, copy.value(), settings);
     }
     // The process keeps the copy mapped: the file is no longer needed.
     unlink(copy.value().c_str());
     if (!loaded.ok()) return fail(loaded.error());
+    const std::string request = request_path(owner, pid);
+    unlink(request.c_str());
+    if (!run.arguments.empty()) {
+        if (Status saved = save_request(request, run); !saved.ok()) return fail(saved.error());
+    }
     std::cerr << "memusage: attached to process " << pid << " (" << process_name(pid)
               << "); memusage --detach=" << pid << " gives it back and prints the summary\n";
     return 0;
 }
 
-int detach_from(pid_t pid) {
+int detach_from(pid_t pid, AttachedRun& run) {
     if (!kUnsupported.empty()) return fail(std::string(kUnsupported));
     const std::string proc = "/proc/" + std::to_string(pid);
     struct stat st;
@@ -262,9 +350,9 @@ int detach_from(pid_t pid) {
     if (stat(proc.c_str(), &st) != 0) {
         if (access(report.c_str(), R_OK) != 0)
             return fail("memusage: no process " + std::to_string(pid));
-        // It ended while attached: its summary was written as it exited.
+        // It ended while attached: its summary (and sites) were written as it exited.
         print_report(report);
-        return 0;
+        return take_request(request_path(owner, pid), run) ? 0 : fail(unreadable_request(pid));
     }
     std::vector<MappedRange> maps = read_maps(pid);
     std::set<std::string> copies;
@@ -298,7 +386,7 @@ int detach_from(pid_t pid) {
     }
     if (detached == 0) return fail("memusage: process " + std::to_string(pid) + " is not attached");
     print_report(report);
-    return 0;
+    return take_request(request_path(owner, pid), run) ? 0 : fail(unreadable_request(pid));
 }
 
 }  // namespace memusage::attach

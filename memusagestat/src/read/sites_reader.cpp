@@ -116,6 +116,7 @@ void take_header(const format::FileHeader& header, SitesProfile& profile) {
     profile.has_heap_at_exit = (header.flags & format::kHasHeapAtExit) != 0 &&
                                header.header_bytes >= sizeof(format::FileHeader);
     profile.heap_at_exit = profile.has_heap_at_exit ? header.heap_at_exit : 0;
+    profile.since_attach = (header.flags & format::kSinceAttach) != 0;
 }
 
 // Counts are bounded by what the file could hold before anything is reserved.

@@ -133,6 +133,9 @@ struct SitesProfile {
     // The heap's bytes at exit, exactly, when the file says (sites_format.h's kHasHeapAtExit).
     bool has_heap_at_exit = false;
     uint64_t heap_at_exit = 0;
+    // The run was an attach (sites_format.h's kSinceAttach): the blocks allocated since the
+    // attach, and what was still allocated at the detach.
+    bool since_attach = false;
     // Where blocks grew (sites_format.h's GrownAtRecord, version 6 on): blocks of a site
     // that a realloc made larger, by the stack (a site of `sites`) of the realloc that did
     // so last; what they held at the peak and at exit, shares of their site's figures.

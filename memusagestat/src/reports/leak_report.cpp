@@ -54,6 +54,18 @@ void write_leaks(std::string& out, const std::vector<Leak>& leaks, unsigned top)
     }
 }
 
+// "No leaks" and when the blocks were still allocated: at exit, or for an attached process
+// (SitesProfile::since_attach) at the detach, of the blocks allocated since the attach.
+std::string no_leaks(const SitesProfile& profile) {
+    return profile.since_attach
+               ? "No leaks: every block the program allocated since the attach was freed by the "
+                 "detach.\n"
+               : "No leaks: every block the program allocated was freed.\n";
+}
+const char* end_word(const SitesProfile& profile) {
+    return profile.since_attach ? "detach" : "exit";
+}
+
 // Sampled sites: what the heap held at exit is known exactly, whatever the sample caught.
 // The verdict and the headline come from it; the sites' estimates are beside it.
 void write_sampled_leaks(LeakReport& report, const SitesProfile& profile, std::vector<Leak>& leaks,
@@ -63,11 +75,13 @@ void write_sampled_leaks(LeakReport& report, const SitesProfile& profile, std::v
     uint64_t program =
         profile.heap_at_exit > runtime.bytes ? profile.heap_at_exit - runtime.bytes : 0;
     if (program == 0) {
-        out = "No leaks: every block the program allocated was freed.\n";
+        out = no_leaks(profile);
         leaks.clear();
     } else {
         out = "Leaks: " + plural(program, "byte", "bytes") +
-              " never freed (exact: the heap at exit, less the runtime's estimated share)\n";
+              (profile.since_attach ? " allocated since the attach and" : "") +
+              " never freed (exact: the heap at " + end_word(profile) +
+              ", less the runtime's estimated share)\n";
     }
     report.bytes = program;
     if (program == 0)
@@ -88,16 +102,18 @@ void write_sampled_leaks(LeakReport& report, const SitesProfile& profile, std::v
 }
 
 // Exact sites: the leaks are the blocks the sites' stacks never freed.
-void write_exact_leaks(LeakReport& report, const std::vector<Leak>& leaks, unsigned top) {
+void write_exact_leaks(LeakReport& report, const SitesProfile& profile,
+                       const std::vector<Leak>& leaks, unsigned top) {
     std::string& out = report.text;
     if (leaks.empty()) {
-        out = "No leaks: every block the program allocated was freed.\n";
+        out = no_leaks(profile);
         return;
     }
     out = "Leaks: " + plural(report.bytes, "byte", "bytes") + " in " +
-          plural(report.blocks, "block", "blocks") + " never freed, from " +
-          plural(leaks.size(), "stack", "stacks") +
-          " (still allocated at exit; whether still reachable is not known)\n\n"
+          plural(report.blocks, "block", "blocks") +
+          (profile.since_attach ? " allocated since the attach and" : "") + " never freed, from " +
+          plural(leaks.size(), "stack", "stacks") + " (still allocated at " + end_word(profile) +
+          "; whether still reachable is not known)\n\n"
           "Bytes never freed, by stack, largest first" +
           bounded(leaks, top) + ":\n";
     write_leaks(out, leaks, top);
@@ -113,7 +129,7 @@ LeakReport leak_report(const SitesProfile& profile, const std::vector<ShownSite>
     if (profile.sample_interval != 0 && profile.has_heap_at_exit)
         write_sampled_leaks(report, profile, leaks, runtime, top);
     else
-        write_exact_leaks(report, leaks, top);
+        write_exact_leaks(report, profile, leaks, top);
     std::string& out = report.text;
     out += kept_by_runtime_line(runtime.bytes, runtime.blocks);
     std::string notes = profile_notes(profile, symbolizer);

@@ -94,8 +94,10 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
     // Sampled: the heap at exit is exact, the sites' share of it an estimate beside it.
     bool sampled_exact = profile.sample_interval != 0 && profile.has_heap_at_exit;
     std::string out =
-        "Allocation sites: " + std::to_string(sites.size()) +
-        "; heap peak: " + std::to_string(profile.heap_peak) + " bytes; still allocated at exit: " +
+        std::string(profile.since_attach ? "Allocation sites since the attach: "
+                                         : "Allocation sites: ") +
+        std::to_string(sites.size()) + "; heap peak: " + std::to_string(profile.heap_peak) +
+        " bytes; still allocated at " + (profile.since_attach ? "detach: " : "exit: ") +
         (sampled_exact ? plural(profile.heap_at_exit, "byte", "bytes") +
                              " (sampled sites: " + plural(total.bytes_leaked(), "byte", "bytes") +
                              " in " + plural(total.blocks_leaked(), "block", "blocks") + ")"
@@ -127,18 +129,21 @@ std::string sites_report(const SitesProfile& profile, const std::vector<ShownSit
          },
          false, Ranking::Grown::at_peak},
         sites, options.top);
+    const std::string still_allocated = profile.since_attach
+                                            ? "Bytes still allocated at detach (leaks)"
+                                            : "Bytes still allocated at exit (leaks)";
     if (options.leaks_apart)
-        out += "\nBytes still allocated at exit (leaks): in the leak report below\n";
+        out += "\n" + still_allocated + ": in the leak report below\n";
     else
-        write_ranking(out,
-                      {"Bytes still allocated at exit (leaks)",
-                       [](const AllocationSite& s) { return s.bytes_leaked(); },
-                       [](const AllocationSite& s) {
-                           return plural(s.bytes_leaked(), "byte", "bytes") + " in " +
-                                  plural(s.blocks_leaked(), "block", "blocks");
-                       },
-                       true, Ranking::Grown::at_exit},
-                      sites, options.top);
+        write_ranking(
+            out,
+            {still_allocated.c_str(), [](const AllocationSite& s) { return s.bytes_leaked(); },
+             [](const AllocationSite& s) {
+                 return plural(s.bytes_leaked(), "byte", "bytes") + " in " +
+                        plural(s.blocks_leaked(), "block", "blocks");
+             },
+             true, Ranking::Grown::at_exit},
+            sites, options.top);
     write_ranking(out,
                   {"Bytes allocated", [](const AllocationSite& s) { return s.bytes_allocated; },
                    [](const AllocationSite& s) {

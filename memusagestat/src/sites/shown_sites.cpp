@@ -203,6 +203,11 @@ std::string profile_notes(const SitesProfile& profile, const Symbolizer& symboli
             "the stack table filled up: stacks first seen after that count as one site");
     if (profile.unwinder_missing)
         notes.push_back("libunwind.so.8 could not be loaded in the run: no stacks were recorded");
+    if (profile.since_attach)
+        notes.push_back(
+            "the collector was attached to the running process (memusage --attach): the figures "
+            "are of the blocks allocated since the attach, and what was still allocated at the "
+            "detach");
     std::string out;
     if (!notes.empty()) out += "\n";
     for (const std::string& note : notes) out += "Note: " + note + "\n";

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // memusage --attach and --detach end to end, on real processes: a multi-threaded C program
-// (attach_threads.c) whose calls since the attach the summary must count exactly, a python3
-// http.server answering requests while attached, a process attached and detached 100 times,
-// and the refusals (a process already profiled, a static program, no such process).
+// (attach_threads.c) whose calls since the attach the summary, the allocation sites, the leak
+// report and the HTML report must count exactly, a python3 http.server answering requests
+// while attached (with its sites), a process attached and detached 100 times, and the
+// refusals (a process already profiled, a static program, no such process).
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -15,7 +16,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -272,10 +276,21 @@ TEST(Attach, RefusesWhatCannotBeAttachedToWithAOneLineMessage) {
     EXPECT_NE(refused.text.find("belongs to another user"), std::string::npos) << refused.text;
 
     // What an attach cannot take.
-    refused = memusage("--attach=" + pid + " --sites");
+    refused = memusage("--attach=" + pid + " -m");
     EXPECT_EQ(refused.status, 1);
-    EXPECT_NE(refused.text.find("--attach does not take --sites"), std::string::npos)
-        << refused.text;
+    // The usage error's line, then where help is (as for every usage error).
+    auto first_line = [](const std::string& text) { return text.substr(0, text.find('\n')); };
+    EXPECT_EQ(first_line(refused.text),
+              "memusage: --attach does not take -m (an attached process takes -d, --threads, "
+              "--color, the allocation sites' reports and exports, --events and --html)");
+    refused = memusage("--detach=" + pid + " --sites");
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_EQ(first_line(refused.text), "memusage: --detach does not take --sites");
+    // A report that cannot be made is refused before the attach, in one line.
+    refused = memusage("--attach=" + pid + " --folded-metric=nonsense --folded=/dev/null");
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_EQ(std::count(refused.text.begin(), refused.text.end(), '\n'), 1) << refused.text;
+    EXPECT_EQ(memusage("--detach=" + pid).status, 1);  // not attached by the refused one
     refused = memusage("--attach=" + pid + " /bin/true");
     EXPECT_EQ(refused.status, 1);
     EXPECT_NE(refused.text.find("takes no program"), std::string::npos) << refused.text;
@@ -309,6 +324,195 @@ TEST(Attach, AServerAttachedWhileItAnswersRequestsAnswersOnAndExitsNormally) {
     EXPECT_GT(row(detached.text, "free").first, 0u) << detached.text;
     for (int i = 0; i < 5; ++i) ASSERT_EQ(fetch(url), body) << "after detach, request " << i;
     // Ctrl-C ends it as it ends the server always: its message, exit status 0.
+    kill(server.pid(), SIGINT);
+    EXPECT_EQ(server.wait_exit(), 0);
+}
+
+}  // namespace
+
+namespace {
+
+// A directory of the test's own, removed with it.
+class Directory {
+  public:
+    Directory() {
+        char name[] = "/tmp/memusage-attach-test-XXXXXX";
+        path_ = mkdtemp(name) != nullptr ? name : "/tmp";
+    }
+    ~Directory() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    Directory(const Directory&) = delete;
+    Directory& operator=(const Directory&) = delete;
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+// The sites report's "Bytes allocated" ranking, summed by the innermost function named:
+// bytes and calls.
+std::pair<unsigned long long, unsigned long long> allocated_at(const std::string& report,
+                                                               const std::string& function) {
+    const size_t from = report.find("\nBytes allocated:\n");
+    if (from == std::string::npos) return {~0ULL, ~0ULL};
+    const std::string ranking = report.substr(from, report.find("\n\n", from + 1) - from);
+    const std::regex entry(R"(#\d+ (\d+) bytes in (\d+) calls?\n +at (\w+) )");
+    std::pair<unsigned long long, unsigned long long> sum{0, 0};
+    for (std::sregex_iterator at(ranking.begin(), ranking.end(), entry), end; at != end; ++at) {
+        if ((*at)[3] != function) continue;
+        sum.first += std::stoull((*at)[1]);
+        sum.second += std::stoull((*at)[2]);
+    }
+    return sum;
+}
+
+// The report's data, embedded in the page.
+nlohmann::json page_data(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    const std::string html = text.str();
+    const std::string open = "<script type=\"application/json\" id=\"report-data\">";
+    const size_t at = html.find(open);
+    if (at == std::string::npos) return {};
+    const size_t begin = at + open.size();
+    return nlohmann::json::parse(html.substr(begin, html.find("</script>", begin) - begin));
+}
+
+TEST(AttachSites, NameEveryThreadsStacksLeaksAndPageSinceTheAttach) {
+    Directory directory;
+    Talker fixture({ATTACH_THREADS_PATH});
+    ASSERT_EQ(fixture.line().rfind("ready", 0), 0u);
+    const std::string pid = std::to_string(fixture.pid());
+    // Blocks from before the attach, kept through it: none of them is the attach's.
+    ASSERT_EQ(fixture.say("hold 7").rfind("held", 0), 0u);
+    const std::string page = directory.path() + "/attached.html";
+    Outcome attached = memusage("--attach=" + pid + " --sites=20 --leaks --html=" + page);
+    ASSERT_EQ(attached.status, 0) << attached.text;
+    ASSERT_EQ(fixture.say("release"), "released");
+    const std::string counted = fixture.say("count 300");
+    const std::vector<unsigned long long> did = numbers(counted);
+    ASSERT_EQ(did.size(), 8u) << counted;
+    const std::string held = fixture.say("hold 25");
+    const std::vector<unsigned long long> kept = numbers(held);
+    ASSERT_EQ(kept.size(), 2u) << held;
+    Outcome detached = memusage("--detach=" + pid);
+    ASSERT_EQ(detached.status, 0) << detached.text;
+    const std::string& text = detached.text;
+
+    // The sites count what every thread did since the attach, at the stacks it did it at:
+    // count_rounds's malloc (grown by its realloc, which keeps the block's site) and calloc,
+    // and held_block's malloc.
+    EXPECT_NE(text.find("Allocation sites since the attach: "), std::string::npos) << text;
+    EXPECT_NE(text.find("still allocated at detach: " + std::to_string(kept[1]) + " bytes in " +
+                        std::to_string(kept[0]) + " blocks"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(allocated_at(text, "count_rounds"),
+              std::make_pair(did[1] + did[5] + did[3], did[0] + did[2]))
+        << text;
+    EXPECT_EQ(allocated_at(text, "held_block"), std::make_pair(kept[1], kept[0])) << text;
+    // The leaks: what it still held at the detach, allocated since the attach.
+    EXPECT_NE(
+        text.find("Leaks: " + std::to_string(kept[1]) + " bytes in " + std::to_string(kept[0]) +
+                  " blocks allocated since the attach and never freed, from 1 stack "
+                  "(still allocated at detach"),
+        std::string::npos)
+        << text;
+    const size_t leaks = text.find("Bytes never freed, by stack");
+    ASSERT_NE(leaks, std::string::npos) << text;
+    EXPECT_NE(text.find("at held_block (", leaks), std::string::npos) << text;
+    // A thread's stack is not known from its start: no stack peaks.
+    EXPECT_EQ(text.find("Stack peaks"), std::string::npos) << text;
+
+    // The page's figures are the text summary's.
+    const nlohmann::json data = page_data(page);
+    ASSERT_TRUE(data.is_object()) << "no report data in " << page;
+    const nlohmann::json& summary = data["summary"];
+    ASSERT_TRUE(summary.is_object());
+    for (const auto& printed : summary["rows"]) {
+        const std::string name = printed["name"];
+        const auto calls_bytes = row(text, name);
+        EXPECT_EQ(printed["calls"], calls_bytes.first) << name;
+        EXPECT_EQ(printed["bytes"], calls_bytes.second) << name;
+    }
+    std::smatch peak;
+    ASSERT_TRUE(std::regex_search(text, peak, std::regex(R"(heap peak: (\d+), stack peak)")));
+    EXPECT_EQ(summary["heap_peak"], std::stoull(peak[1]));
+    EXPECT_EQ(data["run"]["pid"], fixture.pid());
+    ASSERT_TRUE(data["sites"].is_array());
+    EXPECT_EQ(data["sites"].size(), 3u);
+    bool noted = false;
+    for (const auto& note : data["run"]["notes"])
+        noted = noted || note.get<std::string>().find("since the attach") != std::string::npos;
+    EXPECT_TRUE(noted) << data["run"]["notes"];
+    // Only the page is left: the files the reports were made from are gone.
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(directory.path()),
+                            std::filesystem::directory_iterator()),
+              1);
+    for (const char* suffix : {".dat", ".sites", ".events", ".summary"})
+        EXPECT_FALSE(std::filesystem::exists("/tmp/memusage-attach-" + std::to_string(getuid()) +
+                                             "/run-" + pid + suffix))
+            << suffix;
+
+    ASSERT_EQ(fixture.say("release"), "released");
+    fixture.say("quit");
+    EXPECT_EQ(fixture.wait_exit(), 3);
+    EXPECT_EQ(fixture.transcript(), "ready " + pid + "\nheld 28 1386\nreleased\n" + counted + "\n" +
+                                        held + "\nreleased\nbye\n");
+}
+
+TEST(AttachSites, AProcessThatExitsWhileAttachedLeavesItsSitesForTheDetach) {
+    Talker fixture({ATTACH_THREADS_PATH});
+    ASSERT_EQ(fixture.line().rfind("ready", 0), 0u);
+    const std::string pid = std::to_string(fixture.pid());
+    Outcome attached = memusage("--attach=" + pid + " --leaks");
+    ASSERT_EQ(attached.status, 0) << attached.text;
+    const std::vector<unsigned long long> kept = numbers(fixture.say("hold 10"));
+    ASSERT_EQ(kept.size(), 2u);
+    // Its threads free what they hold as they end.
+    fixture.say("quit");
+    EXPECT_EQ(fixture.wait_exit(), 3);
+    Outcome detached = memusage("--detach=" + pid);
+    ASSERT_EQ(detached.status, 0) << detached.text;
+    EXPECT_NE(detached.text.find("Memory usage summary"), std::string::npos) << detached.text;
+    EXPECT_EQ(row(detached.text, "malloc").first, kept[0]) << detached.text;
+    EXPECT_NE(detached.text.find("No leaks: every block the program allocated since the attach"),
+              std::string::npos)
+        << detached.text;
+}
+
+TEST(AttachSites, AServerAttachedWithSitesServesOnAndItsSitesFileReads) {
+    Directory directory;
+    Talker server({"/usr/bin/python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                   "--directory", ATTACH_TEST_DIRECTORY});
+    const std::string serving = server.line();
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(serving, match, std::regex(R"(port (\d+))"))) << serving;
+    const std::string url = "http://127.0.0.1:" + match[1].str() + "/attach_threads.c";
+    const std::string body = fetch(url);
+    ASSERT_NE(body.find("SPDX-License-Identifier"), std::string::npos);
+    const std::string pid = std::to_string(server.pid());
+    const std::string sites = directory.path() + "/server.sites";
+    Outcome attached = memusage("--attach=" + pid + " --sites=5 --sites-file=" + sites);
+    ASSERT_EQ(attached.status, 0) << attached.text;
+    for (int i = 0; i < 20; ++i) ASSERT_EQ(fetch(url), body) << "request " << i;
+    Outcome detached = memusage("--detach=" + pid);
+    ASSERT_EQ(detached.status, 0) << detached.text;
+    const auto mallocs = row(detached.text, "malloc");
+    EXPECT_GT(mallocs.first, 20u) << detached.text;
+    EXPECT_NE(detached.text.find("Allocation sites since the attach: "), std::string::npos)
+        << detached.text;
+    // Named by the option, the sites file stays, and memusagestat reads it as the driver did.
+    Outcome read = run(std::string(MEMUSAGESTAT_PATH) + " --sites=" + sites);
+    ASSERT_EQ(read.status, 0) << read.text;
+    const size_t report = detached.text.find("Allocation sites since the attach: ");
+    ASSERT_NE(report, std::string::npos);
+    EXPECT_EQ(read.text.substr(0, read.text.find('\n')),
+              detached.text.substr(report, detached.text.find('\n', report) - report));
+    for (int i = 0; i < 5; ++i) ASSERT_EQ(fetch(url), body) << "after detach, request " << i;
     kill(server.pid(), SIGINT);
     EXPECT_EQ(server.wait_exit(), 0);
 }

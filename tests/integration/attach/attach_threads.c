@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A multi-threaded program for memusage --attach to take over while it runs: told on its
 // standard input, its threads allocate and free without pause ("churn"), stop ("park"), or
-// make an exact number of calls each and say how many of each kind they made ("count K");
+// make an exact number of calls each and say how many of each kind they made ("count K"),
+// or allocate K blocks each at one stack and keep them ("hold K", freed by "release");
 // "heap" tells the bytes in use by mallinfo2, "quit" frees everything and exits with 3.
 // Every reply is one line on standard output.
 #include <malloc.h>
@@ -14,7 +15,8 @@
 #include <unistd.h>
 
 enum { kThreads = 4, kKept = 64 };
-enum Mode { kPark, kChurn, kCount, kQuit };
+enum Mode { kPark, kChurn, kCount, kHold, kRelease, kQuit };
+enum { kMaxHeld = 4096 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -32,6 +34,32 @@ static atomic_ullong mallocs, callocs, reallocs, frees, malloc_bytes, calloc_byt
 // collector never saw) and refilled by "churn".
 static void* kept[kThreads][kKept];
 static volatile char sink;
+
+// The blocks "hold" keeps, each thread's, and how many.
+static char* held[kThreads][kMaxHeld];
+static int held_count[kThreads];
+static atomic_ullong held_blocks, held_bytes;
+
+// One block of 48 + thread bytes at this one stack (hold_blocks, run): the sites report
+// names it, and the leak report while it is held.
+__attribute__((noinline)) static char* held_block(int thread) {
+    char* block = malloc(48 + (size_t)thread);
+    block[0] = (char)thread;
+    return block;
+}
+
+__attribute__((noinline)) static void hold_blocks(int thread, int count) {
+    for (int i = 0; i < count && held_count[thread] < kMaxHeld; ++i) {
+        held[thread][held_count[thread]++] = held_block(thread);
+        atomic_fetch_add(&held_blocks, 1);
+        atomic_fetch_add(&held_bytes, 48 + (unsigned)thread);
+    }
+}
+
+static void release_blocks(int thread) {
+    for (int i = 0; i < held_count[thread]; ++i) free(held[thread][i]);
+    held_count[thread] = 0;
+}
 
 static void churn_once(int thread, unsigned step) {
     size_t size = 16 + (step * 37 + (unsigned)thread * 101) % 4000;
@@ -84,7 +112,7 @@ static void* run(void* argument) {
     unsigned step = 0;
     for (;;) {
         pthread_mutex_lock(&lock);
-        while (mode == kPark || (mode == kCount && seen == generation)) {
+        while (mode == kPark || (mode != kChurn && mode != kQuit && seen == generation)) {
             if (seen != generation) {
                 seen = generation;
                 ++parked_threads;
@@ -101,7 +129,9 @@ static void* run(void* argument) {
             churn_once(thread, step++);
             continue;
         }
-        count_rounds(thread, count);
+        if (now == kCount) count_rounds(thread, count);
+        if (now == kHold) hold_blocks(thread, count);
+        if (now == kRelease) release_blocks(thread);
         pthread_mutex_lock(&lock);
         seen = now_generation;
         ++done_threads;
@@ -109,6 +139,7 @@ static void* run(void* argument) {
         pthread_mutex_unlock(&lock);
     }
     for (int slot = 0; slot < kKept; ++slot) free(kept[thread][slot]);
+    release_blocks(thread);
     return NULL;
 }
 
@@ -122,7 +153,7 @@ static void command(enum Mode next, int count) {
     pthread_cond_broadcast(&changed);
     if (next == kPark)
         while (parked_threads < kThreads) pthread_cond_wait(&changed, &lock);
-    if (next == kCount) {
+    if (next == kCount || next == kHold || next == kRelease) {
         while (done_threads < kThreads) pthread_cond_wait(&changed, &lock);
         mode = kPark;  // the threads wait for the next command
     }
@@ -161,6 +192,13 @@ int main(void) {
             printf("counted malloc %llu %llu calloc %llu %llu realloc %llu %llu free %llu %llu\n",
                    mallocs, malloc_bytes, callocs, calloc_bytes, reallocs, realloc_growth, frees,
                    freed_bytes);
+        } else if (sscanf(line, "hold %d", &count) == 1) {
+            atomic_store(&held_blocks, 0), atomic_store(&held_bytes, 0);
+            command(kHold, count);
+            printf("held %llu %llu\n", held_blocks, held_bytes);
+        } else if (strcmp(line, "release\n") == 0) {
+            command(kRelease, 0);
+            printf("released\n");
         } else if (strcmp(line, "heap\n") == 0) {
             printf("heap %zu\n", heap_in_use());
         } else if (strcmp(line, "quit\n") == 0) {

@@ -41,6 +41,34 @@ TEST(LeakReport, ListsTheBlocksNeverFreedLargestFirst) {
               "       by 0x20\n");
 }
 
+// An attached process's sites (sites_format.h's kSinceAttach): the blocks allocated since
+// the attach, still allocated at the detach, and a note that says so.
+TEST(LeakReport, OfAnAttachedProcessSaysSinceTheAttachAndAtTheDetach) {
+    Shown shown({made_up_site({0x10}, 2, 300, 1, 100, 0)});
+    shown.profile.since_attach = true;
+    LeakReport report = leak_report(shown.profile, shown.sites, shown.symbolizer);
+    EXPECT_EQ(report.bytes, 200u);
+    const std::string note =
+        "\nNote: the collector was attached to the running process (memusage --attach): the "
+        "figures are of the blocks allocated since the attach, and what was still allocated at "
+        "the detach\n";
+    EXPECT_EQ(report.text,
+              "Leaks: 200 bytes in 1 block allocated since the attach and never freed, from 1 "
+              "stack (still allocated at detach; whether still reachable is not known)\n"
+              "\n"
+              "Bytes never freed, by stack, largest first:\n"
+              "  #1 200 bytes in 1 block\n"
+              "       at 0x10\n" +
+                  note);
+    Shown freed({made_up_site({0x10}, 1, 100, 1, 100, 0)});
+    freed.profile.since_attach = true;
+    report = leak_report(freed.profile, freed.sites, freed.symbolizer);
+    EXPECT_EQ(report.text,
+              "No leaks: every block the program allocated since the attach was freed by the "
+              "detach.\n" +
+                  note);
+}
+
 TEST(LeakReport, SaysNoLeaksAndLeavesTheRuntimesBlocksOut) {
     Shown shown(
         {made_up_site({0x10}, 1, 10, 1, 10, 10), made_up_site({0x20}, 1, 4096, 0, 0, 4096)});
