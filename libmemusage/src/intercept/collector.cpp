@@ -326,8 +326,9 @@ void open_events_file() {
             setenv(kEventsOwnerVariable, pid, 1);
             events_file.report_write_errors_to(warn_on_stderr);
             recorder.record_events(&events_file);
-            // Blocks with a site describe themselves to their release (heap/block.h).
-            described_blocks = sites::enabled;
+            // Blocks with a site describe themselves to their release (heap/block.h); an
+            // attached collector's blocks have no header to carry it (heap/address_table.h).
+            described_blocks = sites::enabled && !kAttachVariant;
             break;
         }
         case OpenResult::busy:
