@@ -149,14 +149,8 @@ void EventsReader::read_chunk(size_t index, std::vector<RecordedEvent>& out) {
     in_chunk_ = false;
     RecordedEvent event;
     while (next(event)) out.push_back(event);
-    // Its pages go back as the pass's did.
-    if (map_ != nullptr) {
-        const long page = ::sysconf(_SC_PAGESIZE);
-        auto from = (reinterpret_cast<uintptr_t>(data_ + chunk_starts_[index]) + page - 1) &
-                    ~static_cast<uintptr_t>(page - 1);
-        auto to = reinterpret_cast<uintptr_t>(end_) & ~static_cast<uintptr_t>(page - 1);
-        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
-    }
+    // Its pages go back as the pass's do (from released_to_, the chunk's start, to its end).
+    if (map_ != nullptr) release_pages_behind();
 
     cursor_ = cursor;
     end_ = end;

@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/report_data.h"
+
 namespace {
 
 // A command's standard error and output together, and its exit status.
@@ -301,14 +303,27 @@ TEST(Attach, RefusesWhatCannotBeAttachedToWithAOneLineMessage) {
 // An HTTP GET of `url` with curl: its body.
 std::string fetch(const std::string& url) { return run("curl -s --max-time 20 " + url).text; }
 
-TEST(Attach, AServerAttachedWhileItAnswersRequestsAnswersOnAndExitsNormally) {
-    Talker server({"/usr/bin/python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
-                   "--directory", ATTACH_TEST_DIRECTORY});
-    // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+// A real server for the attach: python3's http.server on a free port, serving this folder.
+const std::vector<std::string> kFileServer = {
+    "/usr/bin/python3", "-u",        "-m",          "http.server",        "0",
+    "--bind",           "127.0.0.1", "--directory", ATTACH_TEST_DIRECTORY};
+
+// The address of the fixture's source on `server`, from its first line ("Serving HTTP on
+// 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."); empty, a failure added, if none.
+std::string source_url(Talker& server) {
     const std::string serving = server.line();
     std::smatch match;
-    ASSERT_TRUE(std::regex_search(serving, match, std::regex(R"(port (\d+))"))) << serving;
-    const std::string url = "http://127.0.0.1:" + match[1].str() + "/attach_threads.c";
+    if (!std::regex_search(serving, match, std::regex(R"(port (\d+))"))) {
+        ADD_FAILURE() << "no port in " << serving;
+        return {};
+    }
+    return "http://127.0.0.1:" + match[1].str() + "/attach_threads.c";
+}
+
+TEST(Attach, AServerAttachedWhileItAnswersRequestsAnswersOnAndExitsNormally) {
+    Talker server(kFileServer);
+    const std::string url = source_url(server);
+    ASSERT_FALSE(url.empty());
     const std::string body = fetch(url);
     ASSERT_NE(body.find("SPDX-License-Identifier"), std::string::npos);
     const std::string pid = std::to_string(server.pid());
@@ -368,19 +383,6 @@ std::pair<unsigned long long, unsigned long long> allocated_at(const std::string
     return sum;
 }
 
-// The report's data, embedded in the page.
-nlohmann::json page_data(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string html = text.str();
-    const std::string open = "<script type=\"application/json\" id=\"report-data\">";
-    const size_t at = html.find(open);
-    if (at == std::string::npos) return {};
-    const size_t begin = at + open.size();
-    return nlohmann::json::parse(html.substr(begin, html.find("</script>", begin) - begin));
-}
-
 TEST(AttachSites, NameEveryThreadsStacksLeaksAndPageSinceTheAttach) {
     Directory directory;
     Talker fixture({ATTACH_THREADS_PATH});
@@ -428,7 +430,7 @@ TEST(AttachSites, NameEveryThreadsStacksLeaksAndPageSinceTheAttach) {
     EXPECT_EQ(text.find("Stack peaks"), std::string::npos) << text;
 
     // The page's figures are the text summary's.
-    const nlohmann::json data = page_data(page);
+    const nlohmann::json data = test_support::report_data(page);
     ASSERT_TRUE(data.is_object()) << "no report data in " << page;
     const nlohmann::json& summary = data["summary"];
     ASSERT_TRUE(summary.is_object());
@@ -486,12 +488,9 @@ TEST(AttachSites, AProcessThatExitsWhileAttachedLeavesItsSitesForTheDetach) {
 
 TEST(AttachSites, AServerAttachedWithSitesServesOnAndItsSitesFileReads) {
     Directory directory;
-    Talker server({"/usr/bin/python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
-                   "--directory", ATTACH_TEST_DIRECTORY});
-    const std::string serving = server.line();
-    std::smatch match;
-    ASSERT_TRUE(std::regex_search(serving, match, std::regex(R"(port (\d+))"))) << serving;
-    const std::string url = "http://127.0.0.1:" + match[1].str() + "/attach_threads.c";
+    Talker server(kFileServer);
+    const std::string url = source_url(server);
+    ASSERT_FALSE(url.empty());
     const std::string body = fetch(url);
     ASSERT_NE(body.find("SPDX-License-Identifier"), std::string::npos);
     const std::string pid = std::to_string(server.pid());

@@ -8,18 +8,6 @@
 
 namespace sites_test {
 
-nlohmann::json report_data(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string html = text.str();
-    const std::string open = "<script type=\"application/json\" id=\"report-data\">";
-    const size_t at = html.find(open);
-    if (at == std::string::npos) return {};
-    const size_t begin = at + open.size();
-    return nlohmann::json::parse(html.substr(begin, html.find("</script>", begin) - begin));
-}
-
 std::string location(const std::string& source, const std::string& marker) {
     std::string path = std::string(FIXTURE_SOURCE_DIR) + "/" + source;
     std::ifstream in(path);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collector_run.h"
+#include "support/report_data.h"
 
 namespace sites_test {
 
@@ -46,8 +47,8 @@ std::vector<Entry> entries_of(const std::string& report);
 const Entry* find_entry(const std::vector<Entry>& entries, const std::string& section,
                         const std::string& frame);
 
-// The data an HTML report embeds (its report-data script), parsed; null when it has none.
-nlohmann::json report_data(const std::string& path);
+// The data an HTML report embeds (support/report_data.h).
+using test_support::report_data;
 
 inline const std::string kPeakRanking = "Bytes held at the heap peak";
 inline const std::string kLeakRanking = "Bytes still allocated at exit";
