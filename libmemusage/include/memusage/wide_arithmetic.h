@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Products wider than a word: 64-bit machines have 128-bit integers, 32-bit ones do not.
+// Sums and products wider than a word: 64-bit machines have 128-bit integers, 32-bit ones
+// do not.
 // The collector (its event recording's clock) and memusagestat (scaling counts to columns
 // and buckets) share it, so that both build for 32-bit boards.
 #pragma once
@@ -42,6 +43,20 @@ inline WideQuotient divide_product(uint64_t a, uint64_t b, uint64_t c) {
     return {quotient, remainder};
 #endif
 }
+
+// A sum of 64-bit values that may pass 2^64 (a run's block lives summed in clock cycles),
+// in two words, so it is the same on every machine.
+struct WideSum {
+    uint64_t high = 0, low = 0;
+
+    void add(uint64_t value) {
+        low += value;
+        high += low < value;  // the carry out of the low word
+    }
+    double value() const {
+        return static_cast<double>(high) * 18446744073709551616.0 + static_cast<double>(low);
+    }
+};
 
 // a * b / c rounded down, and rounded up.
 inline uint64_t multiply_divide(uint64_t a, uint64_t b, uint64_t c) {

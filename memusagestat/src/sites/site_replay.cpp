@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sites/site_replay.h"
 
+#include <memusage/wide_arithmetic.h>
+
 #include <unordered_set>
 
 #include "read/block_replay.h"
@@ -149,7 +151,7 @@ class EndedBlocks {
         const double lived = seconds(life.born, life.end);
         const uint64_t cycles = life.end > life.born ? life.end - life.born : 0;
         ++figures.blocks;
-        cycles_[site].total += cycles;
+        cycles_[site].total.add(cycles);
         if (!life.freed) {
             figures.bytes_at_end += life.size;
             ++figures.blocks_at_end;
@@ -162,7 +164,7 @@ class EndedBlocks {
             ++figures.long_lived_blocks;
             figures.long_lived_bytes += life.size;
             figures.long_lived_freed += life.freed;
-            cycles_[site].long_lived += cycles;
+            cycles_[site].long_lived.add(cycles);
             if (lived > figures.long_lived_longest) figures.long_lived_longest = lived;
         }
     }
@@ -179,8 +181,8 @@ class EndedBlocks {
     double seconds(uint64_t from, uint64_t to) const {
         return seconds_between(from, to, seconds_per_cycle_);
     }
-    double seconds_of(unsigned __int128 cycles) const {
-        return static_cast<double>(cycles) * seconds_per_cycle_;
+    double seconds_of(const memusage::WideSum& cycles) const {
+        return cycles.value() * seconds_per_cycle_;
     }
     bool runtime_keeps(const BlockLife& life) const {
         return of_id_[life.site].kept_by_runtime ||
@@ -193,7 +195,7 @@ class EndedBlocks {
     RunLifetimes& lifetimes_;
     std::unordered_set<uint64_t> standard_buffers_;
     struct Cycles {
-        unsigned __int128 total = 0, long_lived = 0;  // a run's block lives may pass 2^64
+        memusage::WideSum total, long_lived;  // a run's block lives may pass 2^64
     };
     std::vector<Cycles> cycles_;  // by shown site
 };

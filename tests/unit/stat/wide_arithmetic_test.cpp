@@ -38,4 +38,18 @@ TEST(WideArithmetic, RoundsDownAndUp) {
     EXPECT_EQ(memusage::multiply_divide_up(UINT64_MAX, 3, 4), UINT64_MAX / 4 * 3 + 3);
 }
 
+TEST(WideArithmetic, TheTwoWordSumCarriesPast64Bits) {
+    memusage::WideSum sum;
+    sum.add(UINT64_MAX);
+    sum.add(UINT64_MAX);
+    sum.add(2);
+    EXPECT_EQ(sum.high, 2u);
+    EXPECT_EQ(sum.low, 0u);
+    EXPECT_DOUBLE_EQ(sum.value(), 2.0 * 18446744073709551616.0);
+    memusage::WideSum small;
+    small.add(5);
+    small.add(7);
+    EXPECT_DOUBLE_EQ(small.value(), 12.0);
+}
+
 }  // namespace
