@@ -164,10 +164,9 @@ const ReportFormat = (() => {
     format.duration = (t) => trim((100 * t).toFixed(2)) + "% of the run";
   }
 
-  // A function's name as shown: past `limit` characters, C++ template arguments are folded
-  // (`build<…>`), then the middle cut; the full name goes on hover (a title).
-  function shortName(name, limit = 80) {
-    if (!name || name.length <= limit) return name;
+  // C++ template arguments folded: `build<…>`. "operator<" and the like leave a bracket
+  // open: then the name as it was.
+  function foldTemplates(name) {
     let out = "";
     let depth = 0;
     for (const c of name) {
@@ -179,8 +178,14 @@ const ReportFormat = (() => {
         if (depth === 0) out += ">";
       } else if (depth === 0) out += c;
     }
-    // "operator<" and the like leave a bracket open: then the name as it was.
-    if (depth !== 0) out = name;
+    return depth === 0 ? out : name;
+  }
+
+  // A function's name as shown: past `limit` characters, its template arguments folded,
+  // then the middle cut; the full name goes on hover (a title).
+  function shortName(name, limit = 80) {
+    if (!name || name.length <= limit) return name;
+    let out = foldTemplates(name);
     if (out.length > limit) {
       const half = Math.floor((limit - 1) / 2);
       out = out.slice(0, half) + "…" + out.slice(out.length - half);
@@ -188,15 +193,36 @@ const ReportFormat = (() => {
     return out;
   }
 
-  // A site's name in a chart's legend, `limit` characters at most: without its module in
-  // parentheses, and, when still too long, the caller's half of "innermost ← caller" (an
-  // allocator wrapper's sites share the innermost frame and differ in their callers), the
-  // middle cut then. The full name goes on hover.
+  // A C++ function's name as a legend has room for: without "(anonymous namespace)::", its
+  // template arguments folded, its parameter list (and "const") dropped, and only its last
+  // `parts` components ("HandleScope::Extend" of "v8::internal::HandleScope::Extend(…)").
+  function bareFunction(name, parts) {
+    let out = foldTemplates(name.replace(/\(anonymous namespace\)::/g, ""));
+    out = out.replace(/(\S)\((?:[^()]|\([^()]*\))*\)( const)?$/, "$1");
+    const components = out.split("::");
+    return components.slice(Math.max(0, components.length - parts)).join("::");
+  }
+
+  // A site's name in a chart's legend, `limit` characters at most: without the places in
+  // parentheses ("(node)", "(a.c:3)"), each frame's function bare (above), and when still too
+  // long, the caller's half of "innermost ← caller" (an allocator wrapper's sites share the
+  // innermost frame and differ in their callers), the middle cut then. The full name goes on
+  // hover.
   function legendName(name, limit) {
-    let out = name.replace(/ \([^()]*\)$/, "");
-    const arrow = out.lastIndexOf(" ← ");
-    if (out.length > limit && arrow >= 0) out = "… ← " + out.slice(arrow + 3);
-    return shortName(out, limit);
+    const tail = / via (.*)$| \[site \d+\]$/.exec(name);
+    const suffix = !tail ? "" : tail[1] ? " via " + bareFunction(tail[1], 1) : tail[0];
+    const frames = name
+      .slice(0, tail ? tail.index : name.length)
+      .split(" ← ")
+      .map((frame) => frame.replace(/ \([^()]*\)$/, ""));
+    const candidates = [];
+    for (const parts of [2, 1])
+      candidates.push(frames.map((f) => bareFunction(f, parts)).join(" ← "));
+    if (frames.length > 1)
+      for (const parts of [2, 1])
+        candidates.push("… ← " + bareFunction(frames[frames.length - 1], parts));
+    const fits = candidates.find((c) => (c + suffix).length <= limit);
+    return shortName((fits ?? candidates[candidates.length - 1]) + suffix, limit);
   }
 
   // A view's caption saying which part of the run it shows: `window` [t0, t1] of the window's

@@ -3,7 +3,8 @@
 // name is hundreds of characters long, allocating from two callers) shows the template
 // folded (`build<…>`) with its full name on hover, tells the two sites apart by their callers
 // (in the over-time legend too), names the flame graph's frames with their file:line, and
-// never grows wider than a 1,400-pixel window.
+// never grows wider than a 1,400-pixel window; the legend names a member function in nested
+// namespaces by its class and name.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
@@ -57,15 +58,19 @@ test("long template names are folded, told apart by their callers and never wide
     const frames = [...document.querySelectorAll("#flame g")]
       .map((g) => g.__data__?.data?.name ?? "")
       .filter((name) => name.startsWith("void* build<") || name.includes(" build<"));
-    const legend = [...document.querySelectorAll("#sites-over-time .legend")]
-      .filter((g) => g.querySelector("title").textContent.includes("build<"))
-      .map((g) => g.querySelector("text").firstChild.textContent);
+    const legendOf = (part) =>
+      [...document.querySelectorAll("#sites-over-time .legend")]
+        .filter((g) => g.querySelector("title").textContent.includes(part))
+        .map((g) => g.querySelector("text").firstChild.textContent);
+    const legend = legendOf("build<");
+    const pool = legendOf("Pool::grow");
     for (const d of document.querySelectorAll("details")) d.open = true;
     for (const tr of document.querySelectorAll("#sites-table tr.site-row")) tr.click();
     return {
       rows,
       frames,
       legend,
+      pool,
       width: document.documentElement.scrollWidth,
       client: document.documentElement.clientWidth,
       height: document.documentElement.scrollHeight,
@@ -87,10 +92,13 @@ test("long template names are folded, told apart by their callers and never wide
     "second_caller",
   ]);
   // So are they in the over-time chart's legend, short as it is.
-  assert.deepEqual(shown.legend.map((text) => /^… ← (\w+)/.exec(text)?.[1]).sort(), [
+  assert.deepEqual(shown.legend.map((text) => /← (\w+)/.exec(text)?.[1]).sort(), [
     "first_caller",
     "second_caller",
   ]);
+  // "store::(anonymous namespace)::Pool::grow(unsigned long, char const*) const
+  // (long_names.cpp:N)" has room as its class and name only.
+  assert.deepEqual(shown.pool, ["Pool::grow"]);
   // The flame graph's frames carry their file:line.
   assert.ok(shown.frames.length >= 1, "no build<…> frame in the flame graph");
   for (const name of shown.frames)
