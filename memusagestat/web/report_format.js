@@ -203,18 +203,15 @@ const ReportFormat = (() => {
     return components.slice(Math.max(0, components.length - parts)).join("::");
   }
 
-  // A site's name in a chart's legend, `limit` characters at most: without the places in
-  // parentheses ("(node)", "(a.c:3)"), each frame's function bare (above), and when still too
-  // long, the caller's half of "innermost ← caller" (an allocator wrapper's sites share the
-  // innermost frame and differ in their callers), the middle cut then. The full name goes on
-  // hover.
+  // A site's name in a chart's legend, `limit` characters at most, from its whole function
+  // names ("f ← g [site 3]", ReportData.siteLegendName): each frame's function bare (above),
+  // and when still too long, the caller's half of "innermost ← caller" (an allocator
+  // wrapper's sites share the innermost frame and differ in their callers), the middle cut
+  // then. The full name goes on hover.
   function legendName(name, limit) {
     const tail = / via (.*)$| \[site \d+\]$/.exec(name);
     const suffix = !tail ? "" : tail[1] ? " via " + bareFunction(tail[1], 1) : tail[0];
-    const frames = name
-      .slice(0, tail ? tail.index : name.length)
-      .split(" ← ")
-      .map((frame) => frame.replace(/ \([^()]*\)$/, ""));
+    const frames = name.slice(0, tail ? tail.index : name.length).split(" ← ");
     const candidates = [];
     for (const parts of [2, 1])
       candidates.push(frames.map((f) => bareFunction(f, parts)).join(" ← "));

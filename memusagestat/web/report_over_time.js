@@ -80,7 +80,7 @@ function OverTimeView(data, section) {
   };
 
   const siteColour = (k) => d3.schemeTableau10[k % 10];
-  const siteLabel = (site) => data.siteName(site);
+  const siteLabel = (site) => data.siteLegendName(site);
 
   const chart = (id, label, height) => {
     const svg = d3

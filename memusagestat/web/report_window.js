@@ -6,6 +6,9 @@
 /* global ReportFormat, SourceView */
 "use strict";
 
+// A path's last component.
+const lastComponent = (path) => path.slice(path.lastIndexOf("/") + 1);
+
 class ReportData {
   constructor(json) {
     this.json = json;
@@ -47,15 +50,23 @@ class ReportData {
   frameLabel(index) {
     const frame = this.frames[index];
     if (!frame) return "?";
-    const last = (path) => path.slice(path.lastIndexOf("/") + 1);
-    const file = frame.file ? last(frame.file) : "";
-    let name = frame.function || "??";
-    // Without a symbol, the module's name and the offset ("libz.so.1+0x2f10"), the module
-    // once.
-    if (!frame.file && /^\/.*\+0x[0-9a-f]+$/.test(name)) name = last(name);
-    const module = frame.module ? last(frame.module) : "";
-    const where = file ? file + ":" + frame.line : name.includes(module) ? "" : module;
+    const name = this.frameFunction(index);
+    const module = frame.module ? lastComponent(frame.module) : "";
+    const where = frame.file
+      ? lastComponent(frame.file) + ":" + frame.line
+      : name.includes(module)
+        ? ""
+        : module;
     return ReportFormat.shortName(name) + (where ? " (" + where + ")" : "");
+  }
+
+  // A frame's function, whole; without a symbol, the module's name and the offset
+  // ("libz.so.1+0x2f10").
+  frameFunction(index) {
+    const frame = this.frames[index];
+    if (!frame) return "?";
+    const name = frame.function || "??";
+    return !frame.file && /^\/.*\+0x[0-9a-f]+$/.test(name) ? lastComponent(name) : name;
   }
 
   // A site is named by its innermost frame, as the text reports start a site; the sites that
@@ -75,10 +86,34 @@ class ReportData {
   }
 
   siteNames() {
-    if (this.names) return this.names;
+    if (!this.names)
+      this.names = this.namesOfSites(
+        (frame) => this.frameLabel(frame),
+        (via) => ReportFormat.shortName(via, 60),
+      );
+    return this.names;
+  }
+
+  // A site's name for a chart's legend to shorten (ReportFormat.legendName): named and told
+  // apart as siteName does, by whole function names without their places, which a legend
+  // has no room for.
+  siteLegendName(site) {
+    const record = this.sites && this.sites[site];
+    if (!record) return this.siteName(site);
+    if (!this.legendNames)
+      this.legendNames = this.namesOfSites(
+        (frame) => this.frameFunction(frame),
+        (via) => via,
+      );
+    return this.legendNames[site];
+  }
+
+  // Every site's name, its frames labelled by `label` (a frame's index to text) and its
+  // allocator function by `viaLabel`.
+  namesOfSites(label, viaLabel) {
     const sites = this.sites || [];
     const names = sites.map((s) =>
-      s.frames.length ? this.frameLabel(s.frames[0]) : "site " + s.id + " (no frames)",
+      s.frames.length ? label(s.frames[0]) : "site " + s.id + " (no frames)",
     );
     const groups = new Map();
     names.forEach((name, i) => {
@@ -101,7 +136,7 @@ class ReportData {
         left = left.filter((i) => {
           const frames = sites[i].frames;
           if (counts.get(key(i)) !== 1 || frames.length <= depth) return true;
-          names[i] = name + " ← " + this.frameLabel(frames[depth]);
+          names[i] = name + " ← " + label(frames[depth]);
           return false;
         });
       }
@@ -111,10 +146,9 @@ class ReportData {
       for (const i of left)
         names[i] =
           sites[i].via && vias.get(sites[i].via) === 1
-            ? name + " via " + ReportFormat.shortName(sites[i].via, 60)
+            ? name + " via " + viaLabel(sites[i].via)
             : name + " [site " + sites[i].id + "]";
     }
-    this.names = names;
     return names;
   }
 
