@@ -257,10 +257,10 @@ class SiteAccounts {
     }
 
     void change_site(SiteFigures& site, uint32_t change, int64_t heap_change, uint32_t code) {
-        // Exact: a factor of 1. Sampled: the block's weight in fixed point.
+        // Exact: a factor of 1 (no product to take). Sampled: the block's weight in fixed point.
         int64_t factor = factor_[code];
-        int64_t amount;
-        if (__builtin_mul_overflow(heap_change, factor, &amount))
+        int64_t amount = heap_change;
+        if (factor != 1 && __builtin_mul_overflow(heap_change, factor, &amount))
             amount = heap_change < 0 ? INT64_MIN / 4 : INT64_MAX / 4;
         if (site.changed_at <= peak_at_) {
             site.at_peak = site.current;

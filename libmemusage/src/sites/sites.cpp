@@ -216,20 +216,13 @@ MEMUSAGE_SITES_SCRATCH row_walk::SpineScratch spine_scratch;
 
 }  // namespace
 
-uint32_t capture_site() {
-    unwinder_abi::StartRegisters start = unwinder_abi::start_registers();
-    // A signal handler's capture inside this one's memo work leaves the memo alone.
-    bool memo_free = kSitesScratchPerThread && unwind::detail::walks_rows && !stack_memo::busy;
-    if (memo_free) {
-        stack_memo::busy = true;
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-        if (uint32_t id = stack_memo::recall(start)) {
-            if (__builtin_expect(unwind::detail::verifying, 0)) verify_recalled(id);
-            std::atomic_signal_fence(std::memory_order_seq_cst);
-            stack_memo::busy = false;
-            return id;
-        }
-    }
+namespace {
+
+// The stack walked (or unwound) from `start`, taken in capture_site(), whose frame stays
+// while this one runs, and remembered when `memo_free`. Out of line: a recalled stack, the
+// usual one, pays for none of this one's room (the frames, the trail).
+__attribute__((noinline)) uint32_t walk_site(const unwinder_abi::StartRegisters& start,
+                                             bool memo_free) {
     uintptr_t frames[sites_format::kMaxDepth];
     row_walk::Trail trail;
     row_walk::SpineUse spine_use{&spine, &spine_scratch, 0, false, false};
@@ -244,6 +237,26 @@ uint32_t capture_site() {
         stack_memo::busy = false;
     }
     return id;
+}
+
+}  // namespace
+
+uint32_t capture_site() {
+    unwinder_abi::StartRegisters start = unwinder_abi::start_registers();
+    // A signal handler's capture inside this one's memo work leaves the memo alone.
+    bool memo_free = kSitesScratchPerThread && unwind::detail::walks_rows && !stack_memo::busy;
+    if (memo_free) {
+        stack_memo::busy = true;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        if (uint32_t id = stack_memo::recall(start)) {
+            if (__builtin_expect(unwind::detail::verifying, 0)) verify_recalled(id);
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+            stack_memo::busy = false;
+            return id;
+        }
+    }
+    // Not a tail call: the walk starts in this frame (`start` is in it).
+    return walk_site(start, memo_free);
 }
 
 namespace {

@@ -21,6 +21,7 @@ void remember(const unwinder_abi::StartRegisters& start, const row_walk::Trail& 
     memcpy(entry.place, trail.place, trail.words * sizeof trail.place[0]);
     memcpy(entry.value, trail.value, trail.words * sizeof trail.value[0]);
     memo.bucket[bucket_of(start.ip, start.sp)] |= 1u << at;
+    follows(at);
 }
 
 }  // namespace memusage::stack_memo

@@ -39,6 +39,13 @@ inline constexpr uint32_t kBucketBits = 6;
 struct Memo {
     uint32_t bucket[1u << kBucketBits];
     uint32_t next;  // the oldest entry, the next to be replaced
+    // The entry the thread's latest capture found or made, and after each entry the one the
+    // capture after it found or made: a round of call paths comes back in the same order, so
+    // the entry after the latest one is tried first, and the bucket only when it does not hold
+    // (several entries may share a start, their stacks parting a few frames out, and their
+    // bucket's order is not the round's). A guess only: the entry tried is verified whole.
+    uint8_t latest;
+    uint8_t after[kEntries];
     Entry entry[kEntries];
 };
 inline MEMUSAGE_SITES_SCRATCH Memo memo;
@@ -50,28 +57,62 @@ inline uint32_t bucket_of(uintptr_t ip, uintptr_t sp) {
     return static_cast<uint32_t>((uint64_t{sp ^ ip} * 0x9e3779b97f4a7c15ULL) >> (64 - kBucketBits));
 }
 
+// Whether every word the entry's walk used still holds what it held. In the walk's order: a
+// word is read only if those before it (whence its address came) held what they held. Four
+// at a time, each still compared before the next is read: fewer steps of the loop, the same
+// reads.
+__attribute__((always_inline)) inline bool words_hold(const Entry& entry, uintptr_t sp) {
+    const uint32_t words = entry.words;
+    const auto at = [&](uint32_t i) {
+        return *reinterpret_cast<const uintptr_t*>(sp + entry.place[i] * sizeof(uintptr_t));
+    };
+    uint32_t i = 0;
+    for (; i + 4 <= words; i += 4) {
+        if (at(i) != entry.value[i] || at(i + 1) != entry.value[i + 1] ||
+            at(i + 2) != entry.value[i + 2] || at(i + 3) != entry.value[i + 3])
+            return false;
+    }
+    for (; i < words; ++i)
+        if (at(i) != entry.value[i]) return false;
+    return true;
+}
+
+// Whether the entry is a walk from `start` whose words still hold.
+__attribute__((always_inline)) inline bool holds(const Entry& entry,
+                                                 const unwinder_abi::StartRegisters& start,
+                                                 uint32_t current) {
+    if (entry.sp != start.sp || entry.ip != start.ip || entry.id == 0 ||
+        (entry.uses_start_fp && entry.fp != start.fp) || entry.generation != current)
+        return false;
+    return words_hold(entry, start.sp);
+}
+
+// The capture that found or made entry `at` follows the latest one.
+__attribute__((always_inline)) inline void follows(uint32_t at) {
+    memo.after[memo.latest] = static_cast<uint8_t>(at);
+    memo.latest = static_cast<uint8_t>(at);
+}
+
 // The id the walk from `start` gave when remembered, if the words it used hold what they
 // held; else 0.
 __attribute__((always_inline)) inline uint32_t recall(const unwinder_abi::StartRegisters& start) {
     static_assert(kEntries <= 32, "one bit an entry");
-    uint32_t found = memo.bucket[bucket_of(start.ip, start.sp)];
-    if (found == 0) return 0;
+    static_assert(kEntries <= 256, "an entry's number in a byte");
     uint32_t current = row_walk::generation.load(std::memory_order_acquire);
-    do {
-        const Entry& entry = memo.entry[__builtin_ctz(found)];
+    const uint32_t guess = memo.after[memo.latest];
+    if (holds(memo.entry[guess], start, current)) {
+        memo.latest = static_cast<uint8_t>(guess);
+        return memo.entry[guess].id;
+    }
+    uint32_t found = memo.bucket[bucket_of(start.ip, start.sp)] & ~(1u << guess);
+    while (found != 0) {
+        const uint32_t at = __builtin_ctz(found);
         found &= found - 1;
-        if (entry.sp != start.sp || entry.ip != start.ip || entry.id == 0 ||
-            (entry.uses_start_fp && entry.fp != start.fp) || entry.generation != current)
-            continue;
-        // In the walk's order: a word is read only if those before it (whence its address
-        // came) held what they held.
-        uint32_t i = 0;
-        while (i < entry.words &&
-               *reinterpret_cast<const uintptr_t*>(start.sp + entry.place[i] * sizeof(uintptr_t)) ==
-                   entry.value[i])
-            ++i;
-        if (i == entry.words) return entry.id;
-    } while (found != 0);
+        if (holds(memo.entry[at], start, current)) {
+            follows(at);
+            return memo.entry[at].id;
+        }
+    }
     return 0;
 }
 

@@ -73,6 +73,17 @@ TEST(SitesVerify, StacksAlikeOnTopWithAndWithoutFramePointers) {
     }
 }
 
+// The same four paths in a pseudo-random order: the memo tries first the entry that came
+// after the latest one, often another path's at the same stack pointer, and must find the
+// right one (verified whole) or walk.
+TEST(SitesVerify, StacksAlikeOnTopInNoOrder) {
+    for (const char* build : {"sites_fixture_alike_stacks", "sites_fixture_alike_stacks_no_fp"}) {
+        SCOPED_TRACE(build);
+        Outcome run = expect_walked_as_libunwind({fixture(build), "1000", "shuffled"}, 8000);
+        EXPECT_GE(stacks_recalled(run), 7000u) << run.err;
+    }
+}
+
 TEST(SitesVerify, CppExceptions) {
     expect_walked_as_libunwind({fixture("sites_fixture_exceptions"), "200"}, 200);
 }
