@@ -113,7 +113,8 @@ struct EventsPass {
         if (input.window && !input.window->overlaps(born, ended)) return;
         const bool died = life.freed || life.resized_away;
         // As the rounded times are: the difference of two of them, without a float's tail.
-        const double lived_before = std::round((born - clock.seconds(life.born)) * 1e7) / 1e7;
+        const double lived_before =
+            RunClock::round_to_tenth_microsecond(born - clock.seconds(life.born));
         blocks.add({life.address, life.size, born, died ? ended : -1.0, life.thread,
                     site_of(life.site),
                     static_cast<double>(life.size) * static_cast<double>(life.end - life.start),
