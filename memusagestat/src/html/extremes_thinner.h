@@ -38,8 +38,7 @@ class ExtremesThinner {
             out_.push_back(item);
             return;
         }
-        const uint64_t bucket = std::min<uint64_t>(
-            buckets_ - 1, memusage::multiply_divide(position, buckets_, expected_));
+        const uint64_t bucket = bucket_at(position);
         if (bucket != bucket_ || empty_) {
             flush();
             bucket_ = bucket;
@@ -59,6 +58,16 @@ class ExtremesThinner {
     void finish() { flush(); }
 
   private:
+    // min(buckets - 1, position * buckets / expected), for positions coming one by one: the
+    // product and quotient once a bucket (its first position), not once an item.
+    uint64_t bucket_at(uint64_t position) {
+        while (at_ + 1 < buckets_ && position >= next_start_) {
+            ++at_;
+            next_start_ = memusage::multiply_divide_up(at_ + 1, expected_, buckets_);
+        }
+        return at_;
+    }
+
     struct Slot {
         uint64_t position;
         Item item;
@@ -84,6 +93,8 @@ class ExtremesThinner {
     bool thinning_;
     uint64_t buckets_, expected_;
     uint64_t seen_ = 0, bucket_ = 0;
+    uint64_t at_ = 0;  // bucket_at's bucket, and the first position of the next
+    uint64_t next_start_ = memusage::multiply_divide_up(1, expected_, buckets_);
     bool empty_ = true;
     std::array<Slot, kSlotsPerBucket> slots_{};
 };

@@ -108,12 +108,16 @@ struct EventsPass {
 
     int32_t site_of(uint32_t id) const { return report_site_of(input, id); }
 
-    void block_ended(const BlockLife& life) {
-        const double born = clock.seconds(life.start), ended = clock.seconds(life.end);
+    // `ended`: clock.seconds(life.end), which the caller may have at hand.
+    void block_ended(const BlockLife& life, double ended) {
+        const double born = clock.seconds(life.start);
         if (input.window && !input.window->overlaps(born, ended)) return;
         const bool died = life.freed || life.resized_away;
         // As the rounded times are: the difference of two of them, without a float's tail.
-        const double lived_before = std::round((born - clock.seconds(life.born)) * 1e7) / 1e7;
+        const double lived_before =
+            life.born == life.start
+                ? 0.0
+                : RunClock::round_to_tenth_microsecond(born - clock.seconds(life.born));
         blocks.add({life.address, life.size, born, died ? ended : -1.0, life.thread,
                     site_of(life.site),
                     static_cast<double>(life.size) * static_cast<double>(life.end - life.start),
@@ -122,6 +126,7 @@ struct EventsPass {
     }
 
     void add(const RecordedEvent& event) {
+        const double time = clock.seconds(event.time);  // every life it ends ends then
         uint64_t freed_size = 0, resized_from = 0;
         int32_t freed_site = -1;
         uint32_t owner = event.thread;  // a resize keeps its block's thread
@@ -132,11 +137,11 @@ struct EventsPass {
             freed_site = site_of(life.site);
             owner = life.thread;
             if (life.resized_away) resized_from = life.size;
-            thread_heaps.ended(life.thread, life.size, clock.seconds(event.time));
+            thread_heaps.ended(life.thread, life.size, time);
             if (life.freed && !life.resized_away && temporary_free && input.temporary != nullptr &&
                 freed_site >= 0)
                 ++(*input.temporary)[static_cast<size_t>(freed_site)];
-            block_ended(life);
+            block_ended(life, time);
         });
         if (event.kind == RecordedEvent::Kind::resize)
             temporary.resized(event.thread, event.old_address, event.address);
@@ -148,7 +153,6 @@ struct EventsPass {
             : event.kind == RecordedEvent::Kind::resize && event.size > resized_from
                 ? event.size - resized_from
                 : 0;
-        const double time = clock.seconds(event.time);
         if (event.kind != RecordedEvent::Kind::release) {
             thread_heaps.allocated(event.thread, owner, event.size, asked, time);
         } else {
@@ -276,7 +280,9 @@ ReportEvents report_events(EventsReader& reader, const ReportEventsInput& input)
     while (feed.next(event)) pass.add(event);
     pass.thinner.finish();
     const uint64_t end = reader.end_time();
-    pass.replay.finish(reader, end, [&](const BlockLife& life) { pass.block_ended(life); });
+    pass.replay.finish(reader, end, [&](const BlockLife& life) {
+        pass.block_ended(life, clock.seconds(life.end));
+    });
 
     pass.buckets.finish_counts();
     add_site_peaks(reader, input, pass.buckets);

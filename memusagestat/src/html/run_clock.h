@@ -42,7 +42,16 @@ struct RunClock {
         const double since = cycles > origin ? static_cast<double>(cycles - origin) : 0.0;
         double value = since * seconds_per_cycle;
         if (relative()) value = end > origin ? since / static_cast<double>(end - origin) : 0.0;
-        return std::round(value * 1e7) / 1e7;
+        return round_to_tenth_microsecond(value);
+    }
+
+    // std::round(seconds * 1e7) / 1e7, without the library call for the times of a run.
+    static double round_to_tenth_microsecond(double seconds) {
+        const double ticks = seconds * 1e7;
+        if (!(ticks >= 0 && ticks < 0x1p62)) return std::round(ticks) / 1e7;
+        const auto whole = static_cast<int64_t>(ticks);          // rounded down
+        const double part = ticks - static_cast<double>(whole);  // exact below 2^62
+        return static_cast<double>(part >= 0.5 ? whole + 1 : whole) / 1e7;
     }
 
     // A data-file record's time as the counter's reading at that instant.

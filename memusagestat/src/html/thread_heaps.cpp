@@ -7,29 +7,33 @@ namespace memusagestat {
 
 void ThreadHeaps::allocated(uint32_t thread, uint32_t owner, uint64_t size, uint64_t asked,
                             double time) {
-    Figures& caller = threads_[thread];
+    Figures& caller = figures_of(thread);
     ++caller.allocations;
     caller.bytes += asked;
-    Figures& holder = threads_[owner];
+    Figures& holder = figures_of(owner);
     holder.heap += static_cast<int64_t>(size);
     changed(holder, time);
 }
 
 void ThreadHeaps::ended(uint32_t owner, uint64_t size, double time) {
-    Figures& holder = threads_[owner];
+    Figures& holder = figures_of(owner);
     holder.heap -= static_cast<int64_t>(size);
     changed(holder, time);
 }
 
-void ThreadHeaps::freed_by(uint32_t thread) { ++threads_[thread].frees; }
+void ThreadHeaps::freed_by(uint32_t thread) { ++figures_of(thread).frees; }
 
 void ThreadHeaps::changed(Figures& figures, double time) {
     figures.peak = std::max(figures.peak, figures.heap);
     const int number = std::clamp(static_cast<int>(time / seconds_ * kBuckets), 0, kBuckets - 1);
     const Point point{time, figures.heap};
-    auto [bucket, fresh] = figures.buckets.try_emplace(number, Bucket{point, point, point});
-    if (fresh) return;
-    Bucket& b = bucket->second;
+    if (number != figures.last_number) {
+        auto [bucket, fresh] = figures.buckets.try_emplace(number, Bucket{point, point, point});
+        figures.last_number = number;
+        figures.last_bucket = &bucket->second;
+        if (fresh) return;
+    }
+    Bucket& b = *figures.last_bucket;
     if (point.heap < b.low.heap) b.low = point;
     if (point.heap > b.high.heap) b.high = point;
     b.last = point;

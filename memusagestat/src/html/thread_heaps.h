@@ -46,11 +46,23 @@ class ThreadHeaps {
         uint64_t allocations = 0, bytes = 0, frees = 0;
         int64_t heap = 0, peak = 0;
         std::map<int, Bucket> buckets;  // by bucket number; only the buckets with changes
+        Bucket* last_bucket = nullptr;  // the latest changed, and its number
+        int last_number = -1;
     };
     void changed(Figures& figures, double time);
+    // Events come in runs of one thread: one lookup a run (the map's nodes never move).
+    Figures& figures_of(uint32_t serial) {
+        if (last_ == nullptr || serial != last_serial_) {
+            last_serial_ = serial;
+            last_ = &threads_[serial];
+        }
+        return *last_;
+    }
 
     double seconds_;
     std::map<uint32_t, Figures> threads_;
+    uint32_t last_serial_ = 0;
+    Figures* last_ = nullptr;
 };
 
 }  // namespace memusagestat

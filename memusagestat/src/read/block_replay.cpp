@@ -171,6 +171,7 @@ int BlockReplay::step_described(const RecordedEvent& event, BlockLife (&ended)[2
         ++unknown_blocks_;
     } else if (ends) {
         --described_alive_;
+        described_starts_.ended(event.start);
         heap_ -= static_cast<int64_t>(event.old_size);
         const bool resized = event.kind == RecordedEvent::Kind::resize;
         ended[count++] = BlockLife{ended_at,    event.old_size, event.site, event.owner, event.born,
@@ -190,6 +191,8 @@ int BlockReplay::step_described(const RecordedEvent& event, BlockLife (&ended)[2
     } else {
         ++described_alive_;
     }
+    // Counted either way: the bit set stands for this creation now, whose end will come.
+    described_starts_.made(event.time);
     ++described_made_;
     heap_ += static_cast<int64_t>(event.size);
     return count;
@@ -257,13 +260,18 @@ int BlockReplay::step(const RecordedEvent& event, BlockLife (&ended)[2]) {
 // that made one is the latest making one at its address, its bit still set: read backwards,
 // chunk by chunk, each creation whose bit is set is a block alive at the end (its bit then
 // cleared). The creations the reader gave beyond those replayed (ReplayFeed reads ahead) were
-// never replayed: the latest that many are passed over.
+// never replayed: the latest that many are passed over. A chunk whose times hold no live
+// block's creation (LiveStarts) is not read at all.
 void BlockReplay::finish_described(EventsReader& reader, uint64_t end_time, const Ended& ended) {
     uint64_t beyond =
         reader.described_made() > described_made_ ? reader.described_made() - described_made_ : 0;
     std::vector<RecordedEvent> chunk;
     for (size_t index = reader.chunks_seen(); index-- > 0 && described_alive_ > 0;) {
-        reader.read_chunk(index, chunk);
+        uint64_t first = 0, last = 0;
+        if (beyond == 0 && reader.chunk_times(index, first, last) &&
+            !described_starts_.any_between(first, last))
+            continue;
+        reader.read_chunk(index, chunk, makes_described);
         for (auto event = chunk.rbegin(); event != chunk.rend() && described_alive_ > 0; ++event) {
             if (!makes_described(*event)) continue;
             if (beyond > 0) {
@@ -272,6 +280,7 @@ void BlockReplay::finish_described(EventsReader& reader, uint64_t end_time, cons
             }
             if (!described_.clear(event->address)) continue;
             --described_alive_;
+            described_starts_.ended(event->time);
             heap_ -= static_cast<int64_t>(event->size);
             const bool resized = event->kind == RecordedEvent::Kind::resize;
             const uint64_t start = event->time;
@@ -281,6 +290,7 @@ void BlockReplay::finish_described(EventsReader& reader, uint64_t end_time, cons
         }
     }
     described_.reset();
+    described_starts_.reset();
     described_alive_ = 0;
     described_made_ = 0;
 }

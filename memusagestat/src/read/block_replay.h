@@ -15,6 +15,7 @@
 #include "read/address_map.h"
 #include "read/events_reader.h"
 #include "read/live_bitmap.h"
+#include "read/live_starts.h"
 
 namespace memusagestat {
 
@@ -148,6 +149,7 @@ class BlockReplay {
     uint64_t unknown_blocks_ = 0;
     // Described blocks: which addresses hold one, how many, and how many were made.
     LiveBitmap described_;
+    LiveStarts described_starts_;  // when the live ones were made, for the backward reading
     size_t described_alive_ = 0;
     uint64_t described_made_ = 0;
 };

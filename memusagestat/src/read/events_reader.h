@@ -78,12 +78,17 @@ class EventsReader {
     void read_descriptions(bool read) { read_descriptions_ = read; }
     // The chunks the passes have come to so far, in the file's order.
     size_t chunks_seen() const { return chunk_starts_.size(); }
-    // Chunk `index`'s events, as next() gives them, into `out`, read again on its own (a
-    // chunk owes nothing to those before it): for going over a recording backwards once a
-    // pass is over. The pass's state (where it is, problem(), the end time) is left as it was.
-    void read_chunk(size_t index, std::vector<RecordedEvent>& out);
+    // Chunk `index`'s events, as next() gives them, into `out` (those `keep` takes, if
+    // given), read again on its own (a chunk owes nothing to those before it): for going
+    // over a recording backwards once a pass is over. The pass's place (where it is,
+    // problem(), the end time) is left as it was.
+    void read_chunk(size_t index, std::vector<RecordedEvent>& out,
+                    bool (*keep)(const RecordedEvent&) = nullptr);
+    // The times of chunk `index`'s first and last events (cycle counter; every event of the
+    // chunk is between), once a pass has read the whole chunk; false before.
+    bool chunk_times(size_t index, uint64_t& first, uint64_t& last) const;
     // Events making a described block (makes_described) the pass has given so far.
-    uint64_t described_made() const { return described_made_; }
+    uint64_t described_made() const { return at_.described_made; }
 
     // Why the last pass stopped before the end of the file; empty if it did not.
     const std::string& problem() const { return problem_; }
@@ -131,14 +136,12 @@ class EventsReader {
     bool read_address(uint64_t& address);
     ThreadInfo& thread_info(uint32_t serial);
     void release_pages_behind();
+    void note_chunk_end();
 
     void* map_ = nullptr;
     std::size_t map_size_ = 0;
     const uint8_t* data_ = nullptr;   // the whole file
     const uint8_t* begin_ = nullptr;  // the first record
-    const uint8_t* end_ = nullptr;    // past the last record (the trailer's start, if any)
-    const uint8_t* cursor_ = nullptr;
-    const uint8_t* released_to_ = nullptr;
 
     uint32_t time_shift_ = 0;
     bool complete_ = false;
@@ -148,17 +151,27 @@ class EventsReader {
     uint64_t dropped_ = 0, trailer_event_count_ = 0;
     uint64_t trailer_end_time_ = 0, trailer_end_ns_ = 0;
     uint64_t start_time_ = 0, start_ns_ = 0;  // the first clock
-    uint64_t last_clock_time_ = 0, last_clock_ns_ = 0;
-    uint64_t last_event_time_ = 0;
 
-    // Per chunk.
-    bool in_chunk_ = false;
-    uint64_t chunk_ = 0;    // chunks begun, over every pass: a ThreadState's chunk
-    uint64_t time_ = 0;     // shifted
-    uint64_t address_ = 0;  // the current thread's address base (events_format.h)
-    uint32_t thread_ = 0;
-    ThreadState* current_ = &no_thread_;  // where address_ goes back when the thread changes
-    ThreadState no_thread_;               // the base before a chunk's first Thread record
+    // Where a pass is: what read_chunk saves and puts back around the chunk it reads.
+    struct Place {
+        const uint8_t* cursor = nullptr;
+        const uint8_t* end = nullptr;  // past the last record (the trailer's start, if any)
+        const uint8_t* released_to = nullptr;
+        uint64_t last_clock_time = 0, last_clock_ns = 0;
+        uint64_t last_event_time = 0;
+        uint64_t described_made = 0;    // this pass's (described_made())
+        size_t chunk_index = SIZE_MAX;  // the chunk being read, counted from the first
+        // Per chunk.
+        bool in_chunk = false;
+        uint64_t time = 0;     // shifted
+        uint64_t address = 0;  // the current thread's address base (events_format.h)
+        uint32_t thread = 0;
+        ThreadState no_thread;  // the base before a chunk's first Thread record
+        // Where address goes back when the thread changes: no_thread or a thread's state.
+        ThreadState* current = &no_thread;
+    };
+    Place at_;
+    uint64_t chunk_ = 0;  // chunks begun, over every pass: a ThreadState's chunk
     // Every thread seen, and its base in the chunk that last named it (the map's entries
     // stay where they are as it grows).
     std::unordered_map<uint32_t, ThreadState> thread_states_;
@@ -168,8 +181,13 @@ class EventsReader {
 
     uint32_t version_ = 0;
     bool read_descriptions_ = true;
-    uint64_t described_made_ = 0;            // this pass's (described_made())
     std::vector<std::size_t> chunk_starts_;  // offsets from data_ of the chunks come to
+    // Each chunk's first and last times (shifted); last kUnknownTime until read whole.
+    struct ChunkTimes {
+        uint64_t first, last;
+    };
+    static constexpr uint64_t kUnknownTime = UINT64_MAX;
+    std::vector<ChunkTimes> chunk_times_;
 };
 
 }  // namespace memusagestat

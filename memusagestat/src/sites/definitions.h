@@ -86,22 +86,33 @@ inline bool long_lived(double lived_seconds, double threshold_seconds) {
 class TemporaryRule {
   public:
     // A new block (malloc, calloc, realloc(NULL)).
-    void allocated(uint32_t thread, uint64_t address) { latest_[thread] = address + 1; }
+    void allocated(uint32_t thread, uint64_t address) { latest_of(thread) = address + 1; }
     // A realloc of `old_address` to `new_address`: the block stays the same one.
     void resized(uint32_t thread, uint64_t old_address, uint64_t new_address) {
-        uint64_t& latest = latest_[thread];
+        uint64_t& latest = latest_of(thread);
         latest = latest == old_address + 1 ? new_address + 1 : 0;
     }
     // A free: whether the block freed was temporary.
     bool freed(uint32_t thread, uint64_t address) {
-        uint64_t& latest = latest_[thread];
+        uint64_t& latest = latest_of(thread);
         bool temporary = latest == address + 1;
         latest = 0;
         return temporary;
     }
 
   private:
+    // Events come in runs of one thread: one lookup a run (the map's elements never move).
+    uint64_t& latest_of(uint32_t thread) {
+        if (last_ == nullptr || thread != last_thread_) {
+            last_thread_ = thread;
+            last_ = &latest_[thread];
+        }
+        return *last_;
+    }
+
     std::unordered_map<uint32_t, uint64_t> latest_;  // address + 1; 0: none
+    uint32_t last_thread_ = 0;
+    uint64_t* last_ = nullptr;
 };
 
 // Where a site's blocks grew: for each shown site, from the profile's pairs of a site and a

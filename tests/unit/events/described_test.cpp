@@ -238,5 +238,72 @@ TEST(DescribedReplay, StrayDescribedFreesAreCountedNotTrusted) {
     EXPECT_EQ(described.heap_after_finish, 8);
 }
 
+// A leak in the first chunk, one in the last, and chunks between whose blocks are all freed.
+// `middle_address`: the address of the blocks made and freed between.
+EventsFileBuilder leaks_far_apart(uint64_t middle_address) {
+    EventsFileBuilder file;
+    file.clock(1000, 5000).thread(1, 7).allocate_described(1001, 0x1000, 100, 3);
+    for (uint64_t chunk = 1; chunk <= 4; ++chunk) {
+        const uint64_t at = 1000 + chunk * 1'000'000;
+        file.clock(at, 5000 + chunk).thread(1, 7);
+        file.allocate_described(at + 1, middle_address, 16, 4)
+            .release_described(at + 2, middle_address, 16, 4, 1, at + 1, at + 1);
+    }
+    file.clock(9'000'000, 9000).thread(1, 7).allocate_described(9'000'001, 0x2000, 200, 5);
+    file.trailer(9'000'100, 9100);
+    return file;
+}
+
+TEST(DescribedReplay, ReadsBackOnlyTheChunksWhoseTimesHoldALiveBlocksCreation) {
+    // The chunks between the leaks, changed after the forward pass into ones that would make
+    // a block at the first leak's address: read back, the first leak would be taken for it.
+    const EventsFileBuilder file = leaks_far_apart(0x1800), other = leaks_far_apart(0x1000);
+    ASSERT_EQ(file.bytes().size(), other.bytes().size());
+    std::vector<uint8_t> bytes = file.bytes();
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(std::as_bytes(std::span(bytes))).error(), "");
+    BlockReplay replay;
+    RecordedEvent event;
+    std::vector<BlockLife> leaks;
+    auto keep = [&](const BlockLife& life) {
+        if (!life.freed) leaks.push_back(life);
+    };
+    while (reader.next(event)) replay.add(event, keep);
+    ASSERT_EQ(reader.chunks_seen(), 6u);
+    uint64_t first = 0, last = 0;
+    ASSERT_TRUE(reader.chunk_times(2, first, last));
+    EXPECT_EQ(first, 2'001'000u << kShift);
+    EXPECT_EQ(last, 2'001'002u << kShift);
+    EXPECT_FALSE(reader.chunk_times(6, first, last));
+    std::copy(other.bytes().begin(), other.bytes().end(), bytes.begin());
+
+    replay.finish(reader, reader.end_time(), keep);
+    ASSERT_EQ(leaks.size(), 2u);
+    EXPECT_EQ(leaks[0].address, 0x2000u);
+    EXPECT_EQ(leaks[1].address, 0x1000u);
+    EXPECT_EQ(leaks[1].size, 100u) << "the first chunk's block, not one made between";
+    EXPECT_EQ(leaks[1].start, 1001u << kShift);
+    EXPECT_EQ(replay.heap(), 0);
+}
+
+TEST(DescribedReplay, ChunkTimesAreUnknownBeforeAPassReadsThem) {
+    const EventsFileBuilder file = leaks_far_apart(0x1800);
+    EventsReader reader;
+    ASSERT_EQ(reader.open_bytes(file.span()).error(), "");
+    uint64_t first = 0, last = 0;
+    EXPECT_FALSE(reader.chunk_times(0, first, last)) << "only its clock read yet";
+    RecordedEvent event;
+    for (int i = 0; i < 2 && reader.next(event); ++i) {
+    }
+    EXPECT_TRUE(reader.chunk_times(0, first, last)) << "the next chunk's clock ends it";
+    EXPECT_EQ(first, 1000u << kShift);
+    EXPECT_EQ(last, 1001u << kShift);
+    EXPECT_FALSE(reader.chunk_times(1, first, last)) << "begun, not read to its end";
+    while (reader.next(event)) {
+    }
+    EXPECT_TRUE(reader.chunk_times(5, first, last));
+    EXPECT_EQ(last, 9'000'001u << kShift);
+}
+
 }  // namespace
 }  // namespace memusagestat

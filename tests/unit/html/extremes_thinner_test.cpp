@@ -49,5 +49,25 @@ TEST(ExtremesThinner, MoreItemsThanExpectedGoToTheLastBucket) {
     EXPECT_LE(kept.size(), 8u);
 }
 
+TEST(ExtremesThinner, CutsTheStreamWhereThePositionsProductSays) {
+    // Level items: each bucket keeps its first and last, the buckets being
+    // min(buckets - 1, position * buckets / expected), with more items than expected.
+    const uint64_t expected = 1000003, buckets = 997, items = expected + 5000;
+    std::vector<uint64_t> kept;
+    ExtremesThinner<uint64_t, 1> thinner(expected, buckets * 4, kept);
+    for (uint64_t i = 0; i < items; ++i) thinner.add(i, {0});
+    thinner.finish();
+    std::vector<uint64_t> want;
+    uint64_t bucket = UINT64_MAX;
+    for (uint64_t i = 0; i < items; ++i) {
+        const uint64_t at = std::min(buckets - 1, i * buckets / expected);
+        if (at != bucket && i > 0 && want.back() != i - 1) want.push_back(i - 1);  // the last
+        if (at != bucket) want.push_back(i);                                       // the first
+        bucket = at;
+    }
+    if (want.back() != items - 1) want.push_back(items - 1);
+    EXPECT_EQ(kept, want);
+}
+
 }  // namespace
 }  // namespace memusagestat

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 namespace memusagestat {
 namespace {
 
@@ -74,6 +77,18 @@ TEST(RunClock, WithoutAStampOrAClockADataFileIsInFractionsOfTheRun) {
     const RunClock clock = run_clock(sources);
     EXPECT_TRUE(clock.relative());
     EXPECT_NEAR(clock.data_file_seconds(kWallStart + 500'000), 0.25, 1e-9);
+}
+
+TEST(RunClock, RoundsTo100NanosecondsAsTheLibraryDoes) {
+    // Halves, the doubles around them, large and negative times, and a sweep.
+    std::vector<double> times = {0.0,    0.00000005,  0.00000015, 1.23456785, 0x1p40,
+                                 0x1p60, -0.00000005, -2.5e-7,    1e300};
+    for (double t : {0.00000005, 1.23456785, 3.00000025})
+        for (int n = 0; n < 4; ++n) times.push_back(t = std::nextafter(t, 1.0));
+    for (double t = 0; t < 50; t += 0.0123456789) times.push_back(t);
+    for (double t : times)
+        EXPECT_EQ(RunClock::round_to_tenth_microsecond(t), std::round(t * 1e7) / 1e7) << t;
+    EXPECT_TRUE(std::isnan(RunClock::round_to_tenth_microsecond(std::nan(""))));
 }
 
 }  // namespace
