@@ -165,6 +165,8 @@ Status make_sites_outputs(const std::string& sites_path, const SitesOutputs& out
     Symbolizer symbolizer(profile.modules);
     std::vector<ShownSite> sites = shown_sites(profile, symbolizer);
     add_text_reports(profile, sites, symbolizer, outputs, result);
+    // Every site is named: the replay's memory need not hold the debug information too.
+    symbolizer.close_files();
     Replayed replay;
     replay_recording(outputs, profile, sites, replay);
     add_long_lived_report(profile, sites, symbolizer, outputs, replay, result);

@@ -142,8 +142,10 @@ const Dwfl_Callbacks kCallbacks = {
 
 struct Symbolizer::ModuleState {
     const SitesModule* info = nullptr;
-    bool checked = false;
-    Dwfl_Module* dwfl_module = nullptr;    // null when the file cannot be used
+    bool checked = false;                // its build-id compared with the file's, and any note said
+    bool readable = false;               // the file is the run's and libdw can read it
+    bool reported = false;               // to the Dwfl of now (close_files begins another)
+    Dwfl_Module* dwfl_module = nullptr;  // null when the file cannot be used
     std::unique_ptr<SymbolIndex> symbols;  // made on first use
     bool runtime = false;
 };
@@ -198,37 +200,61 @@ Symbolizer::ModuleState* Symbolizer::module_of(uint64_t address) {
     if (after == modules.begin()) return nullptr;
     ModuleState& module = *(after - 1);
     if (address >= module.info->end) return nullptr;
-    if (module.checked) return &module;
-    module.checked = true;
+    if (!module.checked) {
+        module.checked = true;
+        module.readable = build_id_matches(module);
+    }
+    if (module.readable && !module.reported) {
+        module.reported = true;
+        const std::string path = file_of(*module.info);
+        if (state_->dwfl != nullptr) {
+            dwfl_report_begin_add(state_->dwfl);
+            module.dwfl_module = dwfl_report_elf(state_->dwfl, path.c_str(), path.c_str(), -1,
+                                                 module.info->load_bias, false);
+            dwfl_report_end(state_->dwfl, nullptr, nullptr);
+        }
+        if (module.dwfl_module == nullptr) {
+            module.readable = false;
+            notes_.push_back(path + " could not be read (" + dwfl_errmsg(-1) +
+                             "): its frames are shown as module+offset");
+        }
+    }
+    return &module;
+}
+
+// Whether the module's file is the one the run loaded; a note says why not.
+bool Symbolizer::build_id_matches(const ModuleState& module) {
     const std::string path = file_of(*module.info);
     switch (check_build_id(*module.info)) {
         case BuildIdCheck::same:
-            break;
+            return true;
         case BuildIdCheck::changed:
             notes_.push_back(path +
                              " has changed since the run (its build-id differs): its "
                              "frames are shown as module+offset");
-            return &module;
+            return false;
         case BuildIdCheck::missing:
             notes_.push_back(path +
                              " is gone since the run: its frames are shown as module+offset");
-            return &module;
+            return false;
         case BuildIdCheck::unreadable:
             notes_.push_back(path +
                              " is not a readable ELF file: its frames are shown as "
                              "module+offset");
-            return &module;
+            return false;
     }
-    if (state_->dwfl != nullptr) {
-        dwfl_report_begin_add(state_->dwfl);
-        module.dwfl_module = dwfl_report_elf(state_->dwfl, path.c_str(), path.c_str(), -1,
-                                             module.info->load_bias, false);
-        dwfl_report_end(state_->dwfl, nullptr, nullptr);
+    return false;
+}
+
+void Symbolizer::close_files() {
+    if (state_->dwfl == nullptr) return;
+    dwfl_end(state_->dwfl);
+    state_->dwfl = dwfl_begin(&kCallbacks);
+    for (ModuleState& module : state_->modules) {
+        module.reported = false;
+        module.dwfl_module = nullptr;
+        module.symbols.reset();
     }
-    if (module.dwfl_module == nullptr)
-        notes_.push_back(path + " could not be read (" + dwfl_errmsg(-1) +
-                         "): its frames are shown as module+offset");
-    return &module;
 }
 
 const std::vector<SourceFrame>& Symbolizer::frames_of(uint64_t return_address) {

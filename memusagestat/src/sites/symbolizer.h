@@ -52,12 +52,18 @@ class Symbolizer {
     // run, or unreadable. One line each, in the order they were first met.
     const std::vector<std::string>& notes() const { return notes_; }
 
+    // Gives back what libdw holds of the modules' files (their debug sections, decompressed:
+    // about 10 MB for python3) and keeps the frames met so far: for the steps that replay a
+    // recording after every site is named. A frame not met yet opens its module again.
+    void close_files();
+
   private:
     struct State;
     struct ModuleState;
 
     std::vector<SourceFrame> symbolize(uint64_t return_address);
     ModuleState* module_of(uint64_t address);
+    bool build_id_matches(const ModuleState& module);
 
     std::unique_ptr<State> state_;
     std::unordered_map<uint64_t, std::vector<SourceFrame>> cache_;

@@ -37,6 +37,38 @@ TEST(Symbolizer, NamesTheFunctionFileAndLineOfAReturnAddress) {
     EXPECT_EQ(&symbolizer.frames_of(here), &frames) << "cached";
 }
 
+// The replaying steps close the files once every site is named: what was named stays, and
+// an address met only afterwards is still named, its module opened again.
+TEST(Symbolizer, NamesOnAfterItsFilesAreClosed) {
+    uintptr_t first = return_address();
+    const int first_line = __LINE__ - 1;
+    uintptr_t second = return_address();
+    WrittenSites written;
+    uint32_t site = written.site({first, second});
+    written.event(SiteChange::new_block, site, 1);
+    SitesProfile profile;
+    ASSERT_EQ(written.write_and_read(profile), "");
+    Symbolizer symbolizer(profile.modules);
+    const auto& named = symbolizer.frames_of(first);
+    ASSERT_FALSE(named.empty());
+    symbolizer.close_files();
+    EXPECT_EQ(&symbolizer.frames_of(first), &named) << "kept";
+    EXPECT_EQ(named.back().line, first_line);
+    const auto& later = symbolizer.frames_of(second);
+    ASSERT_FALSE(later.empty());
+    Symbolizer never_closed(profile.modules);
+    const auto& expected = never_closed.frames_of(second);
+    ASSERT_EQ(later.size(), expected.size());
+    for (size_t i = 0; i < later.size(); ++i) {
+        EXPECT_EQ(later[i].function, expected[i].function);
+        EXPECT_EQ(later[i].file, expected[i].file);
+        EXPECT_EQ(later[i].line, expected[i].line);
+    }
+    EXPECT_NE(later.back().function.find("NamesOnAfterItsFilesAreClosed"), std::string::npos)
+        << later.back().function;
+    EXPECT_TRUE(symbolizer.notes().empty());
+}
+
 // __cxa_demangle also reads a bare type code ("i" is int, "St3foo" std::foo), which is
 // what a C function of that name would become: only a mangled name (_Z...) is demangled.
 TEST(Symbolizer, DemanglesOnlyMangledNames) {
@@ -73,7 +105,9 @@ TEST(Symbolizer, AModuleWhoseFileIsGoneGetsANote) {
     ASSERT_EQ(symbolizer.notes().size(), 1u);
     EXPECT_NE(symbolizer.notes()[0].find("is gone"), std::string::npos);
     symbolizer.frames_of(0x7f0000001300);
-    EXPECT_EQ(symbolizer.notes().size(), 1u) << "one note per module";
+    symbolizer.close_files();
+    symbolizer.frames_of(0x7f0000001400);
+    EXPECT_EQ(symbolizer.notes().size(), 1u) << "one note per module, closed and opened again";
 }
 
 }  // namespace
