@@ -385,7 +385,7 @@ Status build_report_data(const HtmlReportRequest& request, const ReportBounds& b
         symbolizer.emplace(files.sites_profile.modules);
         sites.emplace(files.sites_profile, *symbolizer, bounds.sites);
         // Every site is named: the replay's memory need not hold the debug information too.
-        symbolizer->close_files();
+        if (files.with_events) symbolizer->close_files();
     }
     data["threads"] = nlohmann::json::array();
     data["events"] = nullptr;

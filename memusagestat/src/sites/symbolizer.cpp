@@ -145,7 +145,7 @@ struct Symbolizer::ModuleState {
     bool checked = false;                // its build-id compared with the file's, and any note said
     bool readable = false;               // the file is the run's and libdw can read it
     bool reported = false;               // to the Dwfl of now (close_files begins another)
-    Dwfl_Module* dwfl_module = nullptr;  // null when the file cannot be used
+    Dwfl_Module* dwfl_module = nullptr;  // null when unreadable or not reported
     std::unique_ptr<SymbolIndex> symbols;  // made on first use
     bool runtime = false;
 };

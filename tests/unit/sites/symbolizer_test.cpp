@@ -15,14 +15,20 @@ __attribute__((noinline)) uintptr_t return_address() {
     return reinterpret_cast<uintptr_t>(__builtin_return_address(0));
 }
 
+// A sites file whose one site has `stack`, read back into `profile` (the modules a
+// Symbolizer takes): empty, or the reader's message.
+std::string read_profile_of(const std::vector<uintptr_t>& stack, SitesProfile& profile) {
+    WrittenSites written;
+    uint32_t site = written.site(stack);
+    written.event(SiteChange::new_block, site, 1);
+    return written.write_and_read(profile);
+}
+
 TEST(Symbolizer, NamesTheFunctionFileAndLineOfAReturnAddress) {
     uintptr_t here = return_address();
     const int line = __LINE__ - 1;
-    WrittenSites written;
-    uint32_t site = written.site({here});
-    written.event(SiteChange::new_block, site, 1);
     SitesProfile profile;
-    ASSERT_EQ(written.write_and_read(profile), "");
+    ASSERT_EQ(read_profile_of({here}, profile), "");
     Symbolizer symbolizer(profile.modules);
     const auto& frames = symbolizer.frames_of(here);
     ASSERT_FALSE(frames.empty());
@@ -43,11 +49,8 @@ TEST(Symbolizer, NamesOnAfterItsFilesAreClosed) {
     uintptr_t first = return_address();
     const int first_line = __LINE__ - 1;
     uintptr_t second = return_address();
-    WrittenSites written;
-    uint32_t site = written.site({first, second});
-    written.event(SiteChange::new_block, site, 1);
     SitesProfile profile;
-    ASSERT_EQ(written.write_and_read(profile), "");
+    ASSERT_EQ(read_profile_of({first, second}, profile), "");
     Symbolizer symbolizer(profile.modules);
     const auto& named = symbolizer.frames_of(first);
     ASSERT_FALSE(named.empty());
